@@ -1,0 +1,81 @@
+import type { ControllerTransport } from "@vantage/transport";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import type { Db } from "./db/connect.js";
+import { bodyGuard } from "./http/body-guard.js";
+import { clientIp } from "./http/client-ip.js";
+import { handleError } from "./http/errors-handler.js";
+import type { HttpMetrics } from "./http/metrics.js";
+import { notFoundHandler } from "./http/not-found.js";
+import { requestId } from "./http/request-id.js";
+import { createRouter, type Router } from "./http/router.js";
+import { registerSecuritySchemes } from "./http/security.js";
+import { registerNodes } from "./modules/nodes/index.js";
+import { registerSystem } from "./modules/system/index.js";
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  transport: ControllerTransport;
+  metrics: HttpMetrics;
+}
+
+export interface App {
+  /** The Hono application; `app.fetch` serves, `app.request` is for tests. It never listens by itself. */
+  app: Router;
+  /** The OpenAPI 3.1 document of the active form, generated once. */
+  openapi: Record<string, unknown>;
+}
+
+/** Builds the HTTP application for the active API form from its dependencies. */
+export function createApp(deps: AppDeps): App {
+  const form = deps.config.VANTAGE_API_FORM;
+  const app = createRouter();
+
+  app.use("*", requestId(deps.log));
+  app.use("*", deps.metrics.middleware());
+  if (deps.config.VANTAGE_ACCESS_LOG) {
+    app.use("*", async (c, next) => {
+      const start = performance.now();
+      await next();
+      c.get("log").info(
+        {
+          method: c.req.method,
+          path: c.req.path,
+          status: c.res.status,
+          ms: Math.round((performance.now() - start) * 100) / 100,
+        },
+        "request",
+      );
+    });
+  }
+  app.use("*", clientIp(deps.config.VANTAGE_TRUSTED_PROXIES));
+  app.use("*", bodyGuard(deps.config.VANTAGE_BODY_LIMIT_BYTES));
+
+  registerSecuritySchemes(app, form);
+  registerSystem(app, deps);
+  registerNodes(app, deps);
+
+  app.notFound(notFoundHandler(() => app.routes));
+  app.onError(handleError);
+
+  const openapi = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: `Vantage API (Form ${form.toUpperCase()})`,
+      version: "1.0.0",
+      description:
+        "Global network diagnostics: multi-node probes, lookups, reputation, accounts, monitors and alerts. " +
+        "Every success is `{data, request_id}`; every error is `{error: {code, message, details?}, request_id}`.",
+    },
+    servers: [{ url: deps.config.VANTAGE_PUBLIC_URL ?? "/" }],
+  }) as unknown as Record<string, unknown>;
+  const openapiBody = JSON.stringify(openapi);
+  app.get("/v1/openapi.json", (c) => {
+    c.header("Content-Type", "application/json; charset=utf-8");
+    return c.body(openapiBody);
+  });
+
+  return { app, openapi };
+}

@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+/**
+ * Every environment variable the controller reads, with its default. The README's configuration table is
+ * checked against this schema by a test, so a variable added here must be documented there.
+ */
+export const configSchema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  VANTAGE_API_FORM: z.enum(["a", "b"]).default("b"),
+  VANTAGE_ROLES: z
+    .string()
+    .default("api,scheduler,notifier,presence")
+    .transform((s) => s.split(",").map((r) => r.trim()))
+    .pipe(z.array(z.enum(["api", "scheduler", "notifier", "presence"])).min(1)),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  VANTAGE_DATA_DIR: z.string().min(1).default("./.vantage"),
+  NATS_URL: z.string().min(1).optional(),
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  VANTAGE_ACCESS_LOG: bool.default(true),
+  VANTAGE_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
+  VANTAGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
+  VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  VANTAGE_NODE_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+  VANTAGE_PUBLIC_URL: z.string().url().optional(),
+  VANTAGE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0),
+    ),
+  VANTAGE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  SMTP_FROM: z.string().min(3).default("Vantage <no-reply@vantage.invalid>"),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; the first bad variable becomes one clear line naming it. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") cleaned[key] = value;
+  }
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new ConfigError(
+      `invalid configuration: ${name}=${JSON.stringify(cleaned[name] ?? "")}: ${issue.message}`,
+    );
+  }
+  return parsed.data;
+}

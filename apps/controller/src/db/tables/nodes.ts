@@ -1,0 +1,20 @@
+import type { ColumnType, Generated } from "kysely";
+
+export interface NodesTable {
+  id: string;
+  name: string;
+  country: string;
+  region: string;
+  provider: string;
+  version: string;
+  protocol_version: number;
+  capabilities: ColumnType<string[], string[] | string, string[] | string>;
+  running_jobs: Generated<number>;
+  max_jobs: Generated<number>;
+  last_seen: ColumnType<Date, Date | string, Date | string>;
+  first_seen: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface NodeTables {
+  nodes: NodesTable;
+}

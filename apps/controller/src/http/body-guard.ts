@@ -1,0 +1,60 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context.js";
+import { ApiError } from "./errors.js";
+
+const jsonType = /^application\/([a-z0-9.+-]*\+)?json(\s*;.*)?$/i;
+
+/**
+ * For requests that carry a body: the body must be JSON (415), at most `limit` bytes (413) and parse (400).
+ * The parsed body is cached by Hono, so the route validators read it without parsing again.
+ */
+export function bodyGuard(limit: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
+    const lengthHeader = c.req.header("content-length");
+    const chunked = c.req.header("transfer-encoding") !== undefined;
+    const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
+    if (declared === 0 || (declared === undefined && !chunked)) return next();
+    if (declared !== undefined && declared > limit) {
+      throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
+    }
+    const type = c.req.header("content-type");
+    if (!type || !jsonType.test(type)) {
+      throw new ApiError(
+        "unsupported_media_type",
+        "request body must be JSON (Content-Type: application/json)",
+      );
+    }
+    const raw = await readLimited(c.req.raw, limit);
+    if (raw.trim() === "") return next();
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      // Seed Hono's body cache so validators and handlers see the parsed value.
+      const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+      cache.json = Promise.resolve(parsed);
+      cache.text = Promise.resolve(raw);
+    } catch {
+      throw new ApiError("malformed_json", "request body is not valid JSON");
+    }
+    return next();
+  };
+}
+
+async function readLimited(req: Request, limit: number): Promise<string> {
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,23 @@
+import type { Logger } from "pino";
+
+/** Credential kinds the API accepts; filled in by the accounts module's auth middleware. */
+export type CredentialKind = "jwt" | "api_key" | "pat";
+export type Scope = "read" | "write";
+
+export interface Principal {
+  userId: string;
+  kind: CredentialKind;
+  credentialId: string;
+  scopes: readonly Scope[];
+}
+
+export interface AppVariables {
+  requestId: string;
+  log: Logger;
+  principal: Principal | undefined;
+  clientIp: string;
+}
+
+export interface AppEnv {
+  Variables: AppVariables;
+}

@@ -1,0 +1,37 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./context.js";
+import { ApiError, errorBody } from "./errors.js";
+
+/** Maps anything thrown to the error envelope; unexpected errors are logged and become a bare 500. */
+export function handleError(err: Error, c: Context<AppEnv>): Response {
+  const requestId = c.get("requestId") ?? "unknown";
+  if (err instanceof ApiError) {
+    const res = c.json(errorBody(err.code, err.message, requestId, err.details), err.status);
+    for (const [k, v] of Object.entries(err.headers ?? {})) res.headers.set(k, v);
+    if (err.status === 401 && !res.headers.has("WWW-Authenticate"))
+      res.headers.set("WWW-Authenticate", "Bearer");
+    return res;
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own validators and middleware: keep the status, give it the envelope.
+    const status = err.status;
+    const code =
+      status === 400
+        ? "malformed_json"
+        : status === 413
+          ? "payload_too_large"
+          : status === 401
+            ? "unauthorized"
+            : "validation_error";
+    if (status >= 400 && status < 500) {
+      return c.json(errorBody(code, err.message || "bad request", requestId), status);
+    }
+  }
+  const log = c.get("log");
+  log?.error({ err, method: c.req.method, path: c.req.path }, "unhandled error");
+  return c.json(
+    errorBody("internal_error", "internal error; quote the request id when reporting it", requestId),
+    500,
+  );
+}

@@ -1,0 +1,73 @@
+import { serve } from "@hono/node-server";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { startRuntime } from "./runtime.js";
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`vantage: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.VANTAGE_LOG_LEVEL);
+  const runtime = await startRuntime(config, log);
+
+  const server = serve({ fetch: runtime.app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
+    const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+    const url = `http://${host}:${info.port}`;
+    log.info({ url, form: config.VANTAGE_API_FORM }, "listening");
+    if (process.argv.includes("--embedded")) printWelcome(url, config);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: draining in-flight requests");
+    const force = setTimeout(() => {
+      log.warn("grace period over: closing remaining connections");
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    }, config.VANTAGE_SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(async () => {
+      clearTimeout(force);
+      try {
+        await runtime.stop();
+        log.info("stopped");
+        process.exit(0);
+      } catch (err) {
+        log.error({ err }, "error during shutdown");
+        process.exit(1);
+      }
+    });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+function printWelcome(url: string, config: Config): void {
+  const lines = [
+    "",
+    `  Vantage is running (API form ${config.VANTAGE_API_FORM.toUpperCase()}) at ${url}`,
+    `  API docs:  ${url}/docs      OpenAPI: ${url}/v1/openapi.json`,
+    "",
+    "  Try:",
+    `    curl -s ${url}/v1/nodes`,
+    `    curl -s ${url}/healthz`,
+    `    curl -s ${url}/v1/openapi.json | head -c 300`,
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `vantage: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,39 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppDeps } from "../../app.js";
+import { envelope, ok } from "../../http/envelope.js";
+import type { Router } from "../../http/router.js";
+import { listNodes } from "./repo.js";
+
+export const nodeSchema = z
+  .object({
+    id: z.string().openapi({ example: "fra1" }),
+    name: z.string().openapi({ example: "Frankfurt 1" }),
+    country: z.string().length(2).openapi({ example: "DE" }),
+    region: z.string().openapi({ example: "eu-central" }),
+    provider: z.string().openapi({ example: "hetzner" }),
+    status: z.enum(["online", "offline"]),
+    last_seen: z.string().openapi({ description: "ISO 8601 UTC time of the last heartbeat" }),
+    version: z.string().openapi({ description: "Agent software version" }),
+    capabilities: z.array(z.string()).openapi({ description: "e.g. ipv4, ipv6, icmp" }),
+  })
+  .openapi("Node");
+
+const listNodesRoute = createRoute({
+  method: "get",
+  path: "/v1/nodes",
+  tags: ["nodes"],
+  summary: "List probe nodes with their region, provider and online status",
+  responses: {
+    200: {
+      description: "Every node that has ever sent a heartbeat",
+      content: { "application/json": { schema: envelope(z.object({ items: z.array(nodeSchema) })) } },
+    },
+  },
+});
+
+export function registerNodes(app: Router, deps: AppDeps): void {
+  app.openapi(listNodesRoute, async (c) => {
+    const items = await listNodes(deps.db.kysely, deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS);
+    return ok(c, { items });
+  });
+}

@@ -1,0 +1,107 @@
+import { createTestDatabase } from "@vantage/testing";
+import { InProcessBus } from "@vantage/transport";
+import { pino } from "pino";
+import { type App, createApp } from "../app.js";
+import { type Config, loadConfig } from "../config.js";
+import { connectDb, type Db, migrate } from "../db/connect.js";
+import { HttpMetrics } from "../http/metrics.js";
+
+export type DbKind = "pglite" | "postgres";
+export type Form = "a" | "b";
+
+/** Every test that touches the database runs against both. */
+export const dbKinds: readonly DbKind[] = ["pglite", "postgres"];
+export const forms: readonly Form[] = ["a", "b"];
+
+export interface TestDb {
+  kind: DbKind;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/** A migrated database: in-memory PGlite, or a fresh database on the test PostgreSQL server. */
+export async function openTestDb(kind: DbKind): Promise<TestDb> {
+  if (kind === "pglite") {
+    const db = await connectDb({ dataDir: "memory://" });
+    await migrate(db);
+    return { kind, db, close: () => db.close() };
+  }
+  const tdb = await createTestDatabase();
+  const db = await connectDb({ databaseUrl: tdb.url, dataDir: "unused", maxConnections: 5 });
+  await migrate(db);
+  return {
+    kind,
+    db,
+    async close() {
+      await db.close();
+      await tdb.drop();
+    },
+  };
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+  body: any;
+  text: string;
+}
+
+export interface TestApp extends App {
+  config: Config;
+  db: Db;
+  bus: InProcessBus;
+  /** Sends a request through `app.request`; `body` objects are sent as JSON. */
+  call(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
+}
+
+export function testConfig(form: Form, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    VANTAGE_API_FORM: form,
+    VANTAGE_ACCESS_LOG: "false",
+    VANTAGE_LOG_LEVEL: "silent",
+    VANTAGE_DATA_DIR: "memory://",
+    ...env,
+  });
+}
+
+/** Builds the full application (in-process transport) over an open test database. */
+export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, string> = {}): TestApp {
+  const config = testConfig(form, env);
+  const bus = new InProcessBus();
+  const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
+  const built = createApp({
+    config,
+    db: testDb.db,
+    log,
+    transport: bus.controller(),
+    metrics: new HttpMetrics(false),
+  });
+  return {
+    ...built,
+    config,
+    db: testDb.db,
+    bus,
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const res = await built.app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export {
+  type NatsPermissions,
+  type NatsServer,
+  type NatsUser,
+  natsServerBinary,
+  renderNatsConfig,
+  startNatsServer,
+} from "./nats-server.js";
+export { freePort, waitForPort } from "./ports.js";
+export { adminUrl, createTestDatabase, type TestDatabase } from "./postgres.js";

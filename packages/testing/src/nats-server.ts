@@ -1,0 +1,75 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, waitForPort } from "./ports.js";
+
+export interface NatsPermissions {
+  publish?: { allow?: string[]; deny?: string[] };
+  subscribe?: { allow?: string[]; deny?: string[] };
+  allow_responses?: boolean | { max: number; expires: string };
+}
+
+export interface NatsUser {
+  /** Public nkey (`U…`). */
+  nkey: string;
+  permissions?: NatsPermissions;
+}
+
+export interface NatsServer {
+  url: string;
+  port: number;
+  configPath: string;
+  stop(): Promise<void>;
+}
+
+/** Finds the nats-server binary; a missing one fails loudly (pnpm test installs it). */
+export function natsServerBinary(): string {
+  return process.env.NATS_SERVER_BIN ?? "nats-server";
+}
+
+/** Renders a nats-server configuration: loopback, given port, optional nkey users. */
+export function renderNatsConfig(port: number, users: NatsUser[] | undefined): string {
+  const lines = ["host: 127.0.0.1", `port: ${port}`, "max_payload: 1MB"];
+  if (users && users.length > 0) {
+    lines.push(`authorization: { users: ${JSON.stringify(users, null, 2)} }`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Spawns a nats-server on a random loopback port; `stop()` kills it and removes its files. */
+export async function startNatsServer(opts: { users?: NatsUser[] } = {}): Promise<NatsServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "vantage-nats-"));
+  const configPath = join(dir, "nats.conf");
+  writeFileSync(configPath, renderNatsConfig(port, opts.users));
+  const child: ChildProcess = spawn(natsServerBinary(), ["-c", configPath], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const spawnError = new Promise<never>((_, reject) => {
+    child.once("error", (err) =>
+      reject(
+        new Error(`cannot start nats-server (${err.message}); pnpm test installs it, or set NATS_SERVER_BIN`),
+      ),
+    );
+    child.once("exit", (code) => reject(new Error(`nats-server exited with ${code}: ${stderr}`)));
+  });
+  await Promise.race([waitForPort(port), spawnError]);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    configPath,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+
+/**
+ * The server the integration tests use: `VANTAGE_TEST_PG_URL` (set by scripts/test.sh, which starts a
+ * throw-away cluster when the machine has none), else the machine's PostgreSQL on 127.0.0.1:5432.
+ */
+export function adminUrl(): string {
+  return process.env.VANTAGE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh, uniquely named database so test files never see each other's rows. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  const name = `vt_${randomBytes(6).toString("hex")}`;
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } catch (err) {
+    await admin.end();
+    throw new Error(
+      `cannot create a test database on ${adminUrl()} (${String(err)}); run the tests with \`pnpm test\`, ` +
+        "which starts PostgreSQL when the machine has none, or set VANTAGE_TEST_PG_URL",
+    );
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      try {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}

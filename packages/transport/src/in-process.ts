@@ -1,0 +1,92 @@
+import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
+
+type JobHandler = (message: unknown) => Promise<unknown>;
+type HeartbeatHandler = (nodeId: string, message: unknown) => void;
+
+/** Round-trips through JSON so in-process callers see exactly what NATS would carry. */
+function wire(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * A bus inside one process: the embedded mode's controller and local agent talk over it. Same semantics as
+ * the NATS transport (no responders at once, deadline per request, heartbeats by node).
+ */
+export class InProcessBus {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly heartbeatHandlers = new Set<HeartbeatHandler>();
+  private closed = false;
+
+  controller(): ControllerTransport {
+    return {
+      kind: "in-process",
+      request: (nodeId, message, timeoutMs) => this.request(nodeId, message, timeoutMs),
+      subscribeHeartbeats: (handler) => {
+        this.heartbeatHandlers.add(handler);
+        return () => this.heartbeatHandlers.delete(handler);
+      },
+      close: async () => {
+        this.closed = true;
+        this.heartbeatHandlers.clear();
+      },
+    };
+  }
+
+  agent(): AgentLink {
+    const served = new Set<string>();
+    return {
+      kind: "in-process",
+      serveJobs: (nodeId, handler) => {
+        const inflight = new Set<Promise<unknown>>();
+        const tracked: JobHandler = (message) => {
+          const p = handler(message);
+          const settled = p.then(
+            () => undefined,
+            () => undefined,
+          );
+          inflight.add(settled);
+          void settled.then(() => inflight.delete(settled));
+          return p;
+        };
+        this.handlers.set(nodeId, tracked);
+        served.add(nodeId);
+        return async () => {
+          if (this.handlers.get(nodeId) === tracked) this.handlers.delete(nodeId);
+          served.delete(nodeId);
+          await Promise.allSettled([...inflight]);
+        };
+      },
+      publishHeartbeat: (nodeId, message) => {
+        const copy = wire(message);
+        for (const h of this.heartbeatHandlers) queueMicrotask(() => h(nodeId, copy));
+      },
+      close: async () => {
+        for (const id of served) this.handlers.delete(id);
+        served.clear();
+      },
+    };
+  }
+
+  private request(nodeId: string, message: unknown, timeoutMs: number): Promise<unknown> {
+    if (this.closed) return Promise.reject(new TransportError("closed", "transport is closed"));
+    const handler = this.handlers.get(nodeId);
+    if (!handler)
+      return Promise.reject(new TransportError("no_responders", `no agent serves node ${nodeId}`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      handler(wire(message)).then(
+        (reply) => {
+          clearTimeout(timer);
+          resolve(wire(reply));
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(new TransportError("transport_error", err instanceof Error ? err.message : String(err)));
+        },
+      );
+    });
+  }
+}

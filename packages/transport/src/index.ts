@@ -1,0 +1,8 @@
+export { InProcessBus } from "./in-process.js";
+export { connectNats, type NatsOptions, natsAgentLink, natsControllerTransport } from "./nats.js";
+export {
+  type AgentLink,
+  type ControllerTransport,
+  TransportError,
+  type TransportErrorCode,
+} from "./types.js";

@@ -1,0 +1,160 @@
+import { readFileSync } from "node:fs";
+import {
+  connect,
+  credsAuthenticator,
+  errors,
+  type NatsConnection,
+  nkeyAuthenticator,
+  type Subscription,
+} from "@nats-io/transport-node";
+import { nodeIdFromSubject, subjects } from "@vantage/protocol";
+import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
+
+export interface NatsOptions {
+  servers: string;
+  name: string;
+  /** Path to a file holding an nkey seed (`SU…`). */
+  nkeySeedFile?: string | undefined;
+  /** Path to a `.creds` file (decentralised JWT auth). */
+  credsFile?: string | undefined;
+  /** Inbox prefix for replies; agents that may not subscribe `_INBOX.>` never make requests anyway. */
+  inboxPrefix?: string;
+  onStatus?: (event: { type: string; data?: unknown }) => void;
+}
+
+export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
+  const authenticator = opts.credsFile
+    ? credsAuthenticator(readFileSync(opts.credsFile))
+    : opts.nkeySeedFile
+      ? nkeyAuthenticator(new TextEncoder().encode(readFileSync(opts.nkeySeedFile, "utf8").trim()))
+      : undefined;
+  const nc = await connect({
+    servers: opts.servers.split(",").map((s) => s.trim()),
+    name: opts.name,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    waitOnFirstConnect: true,
+    ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
+    ...(authenticator ? { authenticator } : {}),
+  });
+  if (opts.onStatus) {
+    const onStatus = opts.onStatus;
+    void (async () => {
+      for await (const s of nc.status()) onStatus({ type: s.type, data: "data" in s ? s.data : undefined });
+    })();
+  }
+  return nc;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const encode = (v: unknown) => encoder.encode(JSON.stringify(v ?? null));
+const decode = (b: Uint8Array): unknown => (b.length === 0 ? null : JSON.parse(decoder.decode(b)));
+
+export function natsControllerTransport(nc: NatsConnection, ownsConnection = true): ControllerTransport {
+  const subs = new Set<Subscription>();
+  return {
+    kind: "nats",
+    async request(nodeId, message, timeoutMs) {
+      try {
+        const reply = await nc.request(subjects.job(nodeId), encode(message), { timeout: timeoutMs });
+        return decode(reply.data);
+      } catch (err) {
+        throw toTransportError(err, nodeId, timeoutMs);
+      }
+    },
+    subscribeHeartbeats(handler) {
+      const sub = nc.subscribe(subjects.allHeartbeats, {
+        callback: (err, msg) => {
+          if (err) return;
+          const nodeId = nodeIdFromSubject(msg.subject);
+          if (!nodeId) return;
+          let payload: unknown;
+          try {
+            payload = decode(msg.data);
+          } catch {
+            return; // a heartbeat that is not JSON is dropped; presence validates the rest
+          }
+          handler(nodeId, payload);
+        },
+      });
+      subs.add(sub);
+      return () => {
+        subs.delete(sub);
+        sub.unsubscribe();
+      };
+    },
+    async close() {
+      for (const s of subs) s.unsubscribe();
+      subs.clear();
+      if (ownsConnection && !nc.isClosed()) await nc.drain();
+    },
+  };
+}
+
+export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentLink {
+  const subs = new Set<Subscription>();
+  return {
+    kind: "nats",
+    serveJobs(nodeId, handler) {
+      const inflight = new Set<Promise<void>>();
+      const sub = nc.subscribe(subjects.job(nodeId), {
+        callback: (err, msg) => {
+          if (err || !msg.reply) return;
+          let payload: unknown;
+          try {
+            payload = decode(msg.data);
+          } catch {
+            msg.respond(encode({ ok: false, error: { code: "bad_message", message: "job is not JSON" } }));
+            return;
+          }
+          const done = handler(payload)
+            .then(
+              (reply) => void msg.respond(encode(reply)),
+              (e: unknown) =>
+                void msg.respond(
+                  encode({
+                    ok: false,
+                    error: { code: "agent_error", message: e instanceof Error ? e.message : String(e) },
+                  }),
+                ),
+            )
+            .finally(() => inflight.delete(done));
+          inflight.add(done);
+        },
+      });
+      subs.add(sub);
+      return async () => {
+        subs.delete(sub);
+        sub.unsubscribe();
+        await Promise.allSettled([...inflight]);
+        if (!nc.isClosed()) await nc.flush().catch(() => {});
+      };
+    },
+    publishHeartbeat(nodeId, message) {
+      if (!nc.isClosed()) nc.publish(subjects.heartbeat(nodeId), encode(message));
+    },
+    async close() {
+      for (const s of subs) s.unsubscribe();
+      subs.clear();
+      if (ownsConnection && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+function toTransportError(err: unknown, nodeId: string, timeoutMs: number): TransportError {
+  if (
+    err instanceof errors.NoRespondersError ||
+    (err instanceof errors.RequestError && err.isNoResponders())
+  ) {
+    return new TransportError("no_responders", `no agent serves node ${nodeId}`);
+  }
+  if (err instanceof errors.TimeoutError) {
+    return new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`);
+  }
+  if (err instanceof errors.ClosedConnectionError || err instanceof errors.DrainingConnectionError) {
+    return new TransportError("closed", "NATS connection is closed");
+  }
+  return new TransportError("transport_error", err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,117 @@
+import { type NatsServer, startNatsServer } from "@vantage/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InProcessBus } from "./in-process.js";
+import { connectNats, natsAgentLink, natsControllerTransport } from "./nats.js";
+import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
+
+interface Pair {
+  controller: ControllerTransport;
+  agent: AgentLink;
+  close(): Promise<void>;
+}
+
+let nats: NatsServer;
+beforeAll(async () => {
+  nats = await startNatsServer();
+});
+afterAll(async () => {
+  await nats.stop();
+});
+
+const implementations: Record<string, () => Promise<Pair>> = {
+  "in-process": async () => {
+    const bus = new InProcessBus();
+    const controller = bus.controller();
+    const agent = bus.agent();
+    return { controller, agent, close: async () => (await agent.close(), await controller.close()) };
+  },
+  nats: async () => {
+    const controller = natsControllerTransport(
+      await connectNats({ servers: nats.url, name: "test-controller" }),
+    );
+    const agent = natsAgentLink(await connectNats({ servers: nats.url, name: "test-agent" }));
+    return { controller, agent, close: async () => (await agent.close(), await controller.close()) };
+  },
+};
+
+const settle = () => new Promise((r) => setTimeout(r, 50));
+
+describe.each(Object.keys(implementations))("transport contract: %s", (name) => {
+  let pair: Pair;
+  beforeAll(async () => {
+    pair = await implementations[name]!();
+  });
+  afterAll(async () => {
+    await pair.close();
+  });
+
+  it("delivers a job to the serving node and returns its reply", async () => {
+    const stop = pair.agent.serveJobs("node-a", async (msg) => ({ echoed: msg, by: "node-a" }));
+    await settle();
+    const reply = await pair.controller.request("node-a", { job: 1, text: "hé" }, 2000);
+    expect(reply).toEqual({ echoed: { job: 1, text: "hé" }, by: "node-a" });
+    await stop();
+  });
+
+  it("routes each node's job to that node only", async () => {
+    const stopA = pair.agent.serveJobs("node-a", async () => "a");
+    const stopB = pair.agent.serveJobs("node-b", async () => "b");
+    await settle();
+    expect(await pair.controller.request("node-b", {}, 2000)).toBe("b");
+    expect(await pair.controller.request("node-a", {}, 2000)).toBe("a");
+    await stopA();
+    await stopB();
+  });
+
+  it("rejects at once with no_responders when no agent serves the node", async () => {
+    const started = performance.now();
+    const err = await pair.controller.request("nobody-here", {}, 5000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe("no_responders");
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("rejects with timeout when the node does not answer within the deadline", async () => {
+    const stop = pair.agent.serveJobs("slow", () => new Promise((r) => setTimeout(() => r("late"), 1500)));
+    await settle();
+    const started = performance.now();
+    const err = await pair.controller.request("slow", {}, 200).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect((err as TransportError).code).toBe("timeout");
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(1200);
+    await stop();
+  });
+
+  it("delivers heartbeats with the node id taken from the subject", async () => {
+    const seen: [string, unknown][] = [];
+    const unsubscribe = pair.controller.subscribeHeartbeats((id, msg) => seen.push([id, msg]));
+    await settle();
+    pair.agent.publishHeartbeat("node-hb", { seq: 1, load: 0.5 });
+    pair.agent.publishHeartbeat("node-hb2", { seq: 2 });
+    for (let i = 0; i < 40 && seen.length < 2; i++) await settle();
+    expect(seen).toEqual([
+      ["node-hb", { seq: 1, load: 0.5 }],
+      ["node-hb2", { seq: 2 }],
+    ]);
+    unsubscribe();
+    pair.agent.publishHeartbeat("node-hb", { seq: 3 });
+    await settle();
+    expect(seen).toHaveLength(2);
+  });
+
+  it("stopping a served node finishes its in-flight job before returning", async () => {
+    let finished = false;
+    const stop = pair.agent.serveJobs("draining", async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      finished = true;
+      return "done";
+    });
+    await settle();
+    const reply = pair.controller.request("draining", {}, 2000);
+    await new Promise((r) => setTimeout(r, 50));
+    await stop();
+    expect(finished).toBe(true);
+    expect(await reply).toBe("done");
+  });
+});

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian machine with only Node 20 and npm: pnpm, the
+# dependencies and, with --test, the binaries the tests drive (nats-server, PostgreSQL, ping, traceroute,
+# dig, unbound, nftables, curl). Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=10.34.8
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+  echo "==> installing pnpm $PNPM_VERSION"
+  npm install -g "pnpm@$PNPM_VERSION" >/dev/null
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  missing=()
+  command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
+  command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+  command -v ping >/dev/null 2>&1 || missing+=(iputils-ping)
+  command -v traceroute >/dev/null 2>&1 || missing+=(traceroute)
+  command -v dig >/dev/null 2>&1 || missing+=(bind9-dnsutils)
+  command -v unbound >/dev/null 2>&1 || [ -x /usr/sbin/unbound ] || missing+=(unbound)
+  command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)
+  command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "==> installing ${missing[*]} (apt-get)"
+    if [ "$(id -u)" != 0 ]; then
+      echo "error: ${missing[*]} missing and not root; install them with apt-get" >&2
+      exit 1
+    fi
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # The Debian packages start their own services; the tests spawn their own instances instead.
+  fi
+fi
+
+if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
+  echo "==> installing dependencies"
+  pnpm install --frozen-lockfile --reporter=silent
+fi

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# All-in-one embedded mode: installs what it needs, then runs the controller with PGlite, the in-process
+# transport and a local agent. Environment variables (see README) still apply.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-tools.sh
+exec pnpm -s exec tsx apps/controller/src/main.ts --embedded "$@"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, type-checks, lints, runs every test against PGlite and
+# PostgreSQL, and ends with one plain line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-tools.sh --test || exit 1
+
+pg_out=$(bash scripts/test-postgres.sh) || { echo "error: no PostgreSQL for the tests" >&2; exit 1; }
+export VANTAGE_TEST_PG_URL=$(echo "$pg_out" | sed -n 1p)
+pg_dir=$(echo "$pg_out" | sed -n 2p)
+cleanup() {
+  if [ -n "$pg_dir" ]; then
+    bindir=$(dirname "$(command -v pg_ctl 2>/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl | tail -1)")
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bindir/pg_ctl" -D "$pg_dir/data" -m fast stop >/dev/null 2>&1
+    else "$bindir/pg_ctl" -D "$pg_dir/data" -m fast stop >/dev/null 2>&1; fi
+    rm -rf "$pg_dir"
+  fi
+}
+trap cleanup EXIT
+export PATH="$PATH:/usr/sbin:/sbin"
+
+status=0
+echo "==> type-check"
+pnpm -s typecheck || status=1
+echo "==> lint"
+pnpm -s lint || status=1
+
+echo "==> tests (PostgreSQL at ${VANTAGE_TEST_PG_URL%%/postgres})"
+json=$(mktemp /tmp/vantage-vitest.XXXXXX.json)
+VITEST_JSON_OUT="$json" pnpm -s exec vitest run "$@"
+vitest_status=$?
+[ $vitest_status -ne 0 ] && status=1
+
+node -e '
+  const fs = require("fs");
+  let r = {};
+  try { r = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch {}
+  const passed = r.numPassedTests ?? 0, failed = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0 ? 0 : 0);
+  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  const suiteFailures = (r.testResults ?? []).filter((t) => t.status === "failed" && (t.assertionResults ?? []).length === 0).length;
+  console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$json"
+rm -f "$json"
+exit $status
