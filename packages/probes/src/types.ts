@@ -1,0 +1,193 @@
+import { z } from "zod";
+
+/**
+ * The internal probe model: what the controller sends in a job and what an agent sends back. Both API forms
+ * map onto it; the NATS protocol carries it. Times are milliseconds with sub-millisecond precision.
+ */
+export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const;
+export type ProbeType = (typeof probeTypes)[number];
+
+export const dnsRecordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"] as const;
+export type DnsRecordType = (typeof dnsRecordTypes)[number];
+
+const ipVersion = z.union([z.literal(4), z.literal(6)]);
+
+export const httpParamsSchema = z.object({
+  url: z.string().url().max(2048),
+  method: z.enum(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]).default("GET"),
+  timeout_ms: z.number().int().min(100).max(30_000).default(10_000),
+  follow_redirects: z.boolean().default(false),
+  max_redirects: z.number().int().min(0).max(10).default(5),
+  ip_version: ipVersion.optional(),
+});
+export const pingParamsSchema = z.object({
+  host: z.string().min(1).max(253),
+  count: z.number().int().min(1).max(50).default(4),
+  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
+  interval_ms: z.number().int().min(10).max(5000).default(200),
+  ip_version: ipVersion.optional(),
+});
+export const dnsParamsSchema = z.object({
+  domain: z.string().min(1).max(253),
+  record_type: z.enum(dnsRecordTypes).default("A"),
+  /** `host` or `host:port` (IPv6 as `[addr]:port`); omitted = the system resolver. */
+  server: z.string().min(1).max(260).optional(),
+  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
+});
+export const tcpParamsSchema = z.object({
+  host: z.string().min(1).max(253),
+  port: z.number().int().min(1).max(65_535),
+  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
+  ip_version: ipVersion.optional(),
+});
+export const tracerouteParamsSchema = z.object({
+  host: z.string().min(1).max(253),
+  max_hops: z.number().int().min(1).max(64).default(30),
+  /** Wait for each probe's answer. */
+  timeout_ms: z.number().int().min(100).max(10_000).default(1000),
+  queries_per_hop: z.number().int().min(1).max(5).default(3),
+  ip_version: ipVersion.optional(),
+});
+
+export const probeJobSpecSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("http"), params: httpParamsSchema }),
+  z.object({ type: z.literal("ping"), params: pingParamsSchema }),
+  z.object({ type: z.literal("dns"), params: dnsParamsSchema }),
+  z.object({ type: z.literal("tcp"), params: tcpParamsSchema }),
+  z.object({ type: z.literal("traceroute"), params: tracerouteParamsSchema }),
+]);
+export type ProbeJobSpec = z.infer<typeof probeJobSpecSchema>;
+export type HttpParams = z.infer<typeof httpParamsSchema>;
+export type PingParams = z.infer<typeof pingParamsSchema>;
+export type DnsParams = z.infer<typeof dnsParamsSchema>;
+export type TcpParams = z.infer<typeof tcpParamsSchema>;
+export type TracerouteParams = z.infer<typeof tracerouteParamsSchema>;
+
+/** Error codes a probe reports (snake_case, stable: API users match on them). */
+export const probeErrorCodes = [
+  "target_not_allowed",
+  "dns_resolution_failed",
+  "connection_refused",
+  "host_unreachable",
+  "network_unreachable",
+  "timeout",
+  "tls_error",
+  "icmp_unavailable",
+  "too_many_redirects",
+  "invalid_target",
+  "probe_error",
+] as const;
+export type ProbeErrorCode = (typeof probeErrorCodes)[number];
+
+export const probeErrorSchema = z.object({ code: z.string(), message: z.string() });
+export type ProbeError = z.infer<typeof probeErrorSchema>;
+
+export const tlsSummarySchema = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  valid_from: z.string(),
+  valid_to: z.string(),
+  san: z.array(z.string()),
+  protocol: z.string().nullable(),
+  cipher: z.string().nullable(),
+  authorized: z.boolean(),
+  authorization_error: z.string().nullable(),
+  fingerprint_sha256: z.string(),
+});
+
+export const httpResultSchema = z.object({
+  resolved_ip: z.string().nullable(),
+  status_code: z.number().int().nullable(),
+  headers: z.record(z.string(), z.string()),
+  timings: z.object({
+    dns: z.number().nullable(),
+    connect: z.number().nullable(),
+    tls: z.number().nullable(),
+    first_byte: z.number().nullable(),
+    total: z.number(),
+  }),
+  tls: tlsSummarySchema.nullable(),
+  body_excerpt: z.string(),
+  body_bytes: z.number().int(),
+  redirects: z.array(z.object({ url: z.string(), status_code: z.number().int() })),
+});
+
+export const pingResultSchema = z.object({
+  resolved_ip: z.string().nullable(),
+  packets_sent: z.number().int(),
+  packets_received: z.number().int(),
+  packet_loss: z.number(),
+  rtt: z.object({ min: z.number(), avg: z.number(), max: z.number(), mdev: z.number() }).nullable(),
+  replies: z.array(
+    z.object({ seq: z.number().int(), rtt_ms: z.number().nullable(), ttl: z.number().int().nullable() }),
+  ),
+});
+
+export const dnsResultSchema = z.object({
+  resolver: z.string(),
+  protocol: z.enum(["udp", "tcp"]),
+  rcode: z.string(),
+  truncated: z.boolean(),
+  query_time_ms: z.number(),
+  answers: z.array(
+    z.object({ name: z.string(), type: z.string(), ttl: z.number().int(), value: z.string() }),
+  ),
+});
+
+export const tcpResultSchema = z.object({
+  resolved_ip: z.string().nullable(),
+  port: z.number().int(),
+  connect_ms: z.number().nullable(),
+});
+
+export const tracerouteResultSchema = z.object({
+  resolved_ip: z.string().nullable(),
+  reached: z.boolean(),
+  hops: z.array(
+    z.object({
+      hop: z.number().int(),
+      ip: z.string().nullable(),
+      hostname: z.string().nullable(),
+      rtts: z.array(z.number().nullable()),
+    }),
+  ),
+});
+
+export type HttpResult = z.infer<typeof httpResultSchema>;
+export type PingResult = z.infer<typeof pingResultSchema>;
+export type DnsResult = z.infer<typeof dnsResultSchema>;
+export type TcpResult = z.infer<typeof tcpResultSchema>;
+export type TracerouteResult = z.infer<typeof tracerouteResultSchema>;
+
+export interface ProbeResultByType {
+  http: HttpResult;
+  ping: PingResult;
+  dns: DnsResult;
+  tcp: TcpResult;
+  traceroute: TracerouteResult;
+}
+
+/**
+ * What one probe run yields. `latency_ms` is the headline figure per type (http total, ping avg RTT, dns
+ * query time, tcp connect time, traceroute RTT to the target), null when there is none.
+ * `detail` is present whenever the probe got far enough to say something (even on failure).
+ */
+export interface ProbeOutcome<T extends ProbeType = ProbeType> {
+  success: boolean;
+  latency_ms: number | null;
+  error: ProbeError | null;
+  detail: ProbeResultByType[T] | null;
+}
+
+export interface ProbeContext {
+  /** Lifts the target guard (tests, private deployments). */
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+/** The one shape every probe file exports. */
+export interface Probe<T extends ProbeType> {
+  type: T;
+  paramsSchema: z.ZodType;
+  run(params: Extract<ProbeJobSpec, { type: T }>["params"], ctx: ProbeContext): Promise<ProbeOutcome<T>>;
+}

@@ -1,0 +1,75 @@
+import { probeJobSpecSchema } from "@vantage/probes";
+import { z } from "zod";
+import { nodeIdPattern, PROTOCOL_VERSION } from "./subjects.js";
+
+/**
+ * Messages on the wire between controller and agents. Every message carries the protocol version; a side
+ * that receives another version refuses it with `incompatible_version` and logs it.
+ */
+
+/** controller → agent, on `probe.v1.node.<id>.job` (a NATS request; the reply is a JobReply). */
+export const jobMessageSchema = z.object({
+  v: z.number().int(),
+  job_id: z.string().min(1).max(64),
+  /** Absolute deadline (epoch ms) by which the controller stops waiting. */
+  deadline: z.number().int(),
+  spec: probeJobSpecSchema,
+});
+export type JobMessage = z.infer<typeof jobMessageSchema>;
+
+export const jobErrorCodes = [
+  "busy",
+  "incompatible_version",
+  "invalid_job",
+  "shutting_down",
+  "agent_error",
+] as const;
+
+/** agent → controller, the reply to a job. `outcome` is the probe's; `refused` says the job never ran. */
+export const jobReplySchema = z.discriminatedUnion("status", [
+  z.object({
+    v: z.number().int(),
+    job_id: z.string(),
+    status: z.literal("done"),
+    started_at: z.string(),
+    duration_ms: z.number(),
+    outcome: z.object({
+      success: z.boolean(),
+      latency_ms: z.number().nullable(),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      detail: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  }),
+  z.object({
+    v: z.number().int(),
+    job_id: z.string(),
+    status: z.literal("refused"),
+    error: z.object({ code: z.enum(jobErrorCodes), message: z.string() }),
+  }),
+]);
+export type JobReply = z.infer<typeof jobReplySchema>;
+
+/** agent → controller, every few seconds on `probe.v1.node.<id>.hb`. */
+export const heartbeatSchema = z.object({
+  v: z.number().int(),
+  node: z.object({
+    id: z.string().regex(nodeIdPattern),
+    name: z.string().min(1).max(100),
+    country: z.string().regex(/^[A-Z]{2}$/),
+    region: z.string().min(1).max(64),
+    provider: z.string().min(1).max(64),
+  }),
+  version: z.string().min(1).max(32),
+  capabilities: z.array(z.enum(["ipv4", "ipv6", "icmp", "http", "dns", "tcp", "traceroute", "ping"])),
+  running_jobs: z.number().int().min(0),
+  max_jobs: z.number().int().min(1),
+  load: z.number().min(0),
+  sent_at: z.string(),
+  /** True in the last heartbeat of an agent that is shutting down. */
+  draining: z.boolean().default(false),
+});
+export type Heartbeat = z.infer<typeof heartbeatSchema>;
+
+export function isCompatibleVersion(v: unknown): boolean {
+  return v === PROTOCOL_VERSION;
+}
