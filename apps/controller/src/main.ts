@@ -34,7 +34,14 @@ async function main(): Promise<void> {
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     }, config.VANTAGE_SHUTDOWN_GRACE_MS);
     force.unref();
+    // Keep-alive connections that finish their last response must not hold the exit back.
+    const idle = setInterval(
+      () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.(),
+      100,
+    );
+    idle.unref();
     server.close(async () => {
+      clearInterval(idle);
       clearTimeout(force);
       try {
         await runtime.stop();

@@ -13,9 +13,8 @@ export function bodyGuard(limit: number): MiddlewareHandler<AppEnv> {
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
     const lengthHeader = c.req.header("content-length");
-    const chunked = c.req.header("transfer-encoding") !== undefined;
     const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
-    if (declared === 0 || (declared === undefined && !chunked)) return next();
+    if (declared === 0 || c.req.raw.body === null) return next();
     if (declared !== undefined && declared > limit) {
       throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
     }

@@ -11,7 +11,16 @@ interface IssueLike {
 }
 
 /** Turns zod issues into `{path, message}` details, paths prefixed with where the value came from. */
-export function issuesToDetails(error: ZodError, target: string) {
+const targetNames: Record<string, string> = {
+  json: "body",
+  form: "body",
+  param: "path",
+  query: "query",
+  header: "header",
+};
+
+export function issuesToDetails(error: ZodError, rawTarget: string) {
+  const target = targetNames[rawTarget] ?? rawTarget;
   const details: { path: string; message: string }[] = [];
   for (const issue of error.issues as unknown as IssueLike[]) {
     const base = [target, ...issue.path.map(String)].join(".");

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { connect } from "node:net";
+import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const mainPath = new URL("./main.ts", import.meta.url).pathname;
+
+function startController(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", mainPath], {
+    env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
+}
+
+describe("controller process", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it("stops at start-up with one clear line naming a bad variable (exit 2)", async () => {
+    const child = startController({ PORT: "not-a-port", DATABASE_URL: db.url });
+    const { code, stderr } = await exitOf(child);
+    expect(code).toBe(2);
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/PORT/);
+    const child2 = startController({ VANTAGE_API_FORM: "c", DATABASE_URL: db.url });
+    const second = await exitOf(child2);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/VANTAGE_API_FORM/);
+  });
+
+  it("on SIGTERM finishes the request in flight, then exits 0", async () => {
+    const port = await freePort();
+    const child = startController({ PORT: String(port), DATABASE_URL: db.url });
+    const exited = exitOf(child);
+    await waitForPort(port, "127.0.0.1", 30_000);
+
+    // A request whose body is still arriving when the signal comes.
+    const socket = connect({ port, host: "127.0.0.1" });
+    await new Promise((r) => socket.once("connect", r));
+    const body = JSON.stringify({ hello: "world" });
+    socket.write(
+      `POST /v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body.slice(0, 5));
+    let response = "";
+    socket.on("data", (d: Buffer) => {
+      response += d.toString();
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(child.exitCode).toBeNull(); // still draining
+    socket.write(body.slice(5));
+    const { code } = await exited;
+    expect(code).toBe(0);
+    expect(response).toMatch(/^HTTP\/1\.1 405/);
+    expect(response).toContain('"method_not_allowed"');
+    socket.destroy();
+  });
+});
