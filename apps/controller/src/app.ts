@@ -2,12 +2,10 @@ import type { ControllerTransport } from "@vantage/transport";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
-import { bodyGuard } from "./http/body-guard.js";
-import { clientIp } from "./http/client-ip.js";
+import { coreMiddleware } from "./http/core-middleware.js";
 import { handleError } from "./http/errors-handler.js";
 import type { HttpMetrics } from "./http/metrics.js";
 import { notFoundHandler } from "./http/not-found.js";
-import { requestId } from "./http/request-id.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
 import { registerNodes } from "./modules/nodes/index.js";
@@ -33,25 +31,16 @@ export function createApp(deps: AppDeps): App {
   const form = deps.config.VANTAGE_API_FORM;
   const app = createRouter();
 
-  app.use("*", requestId(deps.log));
-  app.use("*", deps.metrics.middleware());
-  if (deps.config.VANTAGE_ACCESS_LOG) {
-    app.use("*", async (c, next) => {
-      const start = performance.now();
-      await next();
-      c.get("log").info(
-        {
-          method: c.req.method,
-          path: c.req.path,
-          status: c.res.status,
-          ms: Math.round((performance.now() - start) * 100) / 100,
-        },
-        "request",
-      );
-    });
-  }
-  app.use("*", clientIp(deps.config.VANTAGE_TRUSTED_PROXIES));
-  app.use("*", bodyGuard(deps.config.VANTAGE_BODY_LIMIT_BYTES));
+  app.use(
+    "*",
+    coreMiddleware({
+      log: deps.log,
+      metrics: deps.metrics,
+      accessLog: deps.config.VANTAGE_ACCESS_LOG,
+      trustedProxies: deps.config.VANTAGE_TRUSTED_PROXIES,
+      bodyLimit: deps.config.VANTAGE_BODY_LIMIT_BYTES,
+    }),
+  );
 
   registerSecuritySchemes(app, form);
   registerSystem(app, deps);

@@ -1,6 +1,6 @@
 import { serve } from "@hono/node-server";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { createLogger } from "./logger.js";
+import { createLogger, flushLogger } from "./logger.js";
 import { startRuntime } from "./runtime.js";
 
 async function main(): Promise<void> {
@@ -46,9 +46,11 @@ async function main(): Promise<void> {
       try {
         await runtime.stop();
         log.info("stopped");
+        flushLogger(log);
         process.exit(0);
       } catch (err) {
         log.error({ err }, "error during shutdown");
+        flushLogger(log);
         process.exit(1);
       }
     });

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "./context.js";
 import { ApiError } from "./errors.js";
 
@@ -8,36 +8,31 @@ const jsonType = /^application\/([a-z0-9.+-]*\+)?json(\s*;.*)?$/i;
  * For requests that carry a body: the body must be JSON (415), at most `limit` bytes (413) and parse (400).
  * The parsed body is cached by Hono, so the route validators read it without parsing again.
  */
-export function bodyGuard(limit: number): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const method = c.req.method;
-    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
-    const lengthHeader = c.req.header("content-length");
-    const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
-    if (declared === 0 || c.req.raw.body === null) return next();
-    if (declared !== undefined && declared > limit) {
-      throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
-    }
-    const type = c.req.header("content-type");
-    if (!type || !jsonType.test(type)) {
-      throw new ApiError(
-        "unsupported_media_type",
-        "request body must be JSON (Content-Type: application/json)",
-      );
-    }
-    const raw = await readLimited(c.req.raw, limit);
-    if (raw.trim() === "") return next();
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      // Seed Hono's body cache so validators and handlers see the parsed value.
-      const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
-      cache.json = Promise.resolve(parsed);
-      cache.text = Promise.resolve(raw);
-    } catch {
-      throw new ApiError("malformed_json", "request body is not valid JSON");
-    }
-    return next();
-  };
+export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void> {
+  const lengthHeader = c.req.header("content-length");
+  const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
+  if (declared === 0 || c.req.raw.body === null) return;
+  if (declared !== undefined && declared > limit) {
+    throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
+  }
+  const type = c.req.header("content-type");
+  if (!type || !jsonType.test(type)) {
+    throw new ApiError(
+      "unsupported_media_type",
+      "request body must be JSON (Content-Type: application/json)",
+    );
+  }
+  const raw = await readLimited(c.req.raw, limit);
+  if (raw.trim() === "") return;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    // Seed Hono's body cache so validators and handlers see the parsed value.
+    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+    cache.json = Promise.resolve(parsed);
+    cache.text = Promise.resolve(raw);
+  } catch {
+    throw new ApiError("malformed_json", "request body is not valid JSON");
+  }
 }
 
 async function readLimited(req: Request, limit: number): Promise<string> {

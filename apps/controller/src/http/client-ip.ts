@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "./context.js";
 
 interface NodeBindings {
@@ -10,9 +10,9 @@ interface NodeBindings {
  * The caller's IP: the socket's peer, or — only when that peer is a configured proxy — the right-most
  * X-Forwarded-For entry that is not itself a trusted proxy.
  */
-export function clientIp(trustedProxies: readonly string[]): MiddlewareHandler<AppEnv> {
+export function resolveClientIp(trustedProxies: readonly string[]): (c: Context<AppEnv>) => string {
   const trusted = new Set(trustedProxies.map(normalise));
-  return async (c, next) => {
+  return (c) => {
     const socketIp = normalise(
       (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? "127.0.0.1",
     );
@@ -27,8 +27,7 @@ export function clientIp(trustedProxies: readonly string[]): MiddlewareHandler<A
         if (!trusted.has(ip)) break;
       }
     }
-    c.set("clientIp", ip);
-    await next();
+    return ip;
   };
 }
 

@@ -1,48 +1,76 @@
-import type { MiddlewareHandler } from "hono";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
-import type { AppEnv } from "./context.js";
+import { collectDefaultMetrics, Registry } from "prom-client";
 
+const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+interface Series {
+  labels: string;
+  count: number;
+  sum: number;
+  bucketCounts: number[];
+}
+
+/**
+ * Request counts and latency histograms by method, route pattern and status, rendered in the Prometheus
+ * text format. Kept by hand (a map lookup and a bucket walk per request) because a general-purpose client
+ * cost a quarter of the throughput of a small route; process metrics still come from prom-client.
+ */
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: "vantage_http_requests_total",
-    help: "HTTP requests by method, route and status",
-    labelNames: ["method", "route", "status"] as const,
-    registers: [this.registry],
-  });
-  private readonly duration = new Histogram({
-    name: "vantage_http_request_duration_seconds",
-    help: "HTTP request latency by method, route and status",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  private readonly series = new Map<string, Series>();
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "vantage_" });
   }
 
-  middleware(): MiddlewareHandler<AppEnv> {
-    return async (c, next) => {
-      const start = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        const route = matchedRoute(c.req.matchedRoutes);
-        const labels = { method: c.req.method, route, status: String(c.res.status) };
-        this.requests.inc(labels);
-        this.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-      }
-    };
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        labels: `method="${esc(method)}",route="${esc(route)}",status="${status}"`,
+        count: 0,
+        sum: 0,
+        bucketCounts: buckets.map(() => 0),
+      };
+      this.series.set(key, s);
+    }
+    s.count++;
+    s.sum += seconds;
+    for (let i = 0; i < buckets.length; i++) if (seconds <= buckets[i]!) s.bucketCounts[i]!++;
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    const out: string[] = [
+      "# HELP vantage_http_requests_total HTTP requests by method, route and status",
+      "# TYPE vantage_http_requests_total counter",
+    ];
+    for (const s of this.series.values()) out.push(`vantage_http_requests_total{${s.labels}} ${s.count}`);
+    out.push(
+      "# HELP vantage_http_request_duration_seconds HTTP request latency by method, route and status",
+      "# TYPE vantage_http_request_duration_seconds histogram",
+    );
+    for (const s of this.series.values()) {
+      buckets.forEach((b, i) =>
+        out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.bucketCounts[i]}`),
+      );
+      out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
+      out.push(`vantage_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);
+      out.push(`vantage_http_request_duration_seconds_count{${s.labels}} ${s.count}`);
+    }
+    return `${out.join("\n")}\n${await this.registry.metrics()}`;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }
 
+function esc(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+}
+
 /** The route pattern that handled the request (never the raw path, so label cardinality stays bounded). */
-function matchedRoute(routes: { method: string; path: string }[]): string {
+export function matchedRoute(routes: { method: string; path: string }[]): string {
   for (let i = routes.length - 1; i >= 0; i--) {
     const r = routes[i]!;
     if (r.method !== "ALL") return r.path;

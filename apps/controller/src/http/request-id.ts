@@ -1,24 +1,39 @@
 import { randomBytes } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Logger } from "pino";
 import type { AppEnv } from "./context.js";
 
 const wellFormed = /^[A-Za-z0-9._:-]{1,128}$/;
 
+// Unique without a syscall per request: a random per-process prefix and a counter. Request ids are
+// identifiers for logs and support, not secrets.
+const processPrefix = randomBytes(6).toString("base64url");
+let counter = 0;
+
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString("base64url")}`;
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `req_${processPrefix}${counter.toString(36).padStart(6, "0")}`;
 }
 
-/** Keeps a well-formed incoming X-Request-Id, else makes one; sets it on the response and the child logger. */
-export function requestId(log: Logger): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && wellFormed.test(incoming) ? incoming : newRequestId();
-    c.set("requestId", id);
-    c.set("log", log.child({ request_id: id }));
-    c.header("X-Request-Id", id);
-    await next();
-    // Error handlers may build a fresh response; make sure it carries the id too.
-    c.res.headers.set("X-Request-Id", id);
-  };
+/**
+ * Keeps a well-formed incoming X-Request-Id, else makes one, and sets it on the response. The per-request
+ * child logger is created only when something logs (creating one per request costs real throughput).
+ */
+export function assignRequestId(c: Context<AppEnv>, log: Logger): void {
+  const incoming = c.req.header("x-request-id");
+  const id = incoming && wellFormed.test(incoming) ? incoming : newRequestId();
+  c.set("requestId", id);
+  c.set("log", lazyChild(log, id));
+  c.header("X-Request-Id", id);
+}
+
+function lazyChild(log: Logger, id: string): Logger {
+  let child: Logger | undefined;
+  return new Proxy(log, {
+    get(target, prop) {
+      child ??= target.child({ request_id: id });
+      const value = Reflect.get(child, prop, child) as unknown;
+      return typeof value === "function" ? value.bind(child) : value;
+    },
+  });
 }

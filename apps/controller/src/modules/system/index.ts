@@ -63,7 +63,7 @@ export function registerSystem(app: Router, deps: AppDeps): void {
   });
 
   app.get("/metrics", async (c) => {
-    c.header("Content-Type", deps.metrics.registry.contentType);
+    c.header("Content-Type", deps.metrics.contentType);
     return c.body(await deps.metrics.text());
   });
 
