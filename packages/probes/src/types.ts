@@ -108,6 +108,8 @@ export const httpResultSchema = z.object({
   }),
   tls: tlsSummarySchema.nullable(),
   body_excerpt: z.string(),
+  /** True when the body went past the excerpt cap and reading stopped there. */
+  body_truncated: z.boolean().optional(),
   body_bytes: z.number().int(),
   redirects: z.array(z.object({ url: z.string(), status_code: z.number().int() })),
 });
@@ -124,7 +126,9 @@ export const pingResultSchema = z.object({
 });
 
 export const dnsResultSchema = z.object({
+  /** The resolver's IP address as queried. */
   resolver: z.string(),
+  resolver_port: z.number().int().optional(),
   protocol: z.enum(["udp", "tcp"]),
   rcode: z.string(),
   truncated: z.boolean(),
@@ -149,6 +153,8 @@ export const tracerouteResultSchema = z.object({
       ip: z.string().nullable(),
       hostname: z.string().nullable(),
       rtts: z.array(z.number().nullable()),
+      /** The responder of each probe, parallel to `rtts` (load-balanced paths can differ per probe). */
+      probe_ips: z.array(z.string().nullable()).optional(),
     }),
   ),
 });

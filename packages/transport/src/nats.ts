@@ -20,6 +20,8 @@ export interface NatsOptions {
   /** Inbox prefix for replies; agents that may not subscribe `_INBOX.>` never make requests anyway. */
   inboxPrefix?: string;
   onStatus?: (event: { type: string; data?: unknown }) => void;
+  /** PEM file of the CA that signed the NATS server's certificate; setting it requires TLS. */
+  tlsCaFile?: string | undefined;
 }
 
 export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
@@ -37,11 +39,16 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
     waitOnFirstConnect: true,
     ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
     ...(authenticator ? { authenticator } : {}),
+    ...(opts.tlsCaFile ? { tls: { caFile: opts.tlsCaFile } } : {}),
   });
   if (opts.onStatus) {
     const onStatus = opts.onStatus;
     void (async () => {
-      for await (const s of nc.status()) onStatus({ type: s.type, data: "data" in s ? s.data : undefined });
+      for await (const s of nc.status()) {
+        // `error` events carry `error`, the others `data`.
+        const detail = "error" in s ? s.error : "data" in s ? s.data : undefined;
+        onStatus({ type: s.type, data: detail });
+      }
     })();
   }
   return nc;

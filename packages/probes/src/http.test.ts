@@ -1,0 +1,221 @@
+import { X509Certificate } from "node:crypto";
+import {
+  createServer as createHttp,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttps } from "node:https";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpProbe, httpProbe } from "./http.js";
+import { MAX_BODY_EXCERPT, MAX_HEADER_VALUE, MAX_HEADERS } from "./http-response.js";
+import { resolveAndCheck } from "./target-guard.js";
+import { selfSignedCert } from "./testing/tls-cert.js";
+import type { HttpParams } from "./types.js";
+
+const allow = { allowPrivate: true };
+const seen: { method: string; url: string; host: string }[] = [];
+let origin4: string;
+let origin6: string;
+let originTls: string;
+let cert: { key: string; cert: string };
+const servers: Server[] = [];
+
+function handler(req: IncomingMessage, res: ServerResponse): void {
+  seen.push({ method: req.method ?? "", url: req.url ?? "", host: req.headers.host ?? "" });
+  const url = req.url ?? "/";
+  if (url === "/ok") {
+    res.writeHead(200, { "content-type": "text/plain", "x-test": "yes" }).end("hello");
+  } else if (url === "/many-headers") {
+    for (let i = 0; i < 100; i++) res.setHeader(`x-h${i}`, `v${i}`);
+    res.setHeader("x-long", "a".repeat(5000));
+    res.writeHead(204).end();
+  } else if (url === "/big") {
+    res.writeHead(200, { "content-type": "text/plain" });
+    // 1 MB in 16 kB chunks; the probe must stop after 10 kB rather than read it all.
+    let sent = 0;
+    const push = (): void => {
+      while (sent < 1024 * 1024 && res.write("b".repeat(16 * 1024))) sent += 16 * 1024;
+      if (sent >= 1024 * 1024) res.end();
+      else res.once("drain", () => push());
+    };
+    push();
+  } else if (url.startsWith("/redirect-to?")) {
+    res.writeHead(302, { location: decodeURIComponent(url.slice("/redirect-to?".length)) }).end();
+  } else if (url === "/loop") {
+    res.writeHead(301, { location: "/loop" }).end();
+  } else if (url === "/slow") {
+    // Never answers: the probe's deadline must end it.
+  } else {
+    res.writeHead(404).end("not found");
+  }
+}
+
+const listen = (server: Server, host: string): Promise<number> =>
+  new Promise((resolve) => {
+    servers.push(server);
+    server.listen(0, host, () => resolve((server.address() as { port: number }).port));
+  });
+
+beforeAll(async () => {
+  cert = selfSignedCert();
+  origin4 = `http://127.0.0.1:${await listen(createHttp(handler), "127.0.0.1")}`;
+  origin6 = `http://[::1]:${await listen(createHttp(handler), "::1")}`;
+  originTls = `https://localhost:${await listen(createHttps(cert, handler), "127.0.0.1")}`;
+});
+afterAll(async () => {
+  for (const s of servers) s.closeAllConnections();
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+});
+
+const get = (url: string, extra: Partial<HttpParams> = {}, ctx = allow) =>
+  httpProbe.run(
+    { url, method: "GET", timeout_ms: 5000, follow_redirects: false, max_redirects: 5, ...extra },
+    ctx,
+  );
+
+describe("http probe", () => {
+  it.each([
+    ["IPv4", () => `${origin4}/ok`, "127.0.0.1"],
+    ["IPv6", () => `${origin6}/ok`, "::1"],
+  ])("%s: status, headers, body, phase timings", async (_family, url, ip) => {
+    const o = await get(url());
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    const d = o.detail!;
+    expect(d).toMatchObject({
+      resolved_ip: ip,
+      status_code: 200,
+      body_excerpt: "hello",
+      body_bytes: 5,
+      tls: null,
+    });
+    expect(d.headers).toMatchObject({ "content-type": "text/plain", "x-test": "yes" });
+    expect(d.timings.dns).toBe(0); // a literal: nothing to resolve
+    expect(d.timings.tls).toBeNull();
+    for (const phase of [d.timings.connect, d.timings.first_byte]) {
+      expect(phase).toBeGreaterThan(0);
+      expect(phase!).toBeLessThanOrEqual(d.timings.total);
+    }
+    expect(o.latency_ms).toBe(d.timings.total);
+  });
+
+  it("https: self-signed certificate is described, not fatal; SNI and Host carry the name", async () => {
+    const o = await get(`${originTls}/ok`, { ip_version: 4 });
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    const d = o.detail!;
+    expect(d.resolved_ip).toBe("127.0.0.1");
+    expect(d.timings.tls).toBeGreaterThan(0);
+    expect(d.timings.dns).toBeGreaterThanOrEqual(0);
+    expect(d.tls).toMatchObject({
+      authorized: false,
+      authorization_error: expect.stringMatching(/SELF_SIGNED/),
+      subject: expect.stringContaining("CN=localhost"),
+      issuer: expect.stringContaining("O=Vantage Test"),
+      san: ["DNS:localhost", "IP:127.0.0.1", "IP:0:0:0:0:0:0:0:1"],
+      protocol: expect.stringMatching(/^TLSv1\.[23]$/),
+      cipher: expect.any(String),
+      fingerprint_sha256: new X509Certificate(cert.cert).fingerprint256,
+    });
+    expect(new Date(d.tls!.valid_to).getTime()).toBeGreaterThan(Date.now());
+    expect(seen.at(-1)?.host).toBe(new URL(originTls).host);
+  });
+
+  it("sends the requested method; HEAD gets no body", async () => {
+    const o = await get(`${origin4}/ok`, { method: "HEAD" });
+    expect(o.detail).toMatchObject({ status_code: 200, body_excerpt: "", body_bytes: 0 });
+    expect(seen.at(-1)).toMatchObject({ method: "HEAD", url: "/ok" });
+  });
+
+  it("caps headers: at most 64 names, values cut at 1 kB", async () => {
+    const o = await get(`${origin4}/many-headers`);
+    const headers = o.detail!.headers;
+    expect(Object.keys(headers).length).toBe(MAX_HEADERS);
+    for (const value of Object.values(headers)) expect(value.length).toBeLessThanOrEqual(MAX_HEADER_VALUE);
+  });
+
+  it("stops reading the body after the 10 kB excerpt", async () => {
+    const o = await get(`${origin4}/big`);
+    const d = o.detail!;
+    expect(o.success).toBe(true);
+    expect(d.body_excerpt.length).toBe(MAX_BODY_EXCERPT);
+    expect(d.body_truncated).toBe(true);
+    expect(d.body_bytes).toBeGreaterThan(MAX_BODY_EXCERPT);
+    expect(d.body_bytes).toBeLessThan(1024 * 1024);
+  });
+
+  it("does not follow redirects unless asked", async () => {
+    const target = `${origin4}/ok`;
+    const o = await get(`${origin4}/redirect-to?${encodeURIComponent(target)}`);
+    expect(o.detail).toMatchObject({ status_code: 302, redirects: [], headers: { location: target } });
+  });
+
+  it("follows redirects when asked, listing each one", async () => {
+    const first = `${origin4}/redirect-to?${encodeURIComponent(`${origin6}/ok`)}`;
+    const o = await get(first, { follow_redirects: true });
+    expect(o.detail).toMatchObject({
+      status_code: 200,
+      resolved_ip: "::1",
+      body_excerpt: "hello",
+      redirects: [{ url: first, status_code: 302 }],
+    });
+  });
+
+  it("stops a redirect loop at max_redirects", async () => {
+    const o = await get(`${origin4}/loop`, { follow_redirects: true, max_redirects: 2 });
+    expect(o).toMatchObject({ success: false, error: { code: "too_many_redirects" } });
+    expect(o.detail?.redirects).toHaveLength(3);
+  });
+
+  it("ends a request the server never answers at timeout_ms", async () => {
+    const started = performance.now();
+    const o = await get(`${origin4}/slow`, { timeout_ms: 300 });
+    expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+    expect(o.detail?.resolved_ip).toBe("127.0.0.1");
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it("refuses loopback targets (literal and by name) by default", async () => {
+    for (const url of [`${origin4}/ok`, `${origin6}/ok`, originTls]) {
+      const o = await get(url, {}, { allowPrivate: false });
+      expect(o, url).toMatchObject({ success: false, error: { code: "target_not_allowed" } });
+    }
+  });
+
+  it("re-checks every redirect target: a redirect to a private address is refused", async () => {
+    // Treat the 127.0.0.1 origin as if it were public; everything else goes through the real guard.
+    const probe = createHttpProbe((host, opts) =>
+      resolveAndCheck(host, { ...opts, allowPrivate: host === "127.0.0.1" }),
+    );
+    const run = (to: string) =>
+      probe.run(
+        {
+          url: `${origin4}/redirect-to?${encodeURIComponent(to)}`,
+          method: "GET",
+          timeout_ms: 5000,
+          follow_redirects: true,
+          max_redirects: 5,
+        },
+        { allowPrivate: false },
+      );
+    const before = seen.length;
+    for (const to of [
+      `${origin6}/ok`,
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:10.0.0.1]/",
+    ]) {
+      const o = await run(to);
+      expect(o, to).toMatchObject({ success: false, error: { code: "target_not_allowed" } });
+    }
+    // Only the three redirecting requests reached a server; the ::1 one was never contacted.
+    expect(seen.slice(before).map((s) => s.url.split("?")[0])).toEqual([
+      "/redirect-to",
+      "/redirect-to",
+      "/redirect-to",
+    ]);
+  });
+
+  it("reports an unsupported scheme as an invalid target", async () => {
+    const o = await get("ftp://127.0.0.1/file");
+    expect(o).toMatchObject({ success: false, error: { code: "invalid_target" } });
+  });
+});

@@ -1,0 +1,138 @@
+import { elapsedMs } from "./clock.js";
+import type { ReceivedIcmp } from "./icmp-socket.js";
+import { leaseIcmp } from "./icmp-socket.js";
+import { settle } from "./outcome.js";
+import { lossPercent, rttStats } from "./ping-stats.js";
+import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { sameAddress } from "./same-address.js";
+import { resolveAndCheck } from "./target-guard.js";
+import {
+  type PingParams,
+  type PingResult,
+  type Probe,
+  type ProbeErrorCode,
+  pingParamsSchema,
+} from "./types.js";
+
+type Reply = PingResult["replies"][number];
+
+/**
+ * ICMP echo like iputils `ping -c count -i interval -W timeout`: one request every interval (not waiting
+ * for the previous answer), each one waited for up to `timeout_ms`, sequence numbers from 1.
+ */
+export const pingProbe: Probe<"ping"> = {
+  type: "ping",
+  paramsSchema: pingParamsSchema,
+  run: (params, ctx) =>
+    settle<"ping">(async () => {
+      const target = await resolveAndCheck(params.host, {
+        allowPrivate: ctx.allowPrivate,
+        family: params.ip_version,
+      });
+      const { replies, errors } = await echoes(target.address, target.family, params, ctx.signal);
+      const rtts = replies.flatMap((r) => (r.rtt_ms === null ? [] : [r.rtt_ms]));
+      const rtt = rttStats(rtts);
+      const detail: PingResult = {
+        resolved_ip: target.address,
+        packets_sent: replies.length,
+        packets_received: rtts.length,
+        packet_loss: lossPercent(replies.length, rtts.length),
+        rtt,
+        replies,
+      };
+      if (rtts.length === 0) {
+        const [code, message] = errors[0] ?? ["timeout", `no echo reply from ${target.address}`];
+        throw new ProbeFailure(code, message, detail);
+      }
+      return { detail, latency_ms: rtt?.avg ?? null };
+    }),
+};
+
+interface Pending {
+  reply: Reply;
+  sentAt: bigint | null;
+  timer: NodeJS.Timeout | null;
+  settle: () => void;
+}
+
+async function echoes(address: string, family: 4 | 6, params: PingParams, signal?: AbortSignal) {
+  const pending = new Map<number, Pending>();
+  const errors: [ProbeErrorCode, string][] = [];
+  const onMessage = (m: ReceivedIcmp): void => {
+    const p = pending.get(m.seq);
+    if (!p || p.sentAt === null) return;
+    if (m.kind === "echo_reply") {
+      // Only the target may answer; a reply from elsewhere with our id is someone else's echo.
+      if (!sameAddress(m.source, address)) return;
+      p.reply.rtt_ms = elapsedMs(p.sentAt, m.receivedAt);
+      p.reply.ttl = m.ttl;
+    } else if (m.kind === "unreachable" && m.quotedDestination && sameAddress(m.quotedDestination, address)) {
+      errors.push([
+        unreachableCode(family, m.code),
+        `destination unreachable (code ${m.code}) from ${m.source}`,
+      ]);
+    } else {
+      return;
+    }
+    p.settle();
+  };
+  const lease = leaseIcmp(family, onMessage);
+  const replies: Reply[] = [];
+  const waits: Promise<void>[] = [];
+  try {
+    for (let seq = 1; seq <= params.count && !signal?.aborted; seq++) {
+      if (seq > 1) await sleep(params.interval_ms, signal);
+      if (signal?.aborted) break;
+      const reply: Reply = { seq, rtt_ms: null, ttl: null };
+      replies.push(reply);
+      waits.push(
+        new Promise<void>((resolve) => {
+          const p: Pending = { reply, sentAt: null, timer: null, settle: () => {} };
+          p.settle = () => {
+            if (p.timer) clearTimeout(p.timer);
+            pending.delete(seq);
+            resolve();
+          };
+          pending.set(seq, p);
+          signal?.addEventListener("abort", () => p.settle(), { once: true });
+          lease.send(address, seq).then(
+            (sentAt) => {
+              p.sentAt = sentAt;
+              p.timer = setTimeout(p.settle, params.timeout_ms);
+            },
+            (error: unknown) => {
+              const failure = toProbeFailure(error);
+              errors.push([failure.code, failure.message]);
+              p.settle();
+            },
+          );
+        }),
+      );
+    }
+    await Promise.all(waits);
+  } finally {
+    lease.release();
+  }
+  return { replies, errors };
+}
+
+/** ICMP unreachable codes that mean "no route" vs "no such host". */
+function unreachableCode(family: 4 | 6, code: number): ProbeErrorCode {
+  if (family === 4)
+    return code === 0 || code === 6 || code === 11 ? "network_unreachable" : "host_unreachable";
+  return code === 0 ? "network_unreachable" : "host_unreachable";
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

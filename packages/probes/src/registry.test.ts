@@ -1,0 +1,88 @@
+import { createServer, type Server } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as pkg from "./index.js";
+import { probes, runProbe } from "./registry.js";
+import { type PingResult, type ProbeJobSpec, probeTypes } from "./types.js";
+
+let server: Server;
+let port: number;
+beforeAll(async () => {
+  server = createServer((s) => s.destroy());
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as { port: number }).port;
+});
+afterAll(() => new Promise((r) => server.close(r)));
+
+describe("registry and runProbe", () => {
+  it("has one probe per type, each under its own name", () => {
+    expect(Object.keys(probes).sort()).toEqual([...probeTypes].sort());
+    for (const type of probeTypes) expect(probes[type].type).toBe(type);
+  });
+
+  it("exports the guard API the controller uses", () => {
+    expect(pkg.isBlockedAddress("10.0.0.1")).toBe(true);
+    expect(pkg.checkAddress("8.8.8.8").blocked).toBe(false);
+    expect(typeof pkg.resolveAndCheck).toBe("function");
+    expect(pkg.runProbe).toBe(runProbe);
+  });
+
+  it("dispatches by type and applies parameter defaults", async () => {
+    const o = await runProbe({ type: "tcp", params: { host: "127.0.0.1", port } } as ProbeJobSpec, {
+      allowPrivate: true,
+    });
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail).toMatchObject({ resolved_ip: "127.0.0.1", port });
+  });
+
+  it("turns invalid parameters into a failed outcome instead of throwing", async () => {
+    const bad = [
+      { type: "tcp", params: { host: "127.0.0.1", port: 70_000 } },
+      { type: "ping", params: { host: "" } },
+      { type: "nonsense", params: {} },
+      { type: "dns", params: null },
+    ] as unknown as ProbeJobSpec[];
+    for (const spec of bad) {
+      const o = await runProbe(spec, { allowPrivate: true });
+      expect(o).toMatchObject({ success: false, latency_ms: null, detail: null });
+      expect(o.error?.code).toMatch(/^(invalid_target|probe_error)$/);
+    }
+  });
+
+  it("reports the guard's refusal as target_not_allowed for every type", async () => {
+    const specs: ProbeJobSpec[] = [
+      {
+        type: "http",
+        params: {
+          url: "http://127.0.0.1/",
+          method: "GET",
+          timeout_ms: 1000,
+          follow_redirects: false,
+          max_redirects: 5,
+        },
+      },
+      { type: "ping", params: { host: "::1", count: 1, timeout_ms: 500, interval_ms: 100 } },
+      {
+        type: "dns",
+        params: { domain: "example.test", record_type: "A", server: "[::1]:53", timeout_ms: 500 },
+      },
+      { type: "tcp", params: { host: "localhost", port, timeout_ms: 500 } },
+      {
+        type: "traceroute",
+        params: { host: "169.254.169.254", max_hops: 3, timeout_ms: 500, queries_per_hop: 1 },
+      },
+    ];
+    for (const spec of specs) {
+      const o = await runProbe(spec, { allowPrivate: false });
+      expect(o, spec.type).toMatchObject({ success: false, error: { code: "target_not_allowed" } });
+    }
+  });
+
+  it("stops at once when the signal is already aborted", async () => {
+    const o = await runProbe(
+      { type: "ping", params: { host: "127.0.0.1", count: 50, timeout_ms: 5000, interval_ms: 1000 } },
+      { allowPrivate: true, signal: AbortSignal.abort() },
+    );
+    expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+    expect((o.detail as PingResult | null)?.packets_sent).toBe(0);
+  });
+});

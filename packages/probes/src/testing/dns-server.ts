@@ -1,0 +1,113 @@
+import { createSocket, type Socket } from "node:dgram";
+import { createServer, type Server } from "node:net";
+import * as dnsPacket from "dns-packet";
+
+/** The zone the test server answers for; `big.example.test` TXT is truncated over UDP to force TCP. */
+const zone: dnsPacket.Answer[] = [
+  { type: "A", name: "www.example.test", ttl: 300, data: "192.0.2.10" },
+  { type: "AAAA", name: "www.example.test", ttl: 300, data: "2001:db8::10" },
+  { type: "MX", name: "example.test", ttl: 3600, data: { preference: 10, exchange: "mail.example.test" } },
+  { type: "TXT", name: "example.test", ttl: 60, data: ["v=spf1 -all", 'say "hi"'] },
+  { type: "NS", name: "example.test", ttl: 86400, data: "ns1.example.test" },
+  { type: "CNAME", name: "alias.example.test", ttl: 120, data: "www.example.test" },
+  {
+    type: "SOA",
+    name: "example.test",
+    ttl: 3600,
+    data: {
+      mname: "ns1.example.test",
+      rname: "hostmaster.example.test",
+      serial: 2026112201,
+      refresh: 7200,
+      retry: 900,
+      expire: 1209600,
+      minimum: 300,
+    },
+  },
+  {
+    type: "TXT",
+    name: "big.example.test",
+    ttl: 60,
+    data: ["x".repeat(200), "y".repeat(200), "z".repeat(200)],
+  },
+];
+
+function answer(query: dnsPacket.DecodedPacket, overTcp: boolean): Buffer {
+  const q = query.questions?.[0];
+  const name = q?.name.toLowerCase() ?? "";
+  const matches = zone.filter((r) => r.name === name && r.type === q?.type);
+  const known = zone.some((r) => r.name === name);
+  const truncate = name === "big.example.test" && !overTcp;
+  return dnsPacket.encode({
+    type: "response",
+    id: query.id ?? 0,
+    flags:
+      dnsPacket.RECURSION_DESIRED |
+      dnsPacket.RECURSION_AVAILABLE |
+      (truncate ? dnsPacket.TRUNCATED_RESPONSE : 0) |
+      (known ? 0 : 3), // rcode 3 = NXDOMAIN
+    questions: query.questions ?? [],
+    answers: truncate ? [] : matches,
+  });
+}
+
+export interface DnsTestServer {
+  port: number;
+  /** Queries seen per protocol, to prove the TCP retry happened. */
+  seen: { udp: number; tcp: number };
+  close: () => Promise<void>;
+}
+
+/** UDP and TCP on the same random port, on 127.0.0.1 and ::1. */
+export async function startDnsServer(): Promise<DnsTestServer> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const seen = { udp: 0, tcp: 0 };
+    const udp4 = await bindUdp("udp4", "127.0.0.1", 0, seen);
+    const port = udp4.address().port;
+    try {
+      const udp6 = await bindUdp("udp6", "::1", port, seen);
+      const tcp4 = await listenTcp("127.0.0.1", port, seen);
+      const tcp6 = await listenTcp("::1", port, seen);
+      const close = async () => {
+        for (const s of [udp4, udp6]) s.close();
+        await Promise.all([tcp4, tcp6].map((s) => new Promise((r) => s.close(r))));
+      };
+      return { port, seen, close };
+    } catch {
+      udp4.close(); // the port was taken for another protocol or family: try another one
+    }
+  }
+  throw new Error("no free port for the test DNS server");
+}
+
+function bindUdp(type: "udp4" | "udp6", host: string, port: number, seen: { udp: number }): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket(type);
+    socket.once("error", reject);
+    socket.on("message", (msg, rinfo) => {
+      seen.udp++;
+      socket.send(answer(dnsPacket.decode(msg), false), rinfo.port, rinfo.address);
+    });
+    socket.bind(port, host, () => resolve(socket));
+  });
+}
+
+function listenTcp(host: string, port: number, seen: { tcp: number }): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((conn) => {
+      let buf = Buffer.alloc(0);
+      conn.on("data", (chunk: Buffer) => {
+        buf = Buffer.concat([buf, chunk]);
+        if (buf.length < 2 || buf.length < buf.readUInt16BE(0) + 2) return;
+        seen.tcp++;
+        const reply = answer(dnsPacket.decode(buf.subarray(2, buf.readUInt16BE(0) + 2)), true);
+        const prefix = Buffer.alloc(2);
+        prefix.writeUInt16BE(reply.length);
+        conn.end(Buffer.concat([prefix, reply]));
+      });
+      conn.on("error", () => {});
+    });
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

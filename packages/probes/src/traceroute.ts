@@ -1,0 +1,133 @@
+import { elapsedMs } from "./clock.js";
+import { type IcmpLease, leaseIcmp, type ReceivedIcmp } from "./icmp-socket.js";
+import { settle } from "./outcome.js";
+import { ProbeFailure } from "./probe-failure.js";
+import { sameAddress } from "./same-address.js";
+import { resolveAndCheck } from "./target-guard.js";
+import { type Probe, type TracerouteParams, type TracerouteResult, tracerouteParamsSchema } from "./types.js";
+
+type Hop = TracerouteResult["hops"][number];
+
+/** Probes in flight at once, as `traceroute -N 16`: whole hops only, so a window is a few hops deep. */
+const SIMULTANEOUS_PROBES = 16;
+
+/**
+ * ICMP echo traceroute (`traceroute -I -n`): for TTL 1, 2, … send `queries_per_hop` echoes, collect the
+ * time-exceeded answers (matched by the echo id and sequence quoted in them, and the quoted destination),
+ * and stop at the first hop where the target answers (echo reply) or an unreachable comes back. Hops are
+ * probed a window at a time, like traceroute's parallel probes; hops past the final one are dropped.
+ */
+export const tracerouteProbe: Probe<"traceroute"> = {
+  type: "traceroute",
+  paramsSchema: tracerouteParamsSchema,
+  run: (params, ctx) =>
+    settle<"traceroute">(async () => {
+      const target = await resolveAndCheck(params.host, {
+        allowPrivate: ctx.allowPrivate,
+        family: params.ip_version,
+      });
+      const detail = await trace(target.address, target.family, params, ctx.signal);
+      if (ctx.signal?.aborted) throw new ProbeFailure("timeout", "stopped at the deadline", detail);
+      const last = detail.hops[detail.hops.length - 1];
+      const latency = detail.reached ? (last?.rtts.find((r) => r !== null) ?? null) : null;
+      return { detail, latency_ms: latency };
+    }),
+};
+
+interface Query {
+  ttl: number;
+  rtt: number | null;
+  ip: string | null;
+  /** The answer ends the trace: echo reply or destination unreachable. */
+  final: boolean;
+  reachedTarget: boolean;
+}
+
+async function trace(address: string, family: 4 | 6, params: TracerouteParams, signal?: AbortSignal) {
+  const waiting = new Map<number, { sentAt: bigint; query: Query; done: () => void }>();
+  const onMessage = (m: ReceivedIcmp): void => {
+    const w = waiting.get(m.seq);
+    if (!w) return;
+    if (m.kind !== "echo_reply") {
+      // An error counts only when it quotes a packet we sent to this target.
+      if (!m.quotedDestination || !sameAddress(m.quotedDestination, address)) return;
+    }
+    w.query.rtt = elapsedMs(w.sentAt, m.receivedAt);
+    w.query.ip = m.source;
+    w.query.final = m.kind !== "time_exceeded";
+    w.query.reachedTarget = m.kind === "echo_reply" || sameAddress(m.source, address);
+    w.done();
+  };
+  const lease = leaseIcmp(family, onMessage);
+  const hops: Hop[] = [];
+  let reached = false;
+  let seq = 0;
+  const window = Math.max(1, Math.floor(SIMULTANEOUS_PROBES / params.queries_per_hop));
+  try {
+    for (let first = 1; first <= params.max_hops && !signal?.aborted; first += window) {
+      const last = Math.min(params.max_hops, first + window - 1);
+      const batch: Promise<Query>[] = [];
+      for (let ttl = first; ttl <= last; ttl++) {
+        for (let q = 0; q < params.queries_per_hop; q++) {
+          seq += 1;
+          batch.push(probe(lease, address, ttl, seq, params.timeout_ms, waiting, signal));
+        }
+      }
+      const queries = await Promise.all(batch);
+      let stop = false;
+      for (let ttl = first; ttl <= last && !stop; ttl++) {
+        const mine = queries.filter((q) => q.ttl === ttl);
+        hops.push(toHop(ttl, mine));
+        if (mine.some((q) => q.final)) {
+          stop = true;
+          reached = mine.some((q) => q.reachedTarget);
+        }
+      }
+      if (stop) break;
+    }
+  } finally {
+    lease.release();
+  }
+  return { resolved_ip: address, reached, hops } satisfies TracerouteResult;
+}
+
+function probe(
+  lease: IcmpLease,
+  address: string,
+  ttl: number,
+  seq: number,
+  timeoutMs: number,
+  waiting: Map<number, { sentAt: bigint; query: Query; done: () => void }>,
+  signal?: AbortSignal,
+): Promise<Query> {
+  const query: Query = { ttl, rtt: null, ip: null, final: false, reachedTarget: false };
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      waiting.delete(seq);
+      signal?.removeEventListener("abort", done);
+      resolve(query);
+    };
+    signal?.addEventListener("abort", done, { once: true });
+    lease.send(address, seq, ttl).then(
+      (sentAt) => {
+        waiting.set(seq, { sentAt, query, done });
+        timer = setTimeout(done, timeoutMs);
+      },
+      // A send error (no route, say) is a `*` here: traceroute reports the hop, not the errno.
+      () => done(),
+    );
+  });
+}
+
+/** The hop's address is its first responder, as traceroute prints it; every probe keeps its own. */
+function toHop(ttl: number, queries: Query[]): Hop {
+  return {
+    hop: ttl,
+    ip: queries.find((q) => q.ip !== null)?.ip ?? null,
+    hostname: null,
+    rtts: queries.map((q) => q.rtt),
+    probe_ips: queries.map((q) => q.ip),
+  };
+}
