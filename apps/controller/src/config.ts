@@ -25,6 +25,7 @@ export const configSchema = z.object({
   NATS_URL: z.string().min(1).optional(),
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
   VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   VANTAGE_ACCESS_LOG: bool.default(true),
   VANTAGE_BODY_LIMIT_BYTES: z.coerce

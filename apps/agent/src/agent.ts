@@ -1,0 +1,77 @@
+import { runProbe } from "@vantage/probes";
+import type { AgentLink } from "@vantage/transport";
+import type { Logger } from "pino";
+import type { AgentSettings } from "./config.js";
+import { startPresence } from "./presence.js";
+import { JobRunner, type ProbeFn } from "./runner.js";
+
+export interface StartAgentOptions {
+  /** The agent process passes its whole AgentConfig; the embedded mode builds these fields itself. */
+  config: AgentSettings;
+  /** `natsAgentLink(nc)` in the agent process, `InProcessBus.agent()` in the embedded mode. */
+  link: AgentLink;
+  log: Logger;
+  /** Defaults to `runProbe` from @vantage/probes; tests inject a fake to exercise runner logic. */
+  probe?: ProbeFn | undefined;
+}
+
+export interface RunningAgent {
+  /**
+   * Graceful stop: new jobs are refused with `shutting_down`, running ones finish, a last heartbeat with
+   * `draining: true` goes out, then the agent stops serving. Idempotent. Does not close the link.
+   */
+  stop(): Promise<void>;
+  /** Jobs running now. */
+  running(): number;
+}
+
+/** Serves node `config.VANTAGE_NODE_ID`'s jobs on `link` and publishes its heartbeats. */
+export function startAgent(opts: StartAgentOptions): RunningAgent {
+  const { config, link } = opts;
+  const nodeId = config.VANTAGE_NODE_ID;
+  const log = opts.log.child({ node_id: nodeId });
+  const runner = new JobRunner({
+    maxJobs: config.VANTAGE_AGENT_CONCURRENCY,
+    allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+    probe: opts.probe ?? runProbe,
+    log,
+  });
+
+  const stopServing = link.serveJobs(nodeId, (message) => runner.handle(message));
+  const presence = startPresence(config, {
+    publish: (hb) => link.publishHeartbeat(nodeId, hb),
+    running: () => runner.running(),
+    onError: (err) => log.warn({ err }, "heartbeat not sent"),
+  });
+  log.info(
+    {
+      max_jobs: config.VANTAGE_AGENT_CONCURRENCY,
+      heartbeat_ms: config.VANTAGE_HEARTBEAT_MS,
+      allow_private_targets: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+      transport: link.kind,
+    },
+    "agent serving jobs",
+  );
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    runner.stopAccepting();
+    // Tell the controller at once so it stops picking this node, then again once the work is done.
+    presence.beat(true);
+    const inflight = runner.running();
+    if (inflight > 0) log.info({ running: inflight }, "draining: finishing running jobs");
+    await runner.idle();
+    presence.stop();
+    presence.beat(true);
+    await stopServing();
+    log.info("agent stopped");
+  };
+
+  return {
+    stop: () => {
+      stopping ??= stop();
+      return stopping;
+    },
+    running: () => runner.running(),
+  };
+}

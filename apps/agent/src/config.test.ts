@@ -1,0 +1,81 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+const base = {
+  VANTAGE_NODE_ID: "fra-1",
+  VANTAGE_NODE_COUNTRY: "de",
+  VANTAGE_NODE_REGION: "eu-central",
+  VANTAGE_NODE_PROVIDER: "hetzner",
+  NATS_URL: "nats://127.0.0.1:4222",
+};
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("agent config", () => {
+  it("applies defaults", () => {
+    expect(loadConfig(base)).toEqual({
+      ...base,
+      VANTAGE_NODE_NAME: "fra-1",
+      VANTAGE_NODE_COUNTRY: "DE",
+      VANTAGE_AGENT_CONCURRENCY: 64,
+      VANTAGE_HEARTBEAT_MS: 5000,
+      VANTAGE_ALLOW_PRIVATE_TARGETS: false,
+      VANTAGE_LOG_LEVEL: "info",
+    });
+  });
+
+  it("names the bad variable in one line", () => {
+    expect(errorOf({ ...base, VANTAGE_NODE_ID: "Fra.1" })).toMatch(
+      /^invalid configuration: VANTAGE_NODE_ID="Fra.1": /,
+    );
+    expect(errorOf({ ...base, VANTAGE_NODE_COUNTRY: "DEU" })).toMatch(
+      /VANTAGE_NODE_COUNTRY="DEU": .*two-letter/,
+    );
+    expect(errorOf({ ...base, VANTAGE_AGENT_CONCURRENCY: "0" })).toMatch(
+      /^invalid configuration: VANTAGE_AGENT_CONCURRENCY/,
+    );
+    expect(errorOf({ ...base, VANTAGE_ALLOW_PRIVATE_TARGETS: "maybe" })).toMatch(
+      /VANTAGE_ALLOW_PRIVATE_TARGETS/,
+    );
+    expect(errorOf({ ...base, NATS_NKEY_SEED_FILE: "/nonexistent/seed.nk" })).toMatch(
+      /NATS_NKEY_SEED_FILE=.*not readable/,
+    );
+    const { NATS_URL: _, ...noUrl } = base;
+    expect(errorOf(noUrl)).toMatch(/^invalid configuration: NATS_URL \(unset\)/);
+  });
+
+  it("makes the process exit 2 with that line", () => {
+    const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+    const res = spawnSync(process.execPath, ["--import", "tsx", main], {
+      env: { PATH: process.env.PATH ?? "", ...base, VANTAGE_HEARTBEAT_MS: "soon" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(res.status).toBe(2);
+    expect(res.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^invalid configuration: VANTAGE_HEARTBEAT_MS="soon": /),
+    ]);
+  });
+});
+
+describe("docs/operations.md", () => {
+  it("documents every variable the agent reads", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { configSchema } = await import("./config.js");
+    const doc = readFileSync(new URL("../../../docs/operations.md", import.meta.url), "utf8");
+    const missing = Object.keys(configSchema.in.shape).filter(
+      (k) => !new RegExp(`^\\|\\s*\`${k}\`\\s*\\|`, "m").test(doc),
+    );
+    expect(missing).toEqual([]);
+  });
+});

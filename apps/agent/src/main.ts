@@ -1,0 +1,149 @@
+import { statSync } from "node:fs";
+import { errors, type NatsConnection } from "@nats-io/transport-node";
+import { subjects } from "@vantage/protocol";
+import { connectNats, natsAgentLink } from "@vantage/transport";
+import { type Logger, pino } from "pino";
+import type { RunningAgent } from "./agent.js";
+import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
+import { AGENT_VERSION } from "./presence.js";
+
+const CLOSE_TIMEOUT_MS = 5000;
+
+/** Composition root: config → logger → NATS → agent; SIGTERM/SIGINT drain the agent and exit 0. */
+async function main(): Promise<void> {
+  let config: AgentConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  const log = pino({
+    name: "vantage-agent",
+    level: config.VANTAGE_LOG_LEVEL,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+  warnOnOpenSeedFile(config, log);
+  // Loaded after the config check, so a bad variable is reported even when probe code fails to load.
+  const { startAgent } = await import("./agent.js");
+
+  let agent: RunningAgent | undefined;
+  let closeLink: (() => Promise<void>) | undefined;
+  let shuttingDown = false;
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) {
+      log.warn({ signal }, "second signal: exiting without waiting for running jobs");
+      process.exit(1);
+    }
+    shuttingDown = true;
+    if (!agent) {
+      log.info({ signal }, "stopping before the NATS connection was up");
+      process.exit(0);
+    }
+    log.info({ signal, running: agent.running() }, "stopping: refusing new jobs, finishing running ones");
+    try {
+      await agent.stop();
+      // Draining waits for the server; when NATS is unreachable the jobs are done anyway.
+      const closed = await Promise.race([
+        (closeLink?.() ?? Promise.resolve()).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_TIMEOUT_MS).unref()),
+      ]);
+      if (!closed) log.warn("NATS connection did not drain in time; exiting anyway");
+      log.info("agent exited cleanly");
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "error while stopping");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  log.info(
+    { node_id: config.VANTAGE_NODE_ID, version: AGENT_VERSION, servers: config.NATS_URL },
+    "connecting to NATS (retries until the server answers)",
+  );
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats({
+      servers: config.NATS_URL,
+      name: `vantage-agent-${config.VANTAGE_NODE_ID}`,
+      nkeySeedFile: config.NATS_NKEY_SEED_FILE,
+      credsFile: config.NATS_CREDS_FILE,
+      tlsCaFile: config.NATS_TLS_CA_FILE,
+    });
+  } catch (err) {
+    // Unreachable servers are retried for ever; what ends up here is final, e.g. an unknown key.
+    log.fatal(
+      { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
+      "NATS refused the connection: check that the server's users file holds this agent's public key " +
+        "(pnpm agent:add) and was reloaded",
+    );
+    process.exit(1);
+  }
+  log.info({ server: nc.getServer() }, "connected to NATS");
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "ping" || s.type === "reconnecting") log.debug({ nats: s.type }, "nats status");
+      else if (s.type === "error") {
+        log.error({ nats: s.type, error: s.error.message }, "nats status");
+        if (isOwnJobSubscriptionRefused(s.error, config.VANTAGE_NODE_ID)) {
+          // Nothing can reach this agent: the credentials belong to another node id. A configuration error.
+          log.fatal(
+            { node_id: config.VANTAGE_NODE_ID },
+            "the NATS credentials may not receive this node's jobs: NATS_NKEY_SEED_FILE was created for " +
+              "another VANTAGE_NODE_ID (pnpm agent:add <id>)",
+          );
+          process.exit(2);
+        }
+      } else if (s.type === "disconnect" || s.type === "staleConnection" || s.type === "slowConsumer")
+        log.warn({ nats: s.type }, "nats status");
+      else log.info({ nats: s.type }, "nats status");
+    }
+  })();
+  void nc.closed().then((err) => {
+    if (shuttingDown) return;
+    log.fatal({ err }, "NATS connection closed for good; exiting so the supervisor restarts the agent");
+    process.exit(1);
+  });
+
+  const link = natsAgentLink(nc);
+  closeLink = () => link.close();
+  agent = startAgent({ config, link, log });
+}
+
+function isOwnJobSubscriptionRefused(err: Error, nodeId: string): boolean {
+  return (
+    err instanceof errors.PermissionViolationError &&
+    err.operation === "subscription" &&
+    err.subject === subjects.job(nodeId)
+  );
+}
+
+function warnOnOpenSeedFile(config: AgentConfig, log: Logger): void {
+  const file = config.NATS_NKEY_SEED_FILE ?? config.NATS_CREDS_FILE;
+  if (!file) {
+    log.warn("no NATS credentials configured: fine for a local server, never for production");
+    return;
+  }
+  try {
+    if ((statSync(file).mode & 0o077) !== 0) {
+      log.warn({ file }, "credentials file is readable by group or others: chmod 600 it");
+    }
+  } catch {
+    // loadConfig already checked it is readable
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `vantage-agent: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  process.exit(1);
+});

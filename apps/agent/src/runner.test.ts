@@ -1,0 +1,220 @@
+import { Writable } from "node:stream";
+import type { ProbeOutcome } from "@vantage/probes";
+import { type JobReply, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { JobRunner, type ProbeFn, type RunnerOptions } from "./runner.js";
+
+function captureLog() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split("\n"))
+        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { log: pino({ level: "debug" }, stream), lines };
+}
+
+const ok: ProbeOutcome = {
+  success: true,
+  latency_ms: 1.5,
+  error: null,
+  detail: { resolved_ip: "127.0.0.1", port: 80, connect_ms: 1.5 },
+};
+
+/** A probe that finishes when the test says so (or honours abort when told to). */
+function gatedProbe(opts: { honourAbort: boolean }) {
+  const gates: Array<() => void> = [];
+  const probe: ProbeFn = (_spec, ctx) =>
+    new Promise<ProbeOutcome>((resolve) => {
+      gates.push(() => resolve(ok));
+      if (opts.honourAbort) {
+        ctx.signal?.addEventListener("abort", () =>
+          resolve({
+            success: false,
+            latency_ms: null,
+            error: { code: "aborted", message: "x" },
+            detail: null,
+          }),
+        );
+      }
+    });
+  const openAll = () => {
+    for (const g of gates.splice(0)) g();
+  };
+  return { probe, openAll, started: () => gates.length };
+}
+
+let seq = 0;
+function job(overrides: Record<string, unknown> = {}) {
+  return {
+    v: PROTOCOL_VERSION,
+    job_id: `job-${++seq}`,
+    deadline: Date.now() + 5000,
+    spec: { type: "tcp", params: { host: "127.0.0.1", port: 80 } },
+    ...overrides,
+  };
+}
+
+function runner(probe: ProbeFn, opts: Partial<RunnerOptions> = {}) {
+  const { log, lines } = captureLog();
+  return { runner: new JobRunner({ maxJobs: 4, allowPrivate: true, probe, log, ...opts }), lines };
+}
+
+function refusal(reply: JobReply): string | undefined {
+  return reply.status === "refused" ? reply.error.code : undefined;
+}
+
+describe("JobRunner", () => {
+  it("runs a valid job and replies done with started_at and duration_ms", async () => {
+    let seen: { allowPrivate: boolean; signal: boolean } | undefined;
+    const { runner: r } = runner(async (spec, ctx) => {
+      expect(spec).toEqual({ type: "tcp", params: { host: "127.0.0.1", port: 80, timeout_ms: 5000 } });
+      seen = { allowPrivate: ctx.allowPrivate, signal: ctx.signal instanceof AbortSignal };
+      return ok;
+    });
+    const reply = await r.handle(job({ job_id: "j1" }));
+    expect(jobReplySchema.parse(reply)).toEqual(reply);
+    expect(reply).toMatchObject({ v: PROTOCOL_VERSION, job_id: "j1", status: "done", outcome: ok });
+    if (reply.status !== "done") throw new Error("not done");
+    expect(Date.parse(reply.started_at)).toBeGreaterThan(Date.now() - 5000);
+    expect(reply.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(seen).toEqual({ allowPrivate: true, signal: true });
+    expect(r.running()).toBe(0);
+  });
+
+  it("refuses anything that is not a valid job with invalid_job, naming the field", async () => {
+    const { runner: r } = runner(async () => ok);
+    for (const bad of [
+      null,
+      "job",
+      [1],
+      {},
+      job({ spec: { type: "tcp", params: { host: "x", port: 0 } } }),
+    ]) {
+      const reply = await r.handle(bad);
+      expect(jobReplySchema.parse(reply)).toEqual(reply);
+      expect(refusal(reply)).toBe("invalid_job");
+    }
+    const reply = await r.handle(job({ job_id: "j2", spec: { type: "smtp", params: {} } }));
+    expect(reply).toMatchObject({ job_id: "j2", status: "refused", error: { code: "invalid_job" } });
+    if (reply.status === "refused") expect(reply.error.message).toContain("spec");
+  });
+
+  it("refuses another protocol version with incompatible_version and logs it clearly", async () => {
+    let ran = false;
+    const { runner: r, lines } = runner(async () => {
+      ran = true;
+      return ok;
+    });
+    const reply = await r.handle(job({ v: 999, job_id: "j3", spec: { something: "new" } }));
+    expect(reply).toEqual({
+      v: PROTOCOL_VERSION,
+      job_id: "j3",
+      status: "refused",
+      error: { code: "incompatible_version", message: expect.stringContaining("v999") },
+    });
+    expect(ran).toBe(false);
+    const line = lines.find((l) => l.job_id === "j3");
+    expect(line?.level).toBe(40);
+    expect(String(line?.msg)).toMatch(/protocol version 999 is not this agent's v1/);
+  });
+
+  it("refuses with busy at once beyond the cap, without queueing", async () => {
+    const g = gatedProbe({ honourAbort: false });
+    const { runner: r } = runner(g.probe, { maxJobs: 2 });
+    const first = [r.handle(job()), r.handle(job())];
+    expect(r.running()).toBe(2);
+    const t0 = performance.now();
+    const third = await r.handle(job());
+    expect(performance.now() - t0).toBeLessThan(50);
+    expect(refusal(third)).toBe("busy");
+    expect(g.started()).toBe(2);
+    g.openAll();
+    const done = await Promise.all(first);
+    expect(done.map((d) => d.status)).toEqual(["done", "done"]);
+    expect(r.running()).toBe(0);
+    const again = r.handle(job());
+    g.openAll();
+    expect((await again).status).toBe("done");
+  });
+
+  it("answers timeout at the job's deadline and aborts the probe", async () => {
+    let aborted = false;
+    const probe: ProbeFn = (_s, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal?.addEventListener("abort", () => {
+          aborted = true;
+          // a probe that honours abort settles soon after
+          setTimeout(() => resolve(ok), 5);
+        });
+      });
+    const { runner: r } = runner(probe, { replyMarginMs: 50 });
+    const t0 = performance.now();
+    const reply = await r.handle(job({ deadline: Date.now() + 250 }));
+    const elapsed = performance.now() - t0;
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(400);
+    expect(aborted).toBe(true);
+    expect(reply).toMatchObject({
+      status: "done",
+      outcome: { success: false, error: { code: "timeout" }, latency_ms: null },
+    });
+    await r.idle();
+    expect(r.running()).toBe(0);
+  });
+
+  it("frees the slot of a probe that ignores its abort after a bounded grace", async () => {
+    const g = gatedProbe({ honourAbort: false });
+    const { runner: r, lines } = runner(g.probe, { replyMarginMs: 0, abandonAfterMs: 100 });
+    const reply = await r.handle(job({ deadline: Date.now() + 50 }));
+    expect(reply).toMatchObject({ status: "done", outcome: { error: { code: "timeout" } } });
+    expect(r.running()).toBe(1);
+    await r.idle();
+    expect(r.running()).toBe(0);
+    expect(lines.some((l) => String(l.msg).includes("ignored its abort"))).toBe(true);
+  });
+
+  it("answers a job whose deadline has passed with timeout without running it", async () => {
+    let ran = false;
+    const { runner: r, lines } = runner(async () => {
+      ran = true;
+      return ok;
+    });
+    const reply = await r.handle(job({ job_id: "late", deadline: Date.now() - 1000 }));
+    expect(reply).toMatchObject({ status: "done", outcome: { error: { code: "timeout" } } });
+    expect(ran).toBe(false);
+    expect(r.running()).toBe(0);
+    expect(lines.find((l) => l.job_id === "late")?.msg).toMatch(/clock/);
+  });
+
+  it("reports a probe that throws as probe_error", async () => {
+    const { runner: r } = runner(async () => {
+      throw new Error("boom");
+    });
+    const reply = await r.handle(job());
+    expect(reply).toMatchObject({
+      status: "done",
+      outcome: { success: false, error: { code: "probe_error", message: "boom" } },
+    });
+  });
+
+  it("on drain refuses new jobs with shutting_down and waits for running ones", async () => {
+    const g = gatedProbe({ honourAbort: false });
+    const { runner: r } = runner(g.probe);
+    const inflight = r.handle(job({ job_id: "in-flight" }));
+    let drained = false;
+    const draining = r.drain().then(() => {
+      drained = true;
+    });
+    expect(refusal(await r.handle(job()))).toBe("shutting_down");
+    await new Promise((res) => setTimeout(res, 30));
+    expect(drained).toBe(false);
+    g.openAll();
+    expect(await inflight).toMatchObject({ job_id: "in-flight", status: "done", outcome: { success: true } });
+    await draining;
+    expect(drained).toBe(true);
+  });
+});
