@@ -1,0 +1,81 @@
+import type { PingResult } from "@vantage/probes";
+import { describe, expect, it } from "vitest";
+import { labAddresses as at } from "../topology.js";
+import { useLab } from "./lab-fixture.js";
+import { referencePing } from "./reference-runs.js";
+
+/**
+ * ping vs iputils `ping` on the same path, one after the other: same counts, average RTT within
+ * max(0.2 ms, 10 %), and on the lossy path the loss over 200 packets within 10 points.
+ */
+const fx = useLab({ lossPercent: 10 });
+const rttTolerance = (ref: number): number => Math.max(0.2, ref * 0.1);
+
+describe("ping fidelity", () => {
+  for (const [client, host] of [
+    ["c2", at.web4],
+    ["c3", at.web6],
+  ] as const) {
+    it(`${client} → ${host}: same counts, average RTT within tolerance`, async () => {
+      const runner = await fx.runner(client);
+      const ref = await referencePing(fx.lab, client, host, { count: 20, intervalMs: 10, timeoutMs: 2000 });
+      const ours = await runner.run({
+        type: "ping",
+        params: { host, count: 20, interval_ms: 10, timeout_ms: 2000 },
+      });
+      const d = ours.detail as PingResult | null;
+      expect(ours.success, JSON.stringify(ours.error)).toBe(true);
+      expect(d?.packets_sent).toBe(ref.transmitted);
+      expect(d?.packets_received).toBe(ref.received);
+      expect(d?.resolved_ip).toBe(host);
+      expect(d?.replies.filter((r) => r.rtt_ms !== null).length).toBe(ref.replies.length);
+      // IPv6 hop limits need IPV6_RECVHOPLIMIT ancillary data, which raw-socket cannot read: the probe
+      // reports null there (unknown), never a wrong value. IPv4 TTLs must match.
+      const ttl = d?.replies.find((r) => r.rtt_ms !== null)?.ttl ?? null;
+      if (!host.includes(":") || ttl !== null) expect(ttl).toBe(ref.replies[0]?.ttl);
+      const refAvg = ref.rtt?.avg ?? Number.NaN;
+      expect(Math.abs((d?.rtt?.avg ?? Number.NaN) - refAvg)).toBeLessThanOrEqual(rttTolerance(refAvg));
+      expect(ours.latency_ms).toBe(d?.rtt?.avg);
+    });
+  }
+
+  it("lossy path: loss over 200 packets within 10 points of iputils", async () => {
+    const runner = await fx.runner("c1");
+    const ref = await referencePing(fx.lab, "c1", at.lossy4, { count: 200, intervalMs: 10, timeoutMs: 1000 });
+    // The probe sends at most 50 per run (API limit), so 4 runs make the same 200 packets.
+    let sent = 0;
+    let received = 0;
+    for (let i = 0; i < 4; i++) {
+      const o = await runner.run({
+        type: "ping",
+        params: { host: at.lossy4, count: 50, interval_ms: 10, timeout_ms: 1000 },
+      });
+      const d = o.detail as PingResult | null;
+      sent += d?.packets_sent ?? 0;
+      received += d?.packets_received ?? 0;
+    }
+    expect(sent).toBe(ref.transmitted);
+    const ourLoss = ((sent - received) / sent) * 100;
+    const refLoss = ((ref.transmitted - ref.received) / ref.transmitted) * 100;
+    expect(refLoss).toBeGreaterThan(0);
+    expect(Math.abs(ourLoss - refLoss)).toBeLessThanOrEqual(10);
+  });
+
+  it("a host dropping ICMP and a blackhole: every packet lost, as iputils says", async () => {
+    const runner = await fx.runner("c1");
+    for (const host of [at.noIcmp4, at.blackhole6]) {
+      const ref = await referencePing(fx.lab, "c1", host, { count: 3, intervalMs: 100, timeoutMs: 1000 });
+      const ours = await runner.run({
+        type: "ping",
+        params: { host, count: 3, interval_ms: 100, timeout_ms: 1000 },
+      });
+      const d = ours.detail as PingResult | null;
+      expect(ref.received).toBe(0);
+      expect(ours.success).toBe(false);
+      expect(d?.packets_sent).toBe(ref.transmitted);
+      expect(d?.packets_received).toBe(0);
+      expect(d?.packet_loss).toBe(100);
+      expect(ours.latency_ms).toBeNull();
+    }
+  });
+});

@@ -1,0 +1,22 @@
+/**
+ * Runs inside a client namespace: accepts TCP on 127.0.0.1:<port> and pipes each connection to a unix
+ * socket on the shared filesystem. Unix sockets ignore network namespaces, so this is how an agent in the
+ * lab reaches the NATS server on the host without any interface, address or route joining the lab to
+ * the host network. Usage: relay.ts <port> <unix socket path>.
+ */
+import { connect, createServer } from "node:net";
+
+const port = Number(process.argv[2]);
+const path = process.argv[3] ?? "";
+process.stdout.on("error", () => {});
+const server = createServer((inbound) => {
+  const outbound = connect(path);
+  inbound.pipe(outbound).pipe(inbound);
+  const close = (): void => {
+    inbound.destroy();
+    outbound.destroy();
+  };
+  inbound.on("error", close).on("close", close);
+  outbound.on("error", close).on("close", close);
+});
+server.listen(port, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ ready: true })}\n`));
