@@ -50,9 +50,9 @@ export class HttpMetrics {
       "# TYPE vantage_http_request_duration_seconds histogram",
     );
     for (const s of this.series.values()) {
-      buckets.forEach((b, i) =>
-        out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.bucketCounts[i]}`),
-      );
+      buckets.forEach((b, i) => {
+        out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.bucketCounts[i]}`);
+      });
       out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
       out.push(`vantage_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);
       out.push(`vantage_http_request_duration_seconds_count{${s.labels}} ${s.count}`);

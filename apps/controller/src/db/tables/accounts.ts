@@ -1,0 +1,78 @@
+import type { ColumnType, Generated, RawBuilder } from "kysely";
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface UsersTable {
+  id: string;
+  /** Trimmed, domain lower-cased; unique case-insensitively (`lower(email)` index). */
+  email: string;
+  password_hash: string | null;
+  email_verified: Generated<boolean>;
+  phone: string | null;
+  phone_verified: Generated<boolean>;
+  display_name: string | null;
+  avatar_url: string | null;
+  bio: string | null;
+  locale: Generated<string>;
+  timezone: Generated<string>;
+  theme: Generated<string>;
+  status: Generated<string>;
+  plan: Generated<string>;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** One row per issued access token (`id` is the JWT's `jti`). */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export type ApiKeyKind = "api_key" | "pat";
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  kind: ApiKeyKind;
+  name: string;
+  /** Hex SHA-256 of the whole secret. */
+  key_hash: string;
+  key_prefix: string;
+  scopes: ColumnType<string[], RawBuilder<string> | string, RawBuilder<string> | string>;
+  created_at: CreatedAt;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface MailOutboxTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  body_text: string;
+  created_at: CreatedAt;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  attempts: Generated<number>;
+  sent_at: NullableTimestamp;
+  last_error: string | null;
+}
+
+export interface RateLimitsTable {
+  bucket: string;
+  window_start: Timestamp;
+  hits: number;
+  expires_at: Timestamp;
+}
+
+export interface AccountTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  mail_outbox: MailOutboxTable;
+  rate_limits: RateLimitsTable;
+}

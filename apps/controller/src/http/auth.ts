@@ -1,0 +1,68 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppDeps } from "../app.js";
+import { accountsContext } from "../modules/accounts/context.js";
+import type { AppEnv, Principal, Scope } from "./context.js";
+import { ApiError } from "./errors.js";
+
+/** The scope a request needs: `read` for GET and HEAD, `write` for everything else. */
+export function scopeForMethod(method: string): Scope {
+  return method === "GET" || method === "HEAD" ? "read" : "write";
+}
+
+/**
+ * Route middleware for `auth` endpoints: authenticates the active form's credentials (Form A:
+ * `Authorization: Bearer` only; Form B: also `X-API-Key`), checks the scope the method needs (or
+ * `opts.scope`) and sets `c.get("principal")`. 401 (with `WWW-Authenticate: Bearer`) on missing or bad
+ * credentials, 403 `insufficient_scope` on a missing scope. Put it in `createRoute({ middleware })` next
+ * to `security: authSecurity(form)`.
+ */
+export function requireAuth(deps: AppDeps, opts: { scope?: Scope } = {}): MiddlewareHandler<AppEnv> {
+  const credentials = accountsContext(deps).credentials;
+  return async (c, next) => {
+    const principal = await credentials.authenticate({
+      authorization: c.req.header("authorization"),
+      apiKey: c.req.header("x-api-key"),
+    });
+    const needed = opts.scope ?? scopeForMethod(c.req.method);
+    if (!principal.scopes.includes(needed)) {
+      throw new ApiError(
+        "insufficient_scope",
+        `this credential lacks the "${needed}" scope`,
+        { required_scope: needed, granted_scopes: principal.scopes },
+        { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${needed}"` },
+      );
+    }
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+/** The authenticated caller; 401 if the route forgot `requireAuth`. */
+export function requirePrincipal(c: Context<AppEnv>): Principal {
+  const p = c.get("principal");
+  if (!p) throw new ApiError("unauthorized", "authentication required");
+  return p;
+}
+
+/**
+ * The ownership guard: a resource exists for a caller only if the caller owns it. Returns the row, or
+ * throws 404 `not_found` — the same answer for "no such id" and "someone else's id", so ids of other
+ * accounts cannot be probed. Repositories should still filter by owner in SQL where they can
+ * (`where owner = principal.userId`); this guard is for rows loaded by id.
+ */
+export function ownedOr404<T>(
+  row: T | null | undefined,
+  principal: Principal,
+  ownerOf: (row: T) => string | null | undefined,
+  what = "resource",
+): T {
+  if (row === null || row === undefined || ownerOf(row) !== principal.userId) {
+    throw new ApiError("not_found", `${what} not found`);
+  }
+  return row;
+}
+
+/** Throws 404 unless `found` (for writes filtered by owner in SQL that touched nothing). */
+export function foundOr404(found: boolean, what = "resource"): void {
+  if (!found) throw new ApiError("not_found", `${what} not found`);
+}

@@ -1,0 +1,174 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import type { Principal, Scope } from "../../http/context.js";
+import { ApiError } from "../../http/errors.js";
+import type { ApiForm } from "../../http/security.js";
+import { kindOfSecret } from "./credential-formats.js";
+import { findKeyByHash, findSession, touchKey } from "./repo.js";
+import { hashSecret } from "./secrets.js";
+import { verifyAccessToken } from "./tokens.js";
+
+export interface PresentedCredentials {
+  authorization: string | undefined;
+  apiKey: string | undefined;
+}
+
+/** Turns request credentials into a principal, or throws 401. One per application (see `accountsContext`). */
+export interface CredentialVerifier {
+  authenticate(presented: PresentedCredentials): Promise<Principal>;
+  /** Drops a revoked key from this process's cache at once (other instances: within the cache TTL). */
+  forgetKey(id: string): void;
+  forgetSession(jti: string): void;
+}
+
+export interface VerifierOptions {
+  db: Kysely<Database>;
+  log: Logger;
+  form: ApiForm;
+  jwtKey: Uint8Array;
+  /** How long a looked-up key or session is trusted without asking the database again. */
+  cacheTtlMs?: number;
+  /** `last_used_at` is written at most this often per key and process. */
+  touchEveryMs?: number;
+  now?: () => number;
+}
+
+interface CachedKey {
+  id: string;
+  userId: string;
+  kind: "api_key" | "pat";
+  scopes: Scope[];
+  expiresAt: number | null;
+  revoked: boolean;
+  fetchedAt: number;
+  touchedAt: number;
+}
+
+interface CachedSession {
+  userId: string;
+  expiresAt: number;
+  revoked: boolean;
+  fetchedAt: number;
+}
+
+const MAX_CACHED = 10_000;
+const allScopes: readonly Scope[] = ["read", "write"];
+
+function missing(form: ApiForm): ApiError {
+  return new ApiError(
+    "unauthorized",
+    form === "a"
+      ? "missing credentials: send Authorization: Bearer <token> (X-API-Key is not accepted)"
+      : "missing credentials: send Authorization: Bearer <token> or X-API-Key: <api key>",
+  );
+}
+
+function invalid(): ApiError {
+  return new ApiError("unauthorized", "invalid, expired or revoked credentials", undefined, {
+    "WWW-Authenticate": 'Bearer error="invalid_token"',
+  });
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_CACHED) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+  map.set(key, value);
+}
+
+export function createCredentialVerifier(opts: VerifierOptions): CredentialVerifier {
+  const ttl = opts.cacheTtlMs ?? 10_000;
+  const touchEvery = opts.touchEveryMs ?? 60_000;
+  const now = opts.now ?? Date.now;
+  const keys = new Map<string, CachedKey>(); // by secret hash
+  const sessions = new Map<string, CachedSession>(); // by jti
+
+  async function loadKey(hash: string): Promise<CachedKey | undefined> {
+    const t = now();
+    const hit = keys.get(hash);
+    if (hit && t - hit.fetchedAt < ttl) return hit;
+    const row = await findKeyByHash(opts.db, hash);
+    if (!row) {
+      keys.delete(hash);
+      return undefined;
+    }
+    const entry: CachedKey = {
+      id: row.id,
+      userId: row.user_id,
+      kind: row.kind,
+      scopes: row.scopes.filter((s): s is Scope => (allScopes as string[]).includes(s)),
+      expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
+      revoked: row.revoked_at !== null,
+      fetchedAt: t,
+      touchedAt: hit?.touchedAt ?? 0,
+    };
+    remember(keys, hash, entry);
+    return entry;
+  }
+
+  async function bySecret(secret: string, kind: "api_key" | "pat"): Promise<Principal> {
+    const key = await loadKey(hashSecret(secret));
+    const t = now();
+    if (!key || key.kind !== kind || key.revoked || (key.expiresAt !== null && key.expiresAt <= t)) {
+      throw invalid();
+    }
+    if (t - key.touchedAt >= touchEvery) {
+      key.touchedAt = t;
+      try {
+        await touchKey(opts.db, key.id, new Date(t));
+      } catch (err) {
+        opts.log.warn({ err, key_id: key.id }, "could not record last_used_at");
+      }
+    }
+    return { userId: key.userId, kind, credentialId: key.id, scopes: key.scopes };
+  }
+
+  async function byJwt(token: string): Promise<Principal> {
+    const claims = await verifyAccessToken(opts.jwtKey, token);
+    if (!claims) throw invalid();
+    const t = now();
+    let s = sessions.get(claims.jti);
+    if (!s || t - s.fetchedAt >= ttl) {
+      const row = await findSession(opts.db, claims.jti);
+      if (!row) throw invalid();
+      s = {
+        userId: row.user_id,
+        expiresAt: new Date(row.expires_at).getTime(),
+        revoked: row.revoked_at !== null,
+        fetchedAt: t,
+      };
+      remember(sessions, claims.jti, s);
+    }
+    if (s.revoked || s.expiresAt <= t || s.userId !== claims.userId) throw invalid();
+    return { userId: s.userId, kind: "jwt", credentialId: claims.jti, scopes: allScopes };
+  }
+
+  return {
+    async authenticate({ authorization, apiKey }) {
+      let token: string | undefined;
+      if (authorization !== undefined) {
+        const m = /^Bearer +([^\s]+) *$/i.exec(authorization);
+        if (!m) throw invalid();
+        token = m[1]!;
+      } else if (opts.form === "b" && apiKey !== undefined) {
+        const key = apiKey.trim();
+        if (kindOfSecret("b", key) !== "api_key") throw invalid();
+        return bySecret(key, "api_key");
+      }
+      if (token === undefined) throw missing(opts.form);
+      const kind = kindOfSecret(opts.form, token);
+      if (kind) return bySecret(token, kind);
+      if (token.split(".").length === 3) return byJwt(token);
+      throw invalid();
+    },
+    forgetKey(id) {
+      for (const [hash, k] of keys) if (k.id === id) keys.delete(hash);
+    },
+    forgetSession(jti) {
+      sessions.delete(jti);
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMailTransport, startMailWorker } from "../../mail/index.js";
+import {
+  dbKinds,
+  forms,
+  makeTestApp,
+  openTestDb,
+  type TestApp,
+  type TestDb,
+} from "../../testing/test-app.js";
+import { PASSWORD, uniqueEmail } from "./test-helpers.js";
+
+interface Received {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on loopback that keeps what it receives. */
+async function startSmtp(): Promise<{ url: string; inbox: Received[]; stop(): Promise<void> }> {
+  const inbox: Received[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        inbox.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString(),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    inbox,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The token as written in the message body (quoted-printable soft breaks undone). */
+function tokenIn(raw: string): string {
+  const body = raw.replace(/=\r?\n/g, "");
+  const m = /verification token: ([A-Za-z0-9_.-]+)/.exec(body);
+  if (!m) throw new Error(`no token in message:\n${raw}`);
+  return m[1]!;
+}
+
+describe.each(dbKinds)("email verification on %s", (kind) => {
+  let testDb: TestDb;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    [testDb, smtp] = await Promise.all([openTestDb(kind), startSmtp()]);
+  });
+  afterAll(async () => {
+    for (const t of apps) await t.presence.stop();
+    await smtp.stop();
+    await testDb.close();
+  });
+
+  describe.each(forms)("form %s", (form) => {
+    let t: TestApp;
+    beforeAll(() => {
+      t = makeTestApp(testDb, form, { SMTP_URL: smtp.url });
+      apps.push(t);
+    });
+
+    it("queues a message on registration, sends it over SMTP, and its token verifies the email", async () => {
+      const email = uniqueEmail("verify");
+      const reg = await t.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
+      expect(reg.status).toBe(201);
+      const stored = email.replace(/@.*$/, "@example.com");
+      const queued = await t.db.kysely
+        .selectFrom("mail_outbox")
+        .selectAll()
+        .where("to_address", "=", stored)
+        .executeTakeFirstOrThrow();
+      expect(queued.sent_at).toBeNull();
+
+      const log = pino({ level: "silent" });
+      const worker = startMailWorker({
+        db: t.db.kysely,
+        transport: createMailTransport({ smtpUrl: t.config.SMTP_URL, from: t.config.SMTP_FROM, log }),
+        log,
+        poll: false,
+      });
+      await worker.runOnce();
+      await worker.stop();
+
+      const message = smtp.inbox.find((m) => m.to.includes(stored));
+      expect(message, "message delivered to the SMTP server").toBeDefined();
+      expect(message!.raw).toMatch(/Subject: Verify your Vantage email address/);
+      const sent = await t.db.kysely
+        .selectFrom("mail_outbox")
+        .select("sent_at")
+        .where("id", "=", queued.id)
+        .executeTakeFirstOrThrow();
+      expect(sent.sent_at).not.toBeNull();
+
+      const auth = { authorization: `Bearer ${reg.body.data.access_token}` };
+      const before = await t.call("GET", "/v1/account/profile", { headers: auth });
+      expect(before.body.data.email_verified).toBe(false);
+      const verified = await t.call("POST", "/v1/auth/verify-email", {
+        body: { token: tokenIn(message!.raw) },
+      });
+      expect(verified.status).toBe(200);
+      expect(verified.body.data).toMatchObject({ email: stored, email_verified: true });
+      const after = await t.call("GET", "/v1/account/profile", { headers: auth });
+      expect(after.body.data.email_verified).toBe(true);
+    });
+
+    it("refuses a bad verification token with 400, and an access token is not one", async () => {
+      const reg = await t.call("POST", "/v1/auth/register", {
+        body: { email: uniqueEmail(), password: PASSWORD },
+      });
+      for (const token of ["nonsense", reg.body.data.access_token]) {
+        const res = await t.call("POST", "/v1/auth/verify-email", { body: { token } });
+        expect(res.status).toBe(400);
+        expect(res.body.error.details[0].path).toBe("body.token");
+      }
+    });
+  });
+
+  it("without SMTP_URL the message is written to the log (embedded mode)", async () => {
+    const t = makeTestApp(testDb, "b");
+    apps.push(t);
+    const email = uniqueEmail("logged");
+    await t.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
+    const lines: string[] = [];
+    const log = pino(
+      { level: "info" },
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    const worker = startMailWorker({
+      db: t.db.kysely,
+      transport: createMailTransport({ smtpUrl: undefined, from: t.config.SMTP_FROM, log }),
+      log,
+      poll: false,
+    });
+    await worker.runOnce();
+    await worker.stop();
+    const entry = lines
+      .map((l) => JSON.parse(l))
+      .find((l) => l.mail?.to === email.replace(/@.*$/, "@example.com"));
+    expect(entry?.mail.subject).toBe("Verify your Vantage email address");
+    const token = tokenIn(entry.mail.text);
+    expect((await t.call("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
+  });
+});

@@ -1,0 +1,134 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownedOr404, requireAuth, requirePrincipal } from "../../http/auth.js";
+import { envelope, ok } from "../../http/envelope.js";
+import { handleError } from "../../http/errors-handler.js";
+import { HttpMetrics } from "../../http/metrics.js";
+import { createRouter } from "../../http/router.js";
+import { authSecurity } from "../../http/security.js";
+import {
+  dbKinds,
+  forms,
+  makeTestApp,
+  openTestDb,
+  type TestApp,
+  type TestDb,
+} from "../../testing/test-app.js";
+import { issueKey, keyHeaders, newUser, type TestUser } from "./test-helpers.js";
+
+describe.each(dbKinds)("ownership on %s", (kind) => {
+  let testDb: TestDb;
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    testDb = await openTestDb(kind);
+  });
+  afterAll(async () => {
+    for (const t of apps) await t.presence.stop();
+    await testDb.close();
+  });
+
+  describe.each(forms)("form %s", (form) => {
+    let t: TestApp;
+    let a: TestUser;
+    let b: TestUser;
+    beforeAll(async () => {
+      t = makeTestApp(testDb, form);
+      apps.push(t);
+      a = await newUser(t, "alice");
+      b = await newUser(t, "bob");
+    });
+
+    it("user B can neither see, use nor delete user A's API keys (404), and A's key keeps working", async () => {
+      const created = await t.call("POST", "/v1/account/api-keys", {
+        headers: a.headers,
+        body: { name: "alice's" },
+      });
+      const aKey = created.body.data;
+      const bList = await t.call("GET", "/v1/account/api-keys", { headers: b.headers });
+      expect(bList.text).not.toContain(aKey.id);
+      const del = await t.call("DELETE", `/v1/account/api-keys/${aKey.id}`, { headers: b.headers });
+      expect(del.status).toBe(404);
+      expect(del.body.error.code).toBe("not_found");
+      const unknown = await t.call("DELETE", "/v1/account/api-keys/key_doesnotexist", { headers: b.headers });
+      expect(unknown.body.error).toEqual(del.body.error);
+      const aProfile = await t.call("GET", "/v1/account/profile", { headers: keyHeaders(form, aKey.key) });
+      expect(aProfile.body.data.id).toBe(a.userId);
+    });
+
+    it("a profile is always the caller's own: B's change never touches A", async () => {
+      await t.call("PATCH", "/v1/account/profile", { headers: b.headers, body: { display_name: "Bob" } });
+      const aProfile = await t.call("GET", "/v1/account/profile", { headers: a.headers });
+      expect(aProfile.body.data.display_name).toBeNull();
+      const bProfile = await t.call("GET", "/v1/account/profile", { headers: b.headers });
+      expect(bProfile.body.data).toMatchObject({ id: b.userId, display_name: "Bob" });
+    });
+
+    if (form === "a") {
+      it("user B cannot see or delete user A's personal access tokens (404)", async () => {
+        const created = await t.call("POST", "/v1/account/tokens", {
+          headers: a.headers,
+          body: { name: "cli" },
+        });
+        const bList = await t.call("GET", "/v1/account/tokens", { headers: b.headers });
+        expect(bList.body.data.total).toBe(0);
+        const del = await t.call("DELETE", `/v1/account/tokens/${created.body.data.id}`, {
+          headers: b.headers,
+        });
+        expect(del.status).toBe(404);
+      });
+    }
+
+    it("the exported guard: another account's resource is 404, the owner's is served", async () => {
+      // A module of its own, built the way other modules use requireAuth and ownedOr404.
+      const deps = {
+        config: t.config,
+        db: t.db,
+        log: pino({ level: "silent" }),
+        transport: t.bus.controller(),
+        metrics: new HttpMetrics(false),
+      };
+      const notes = new Map([["note_1", { id: "note_1", owner_id: a.userId, text: "alice's note" }]]);
+      const app = createRouter();
+      app.use("*", async (c, next) => {
+        c.set("requestId", "req_test");
+        await next();
+      });
+      const route = createRoute({
+        method: "get",
+        path: "/v1/notes/{id}",
+        security: authSecurity(form),
+        middleware: requireAuth(deps),
+        request: { params: z.object({ id: z.string() }) },
+        responses: {
+          200: {
+            description: "A note",
+            content: {
+              "application/json": { schema: envelope(z.object({ id: z.string(), text: z.string() })) },
+            },
+          },
+        },
+      });
+      app.openapi(route, (c) => {
+        const note = ownedOr404(
+          notes.get(c.req.valid("param").id),
+          requirePrincipal(c),
+          (n) => n.owner_id,
+          "note",
+        );
+        return ok(c, { id: note.id, text: note.text }, 200);
+      });
+      app.onError(handleError);
+
+      const bKey = await issueKey(t, b.userId);
+      const asA = await app.request("/v1/notes/note_1", { headers: a.headers });
+      expect(asA.status).toBe(200);
+      for (const headers of [b.headers, keyHeaders(form, bKey.secret)]) {
+        const asB = await app.request("/v1/notes/note_1", { headers });
+        expect(asB.status).toBe(404);
+        expect(((await asB.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      }
+      expect((await app.request("/v1/notes/note_1")).status).toBe(401);
+    });
+  });
+});

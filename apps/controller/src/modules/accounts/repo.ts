@@ -1,0 +1,201 @@
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { ApiKeyKind, ApiKeysTable, UsersTable } from "../../db/tables/accounts.js";
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+export type UserRow = Selectable<UsersTable>;
+export type KeyRow = Selectable<ApiKeysTable>;
+
+export interface NewUser {
+  id: string;
+  email: string;
+  passwordHash: string;
+}
+
+/** Inserts a user; undefined when the email is taken (case-insensitively). */
+export async function insertUser(db: Executor, u: NewUser): Promise<UserRow | undefined> {
+  return db
+    .insertInto("users")
+    .values({
+      id: u.id,
+      email: u.email,
+      password_hash: u.passwordHash,
+      phone: null,
+      display_name: null,
+      avatar_url: null,
+      bio: null,
+    })
+    .onConflict((oc) => oc.expression(sql`lower(email)`).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where(sql<string>`lower(email)`, "=", email.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export interface UserPatch {
+  display_name?: string | null;
+  bio?: string | null;
+  locale?: string;
+  timezone?: string;
+  theme?: string;
+}
+
+export async function updateUser(db: Executor, id: string, patch: UserPatch): Promise<UserRow | undefined> {
+  if (Object.keys(patch).length === 0) return findUserById(db, id);
+  return db
+    .updateTable("users")
+    .set({ ...patch, updated_at: new Date() })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks the email verified only if it is still the address the token was issued for. */
+export async function markEmailVerified(
+  db: Executor,
+  id: string,
+  email: string,
+): Promise<UserRow | undefined> {
+  return db
+    .updateTable("users")
+    .set({ email_verified: true, updated_at: new Date() })
+    .where("id", "=", id)
+    .where("email", "=", email)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertSession(
+  db: Executor,
+  s: { id: string; userId: string; expiresAt: Date },
+): Promise<void> {
+  await db.insertInto("sessions").values({ id: s.id, user_id: s.userId, expires_at: s.expiresAt }).execute();
+}
+
+export async function findSession(db: Executor, id: string) {
+  return db
+    .selectFrom("sessions")
+    .select(["id", "user_id", "expires_at", "revoked_at"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function revokeSession(db: Executor, id: string, userId: string): Promise<void> {
+  await db
+    .updateTable("sessions")
+    .set({ revoked_at: new Date() })
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .execute();
+}
+
+/** Housekeeping: sessions that expired more than a day ago are no longer needed for revocation checks. */
+export async function deleteExpiredSessions(db: Executor): Promise<void> {
+  await db
+    .deleteFrom("sessions")
+    .where("expires_at", "<", new Date(Date.now() - 24 * 3600_000))
+    .execute();
+}
+
+export interface NewKey {
+  id: string;
+  userId: string;
+  kind: ApiKeyKind;
+  name: string;
+  hash: string;
+  prefix: string;
+  scopes: string[];
+  expiresAt: Date | null;
+}
+
+export async function insertKey(db: Executor, k: NewKey): Promise<KeyRow> {
+  return db
+    .insertInto("api_keys")
+    .values({
+      id: k.id,
+      user_id: k.userId,
+      kind: k.kind,
+      name: k.name,
+      key_hash: k.hash,
+      key_prefix: k.prefix,
+      // A plain string parameter would be stored as a JSON string by postgres.js: cast through text.
+      scopes: sql<string>`cast(cast(${JSON.stringify(k.scopes)} as text) as jsonb)`,
+      expires_at: k.expiresAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The one indexed lookup behind every API key and personal access token check. */
+export async function findKeyByHash(db: Executor, hash: string) {
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "user_id", "kind", "scopes", "expires_at", "revoked_at"])
+    .where("key_hash", "=", hash)
+    .executeTakeFirst();
+}
+
+export async function countActiveKeys(db: Executor, userId: string, kind: ApiKeyKind): Promise<number> {
+  const row = await db
+    .selectFrom("api_keys")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .where("revoked_at", "is", null)
+    .executeTakeFirstOrThrow();
+  // postgres.js returns bigint counts as strings, PGlite as numbers.
+  return Number(row.n);
+}
+
+export async function listKeys(
+  db: Executor,
+  userId: string,
+  kind: ApiKeyKind,
+  page: { limit: number; offset: number },
+): Promise<KeyRow[]> {
+  return db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .where("revoked_at", "is", null)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** Revokes the caller's own key; false when there is no such active key of theirs. */
+export async function revokeKey(
+  db: Executor,
+  userId: string,
+  kind: ApiKeyKind,
+  id: string,
+): Promise<boolean> {
+  const row = await db
+    .updateTable("api_keys")
+    .set({ revoked_at: new Date() })
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .where("revoked_at", "is", null)
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function touchKey(db: Executor, id: string, at: Date): Promise<void> {
+  await db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", id).execute();
+}
