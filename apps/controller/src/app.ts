@@ -8,7 +8,9 @@ import type { HttpMetrics } from "./http/metrics.js";
 import { notFoundHandler } from "./http/not-found.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
-import { registerNodes } from "./modules/nodes/index.js";
+import { registerAccounts } from "./modules/accounts/index.js";
+import { type NodeDirectory, registerNodes } from "./modules/nodes/index.js";
+import { BackgroundWork, registerProbes } from "./modules/probes/index.js";
 import { registerSystem } from "./modules/system/index.js";
 
 export interface AppDeps {
@@ -17,6 +19,8 @@ export interface AppDeps {
   log: Logger;
   transport: ControllerTransport;
   metrics: HttpMetrics;
+  /** The presence role's node directory; without it, probes read the `nodes` table. */
+  nodes?: NodeDirectory | undefined;
 }
 
 export interface App {
@@ -24,6 +28,8 @@ export interface App {
   app: Router;
   /** The OpenAPI 3.1 document of the active form, generated once. */
   openapi: Record<string, unknown>;
+  /** Waits for background work started by requests (Form A probe dispatch); call before closing deps. */
+  drain(): Promise<void>;
 }
 
 /** Builds the HTTP application for the active API form from its dependencies. */
@@ -45,6 +51,9 @@ export function createApp(deps: AppDeps): App {
   registerSecuritySchemes(app, form);
   registerSystem(app, deps);
   registerNodes(app, deps);
+  registerAccounts(app, deps);
+  const background = new BackgroundWork();
+  registerProbes(app, deps, background);
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -66,5 +75,5 @@ export function createApp(deps: AppDeps): App {
     return c.body(openapiBody);
   });
 
-  return { app, openapi };
+  return { app, openapi, drain: () => background.drain() };
 }

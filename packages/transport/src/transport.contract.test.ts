@@ -23,14 +23,28 @@ const implementations: Record<string, () => Promise<Pair>> = {
     const bus = new InProcessBus();
     const controller = bus.controller();
     const agent = bus.agent();
-    return { controller, agent, close: async () => (await agent.close(), await controller.close()) };
+    return {
+      controller,
+      agent,
+      close: async () => {
+        await agent.close();
+        await controller.close();
+      },
+    };
   },
   nats: async () => {
     const controller = natsControllerTransport(
       await connectNats({ servers: nats.url, name: "test-controller" }),
     );
     const agent = natsAgentLink(await connectNats({ servers: nats.url, name: "test-agent" }));
-    return { controller, agent, close: async () => (await agent.close(), await controller.close()) };
+    return {
+      controller,
+      agent,
+      close: async () => {
+        await agent.close();
+        await controller.close();
+      },
+    };
   },
 };
 

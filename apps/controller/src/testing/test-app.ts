@@ -5,6 +5,7 @@ import { type App, createApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
 import { connectDb, type Db, migrate } from "../db/connect.js";
 import { HttpMetrics } from "../http/metrics.js";
+import { type Presence, startPresence } from "../modules/nodes/index.js";
 
 export type DbKind = "pglite" | "postgres";
 export type Form = "a" | "b";
@@ -51,6 +52,8 @@ export interface TestApp extends App {
   config: Config;
   db: Db;
   bus: InProcessBus;
+  /** The presence role over the in-process bus: agents served on `bus.agent()` register by heartbeat. */
+  presence: Presence;
   /** Sends a request through `app.request`; `body` objects are sent as JSON. */
   call(
     method: string,
@@ -65,6 +68,7 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     VANTAGE_ACCESS_LOG: "false",
     VANTAGE_LOG_LEVEL: "silent",
     VANTAGE_DATA_DIR: "memory://",
+    VANTAGE_JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789",
     ...env,
   });
 }
@@ -74,18 +78,22 @@ export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, stri
   const config = testConfig(form, env);
   const bus = new InProcessBus();
   const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
+  const transport = bus.controller();
+  const presence = startPresence({ db: testDb.db.kysely, transport, log });
   const built = createApp({
     config,
     db: testDb.db,
     log,
-    transport: bus.controller(),
+    transport,
     metrics: new HttpMetrics(false),
+    nodes: presence,
   });
   return {
     ...built,
     config,
     db: testDb.db,
     bus,
+    presence,
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       let body: string | undefined;

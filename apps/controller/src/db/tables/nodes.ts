@@ -12,6 +12,8 @@ export interface NodesTable {
   running_jobs: Generated<number>;
   max_jobs: Generated<number>;
   last_seen: ColumnType<Date, Date | string, Date | string>;
+  /** Set by a draining heartbeat: offline at once until the next normal heartbeat. */
+  draining: Generated<boolean>;
   first_seen: ColumnType<Date, Date | string | undefined, never>;
 }
 

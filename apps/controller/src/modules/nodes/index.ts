@@ -4,6 +4,15 @@ import { envelope, ok } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
 import { listNodes } from "./repo.js";
 
+export {
+  dbNodeDirectory,
+  isOnline,
+  loadOf,
+  type NodeDirectory,
+  type NodeState,
+} from "./directory.js";
+export { type Presence, type PresenceOptions, startPresence } from "./presence.js";
+
 export const nodeSchema = z
   .object({
     id: z.string().openapi({ example: "fra1" }),
@@ -11,7 +20,10 @@ export const nodeSchema = z
     country: z.string().length(2).openapi({ example: "DE" }),
     region: z.string().openapi({ example: "eu-central" }),
     provider: z.string().openapi({ example: "hetzner" }),
-    status: z.enum(["online", "offline"]),
+    status: z.enum(["online", "offline"]).openapi({
+      description:
+        "`online` while heartbeats are fresh (VANTAGE_NODE_OFFLINE_AFTER_MS) and the agent is not draining",
+    }),
     last_seen: z.string().openapi({ description: "ISO 8601 UTC time of the last heartbeat" }),
     version: z.string().openapi({ description: "Agent software version" }),
     capabilities: z.array(z.string()).openapi({ description: "e.g. ipv4, ipv6, icmp" }),

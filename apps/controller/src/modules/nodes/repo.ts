@@ -27,7 +27,7 @@ export async function listNodes(
       country: r.country,
       region: r.region,
       provider: r.provider,
-      status: now - lastSeen.getTime() <= offlineAfterMs ? "online" : "offline",
+      status: !r.draining && now - lastSeen.getTime() <= offlineAfterMs ? "online" : "offline",
       last_seen: lastSeen.toISOString(),
       version: r.version,
       capabilities: r.capabilities,

@@ -1,0 +1,39 @@
+import type { ColumnType } from "kysely";
+
+export type ProbeTaskStatus = "queued" | "running" | "done" | "failed";
+
+type Json<T> = ColumnType<T, string, string>;
+
+export interface ProbeTasksTable {
+  id: string;
+  type: string;
+  /** The URL, host or domain probed, as given (for listing and logs). */
+  target: string;
+  /** The internal job spec (`{type, params}`) sent to every node. */
+  spec: Json<unknown>;
+  status: ProbeTaskStatus;
+  node_ids: Json<string[]>;
+  owner_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface ProbeResultsTable {
+  task_id: string;
+  node_id: string;
+  node_name: string;
+  /** Order of the node in the task's node list, so results read back in a stable order. */
+  position: number;
+  success: boolean;
+  latency_ms: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  detail: Json<Record<string, unknown> | null> | null;
+  duration_ms: number | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface ProbeTables {
+  probe_tasks: ProbeTasksTable;
+  probe_results: ProbeResultsTable;
+}

@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
+import {
+  createTestDatabase,
+  freePort,
+  type NatsServer,
+  startNatsServer,
+  type TestDatabase,
+  waitForPort,
+} from "@vantage/testing";
+
+/**
+ * A distributed deployment on loopback for end-to-end tests and benchmarks: nats-server with per-agent nkey
+ * credentials, a fresh PostgreSQL database, agent processes and a controller process (restartable, e.g.
+ * once per API form).
+ */
+
+const root = new URL("../../../../", import.meta.url).pathname;
+const controllerMain = join(root, "apps/controller/src/main.ts");
+const agentMain = join(root, "apps/agent/src/main.ts");
+
+export interface AgentSpec {
+  id: string;
+  country: string;
+  region: string;
+  provider: string;
+}
+
+export interface Controller {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface Cluster {
+  nats: NatsServer;
+  db: TestDatabase;
+  agents: Map<string, ChildProcess>;
+  startController(env?: Record<string, string>): Promise<Controller>;
+  /** Waits until `GET /v1/nodes` lists these nodes online. */
+  waitForNodes(url: string, ids: readonly string[], timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function spawnTs(entry: string, env: Record<string, string>, name: string): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd: root,
+    env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    if (process.env.VANTAGE_E2E_VERBOSE) process.stderr.write(`[${name}] ${d.toString()}`);
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill(signal);
+  const forced = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(forced);
+}
+
+export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), "vantage-e2e-"));
+  const seedFile = (name: string, seed: string) => {
+    const path = join(dir, `${name}.nk`);
+    writeFileSync(path, `${seed}\n`);
+    chmodSync(path, 0o600);
+    return path;
+  };
+  const controllerCreds = createControllerCredentials();
+  const agentCreds = agentSpecs.map((a) => ({ spec: a, creds: createAgentCredentials(a.id) }));
+  const nats = await startNatsServer({
+    users: [controllerCreds.user, ...agentCreds.map((a) => a.creds.user)],
+  });
+  const db = await createTestDatabase();
+  const controllerSeed = seedFile("controller", controllerCreds.seed);
+
+  const agents = new Map<string, ChildProcess>();
+  for (const { spec, creds } of agentCreds) {
+    agents.set(
+      spec.id,
+      spawnTs(
+        agentMain,
+        {
+          VANTAGE_NODE_ID: spec.id,
+          VANTAGE_NODE_NAME: `Agent ${spec.id}`,
+          VANTAGE_NODE_COUNTRY: spec.country,
+          VANTAGE_NODE_REGION: spec.region,
+          VANTAGE_NODE_PROVIDER: spec.provider,
+          NATS_URL: nats.url,
+          NATS_NKEY_SEED_FILE: seedFile(spec.id, creds.seed),
+          VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+          VANTAGE_HEARTBEAT_MS: "1000",
+        },
+        `agent ${spec.id}`,
+      ),
+    );
+  }
+  const controllers = new Set<ChildProcess>();
+
+  return {
+    nats,
+    db,
+    agents,
+    async startController(env = {}) {
+      const port = await freePort();
+      const child = spawnTs(
+        controllerMain,
+        {
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          NATS_URL: nats.url,
+          NATS_NKEY_SEED_FILE: controllerSeed,
+          DATABASE_URL: db.url,
+          VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+          VANTAGE_ACCESS_LOG: "false",
+          ...env,
+        },
+        "controller",
+      );
+      controllers.add(child);
+      const exited = new Promise<never>((_, reject) =>
+        child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
+      );
+      await Promise.race([waitForPort(port, "127.0.0.1", 60_000), exited]);
+      return {
+        url: `http://127.0.0.1:${port}`,
+        async stop() {
+          await kill(child);
+          controllers.delete(child);
+        },
+      };
+    },
+    async waitForNodes(url, ids, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await fetch(`${url}/v1/nodes`).then(
+          (r) => r.json() as Promise<{ data: { items: { id: string; status: string }[] } }>,
+        );
+        const online = new Set(res.data.items.filter((n) => n.status === "online").map((n) => n.id));
+        if (ids.every((id) => online.has(id))) return;
+        if (Date.now() > deadline)
+          throw new Error(`nodes not online after ${timeoutMs} ms: ${[...online].join(",")}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    async stop() {
+      await Promise.all([...controllers].map((c) => kill(c)));
+      await Promise.all([...agents.values()].map((a) => kill(a)));
+      await nats.stop();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { startTargets, type Targets } from "./targets.js";
+
+/**
+ * End to end: nats-server with per-agent nkey credentials, PostgreSQL, three agent processes and the
+ * controller as a process (once per API form); every probe type against loopback targets, and an agent
+ * killed with SIGKILL in the middle of a probe.
+ */
+const agents = [
+  { id: "e2e-fra", country: "DE", region: "eu-central", provider: "hetzner" },
+  { id: "e2e-nyc", country: "US", region: "us-east", provider: "digitalocean" },
+  { id: "e2e-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
+];
+const ids = agents.map((a) => a.id);
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+type Json = any;
+
+async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Form A: POST then poll the task; Form B: the POST answer. Returns the per-node results. */
+async function probe(form: "a" | "b", url: string, type: string, body: unknown): Promise<Json[]> {
+  const created = await post(url, `/v1/probe/${type}`, body);
+  expect(created.status, JSON.stringify(created.body)).toBe(form === "a" ? 202 : 200);
+  if (form === "b") return created.body.data.results;
+  expect(created.body.data.status).toBe("queued");
+  const id = created.body.data.task_id;
+  for (let i = 0; i < 600; i++) {
+    const task = (await fetch(`${url}/v1/probe/tasks/${id}`).then((r) => r.json())) as Json;
+    if (task.data.status === "done" || task.data.status === "failed") return task.data.results;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`task ${id} did not finish`);
+}
+
+function bodies(form: "a" | "b", t: Targets) {
+  const dnsPort = t.dnsServer;
+  return form === "a"
+    ? {
+        http: { target: `${t.httpUrl}/`, node_ids: ids },
+        https: { target: `${t.httpsUrl}/`, node_ids: ids },
+        ping: { target: "127.0.0.1", node_ids: ids, params: { count: 2 } },
+        dns: { target: "e2e.example", node_ids: ids, params: { record_type: "A", server: dnsPort } },
+        tcp: { target: `127.0.0.1:${t.tcpPort}`, node_ids: ids },
+        traceroute: { target: "127.0.0.1", node_ids: ids, params: { max_hops: 3 } },
+      }
+    : {
+        http: { url: `${t.httpUrl}/`, nodes: ids },
+        https: { url: `${t.httpsUrl}/`, nodes: ids },
+        ping: { host: "127.0.0.1", nodes: ids, count: 2 },
+        dns: { domain: "e2e.example", nodes: ids, record_type: "A", server: dnsPort },
+        tcp: { host: "127.0.0.1", port: t.tcpPort, nodes: ids },
+        traceroute: { host: "127.0.0.1", nodes: ids, max_hops: 3 },
+      };
+}
+
+describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller process)", () => {
+  let cluster: Cluster;
+  let targets: Targets;
+  beforeAll(async () => {
+    [cluster, targets] = await Promise.all([startCluster(agents), startTargets()]);
+  }, 120_000);
+  afterAll(async () => {
+    await targets?.close();
+    await cluster?.stop();
+  });
+
+  describe.each(["a", "b"] as const)("form %s", (form) => {
+    let controller: Controller;
+    beforeAll(async () => {
+      controller = await cluster.startController({ VANTAGE_API_FORM: form });
+      await cluster.waitForNodes(controller.url, ids);
+    }, 90_000);
+    afterAll(async () => {
+      await controller?.stop();
+    });
+
+    it("every probe type from all three nodes against loopback targets", async () => {
+      const b = bodies(form, targets);
+      const [http, https, ping, dns, tcp, traceroute] = await Promise.all([
+        probe(form, controller.url, "http", b.http),
+        probe(form, controller.url, "http", b.https),
+        probe(form, controller.url, "ping", b.ping),
+        probe(form, controller.url, "dns", b.dns),
+        probe(form, controller.url, "tcp", b.tcp),
+        probe(form, controller.url, "traceroute", b.traceroute),
+      ]);
+      for (const results of [http, https, ping, dns, tcp, traceroute]) {
+        expect(results.map((r: Json) => r.node_id)).toEqual(ids);
+        expect(results.map((r: Json) => r.node_name)).toEqual(ids.map((id) => `Agent ${id}`));
+      }
+      for (const r of http) {
+        expect(r, JSON.stringify(r)).toMatchObject({
+          success: true,
+          status_code: 200,
+          resolved_ip: "127.0.0.1",
+        });
+        expect(r.latency_ms).toBeGreaterThan(0);
+        expect(r.timings.total).toBeGreaterThan(0);
+      }
+      for (const r of https) {
+        expect(r.tls, JSON.stringify(r)).toMatchObject({ subject: expect.stringContaining("localhost") });
+      }
+      for (const r of ping) {
+        expect(r, JSON.stringify(r)).toMatchObject({
+          success: true,
+          packets_sent: 2,
+          packets_received: 2,
+          packet_loss: 0,
+        });
+        expect(r.rtt.avg).toBeGreaterThanOrEqual(0);
+      }
+      for (const r of dns) {
+        expect(r, JSON.stringify(r)).toMatchObject({ success: true, rcode: "NOERROR" });
+        expect(r.answers.map((a: Json) => a.value)).toEqual([targets.dnsAnswer]);
+      }
+      for (const r of tcp) {
+        expect(r, JSON.stringify(r)).toMatchObject({
+          success: true,
+          port: targets.tcpPort,
+          resolved_ip: "127.0.0.1",
+        });
+        expect(r.connect_ms).toBeGreaterThanOrEqual(0);
+      }
+      for (const r of traceroute) {
+        expect(r, JSON.stringify(r)).toMatchObject({ success: true, reached: true });
+        expect(r.hops.length).toBeGreaterThanOrEqual(1);
+      }
+    }, 60_000);
+
+    it("a stored task reads back the same through GET /v1/probe/tasks/{id}", async () => {
+      const b = bodies(form, targets);
+      const created = await post(controller.url, "/v1/probe/tcp", b.tcp);
+      const id = created.body.data.task_id;
+      const results = await probe(form, controller.url, "tcp", b.tcp);
+      expect(results).toHaveLength(3);
+      const again = (await fetch(`${controller.url}/v1/probe/tasks/${id}`).then((r) => r.json())) as Json;
+      expect(again.data.task_id).toBe(id);
+      expect(again.data.type).toBe("tcp");
+    });
+  });
+
+  it("an agent killed with SIGKILL mid-probe gets success:false and the answer comes within deadline + 1 s", async () => {
+    const controller = await cluster.startController({ VANTAGE_API_FORM: "b" });
+    try {
+      await cluster.waitForNodes(controller.url, ids);
+      const timeoutS = 4; // deadline: 4 s + 1 s grace
+      const started = performance.now();
+      const pending = post(controller.url, "/v1/probe/http", {
+        url: `${targets.httpUrl}/slow?ms=2500`,
+        timeout: timeoutS,
+        nodes: ids,
+      });
+      await new Promise((r) => setTimeout(r, 800));
+      const victim = cluster.agents.get("e2e-nyc")!;
+      victim.kill("SIGKILL");
+      const res = await pending;
+      const elapsed = performance.now() - started;
+      expect(res.status).toBe(200);
+      const byId = Object.fromEntries(res.body.data.results.map((r: Json) => [r.node_id, r]));
+      expect(byId["e2e-nyc"]).toMatchObject({
+        success: false,
+        error: { code: expect.stringMatching(/^node_/) },
+      });
+      expect(byId["e2e-fra"]).toMatchObject({ success: true, status_code: 200 });
+      expect(byId["e2e-sgp"]).toMatchObject({ success: true, status_code: 200 });
+      expect(elapsed).toBeLessThan((timeoutS + 1) * 1000 + 1000);
+    } finally {
+      await controller.stop();
+    }
+  }, 90_000);
+});

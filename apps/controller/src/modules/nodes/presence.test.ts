@@ -1,0 +1,114 @@
+import { PROTOCOL_VERSION } from "@vantage/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, makeTestApp, openTestDb, type TestApp, type TestDb } from "../../testing/test-app.js";
+import { heartbeatOf, settle } from "../probes/test-agents.js";
+
+describe.each(dbKinds)("presence on %s", (kind) => {
+  let testDb: TestDb;
+  const apps: TestApp[] = [];
+  beforeAll(async () => {
+    testDb = await openTestDb(kind);
+  });
+  afterAll(async () => {
+    for (const t of apps) await t.presence.stop();
+    await testDb.close();
+  });
+
+  async function fresh(env: Record<string, string> = {}): Promise<TestApp> {
+    await testDb.db.kysely.deleteFrom("nodes").execute();
+    const t = makeTestApp(testDb, "b", env);
+    apps.push(t);
+    await t.presence.ready;
+    return t;
+  }
+
+  it("registers a node from its heartbeat and lists it online with its fields", async () => {
+    const t = await fresh();
+    const link = t.bus.agent();
+    link.publishHeartbeat("fra1", heartbeatOf({ id: "fra1", name: "Frankfurt 1", provider: "hetzner" }));
+    await settle();
+    await t.presence.flush();
+    const res = await t.call("GET", "/v1/nodes");
+    expect(res.status).toBe(200);
+    expect(res.body.data.items).toEqual([
+      {
+        id: "fra1",
+        name: "Frankfurt 1",
+        country: "DE",
+        region: "eu-central",
+        provider: "hetzner",
+        status: "online",
+        last_seen: expect.stringMatching(/Z$/),
+        version: "0.1.0-test",
+        capabilities: expect.arrayContaining(["ipv4", "tcp"]),
+      },
+    ]);
+    const row = await testDb.db.kysely.selectFrom("nodes").selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ running_jobs: 0, max_jobs: 10, protocol_version: PROTOCOL_VERSION });
+  });
+
+  it("drops heartbeats whose payload names another node, or that are invalid, or of another version", async () => {
+    const t = await fresh();
+    const link = t.bus.agent();
+    link.publishHeartbeat("fra1", heartbeatOf({ id: "evil" }));
+    const fra2 = heartbeatOf({ id: "fra2" });
+    link.publishHeartbeat("fra2", { ...fra2, node: { ...fra2.node, country: "Germany" } });
+    link.publishHeartbeat("fra3", { ...heartbeatOf({ id: "fra3" }), v: PROTOCOL_VERSION + 1 });
+    link.publishHeartbeat("fra3", { v: PROTOCOL_VERSION + 1 });
+    link.publishHeartbeat("fra4", { ...heartbeatOf({ id: "fra4" }), max_jobs: 0 });
+    await settle();
+    await t.presence.flush();
+    expect((await t.call("GET", "/v1/nodes")).body.data.items).toEqual([]);
+    expect(await t.presence.list()).toEqual([]);
+  });
+
+  it("a draining heartbeat marks the node offline at once; the next normal one brings it back", async () => {
+    const t = await fresh();
+    const link = t.bus.agent();
+    link.publishHeartbeat("n1", heartbeatOf({ id: "n1" }));
+    await settle();
+    link.publishHeartbeat("n1", heartbeatOf({ id: "n1" }, { draining: true }));
+    await settle();
+    await t.presence.flush();
+    expect((await t.call("GET", "/v1/nodes")).body.data.items[0].status).toBe("offline");
+    link.publishHeartbeat("n1", heartbeatOf({ id: "n1" }));
+    await settle();
+    await t.presence.flush();
+    expect((await t.call("GET", "/v1/nodes")).body.data.items[0].status).toBe("online");
+  });
+
+  it("goes offline when heartbeats stop for VANTAGE_NODE_OFFLINE_AFTER_MS", async () => {
+    const t = await fresh({ VANTAGE_NODE_OFFLINE_AFTER_MS: "1000" });
+    t.bus.agent().publishHeartbeat("n1", heartbeatOf({ id: "n1" }));
+    await settle();
+    await t.presence.flush();
+    expect((await t.call("GET", "/v1/nodes")).body.data.items[0].status).toBe("online");
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await t.call("GET", "/v1/nodes")).body.data.items[0].status).toBe("offline");
+  });
+
+  it("batches writes: many nodes' heartbeats become a few upserts, and the latest values win", async () => {
+    const t = await fresh();
+    const link = t.bus.agent();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 600; i++) {
+        link.publishHeartbeat(`n${i}`, heartbeatOf({ id: `n${i}`, runningJobs: round }));
+      }
+      await settle();
+    }
+    await t.presence.flush();
+    const rows = await testDb.db.kysely.selectFrom("nodes").select(["id", "running_jobs"]).execute();
+    expect(rows).toHaveLength(600);
+    expect(new Set(rows.map((r) => r.running_jobs))).toEqual(new Set([2]));
+  });
+
+  it("loads known nodes from the table at start, so a restarted controller knows them", async () => {
+    const t = await fresh();
+    t.bus.agent().publishHeartbeat("old1", heartbeatOf({ id: "old1" }));
+    await settle();
+    await t.presence.flush();
+    const again = makeTestApp(testDb, "b");
+    apps.push(again);
+    expect((await again.presence.list()).map((n) => n.id)).toEqual(["old1"]);
+  });
+});

@@ -1,0 +1,187 @@
+import { heartbeatSchema, isCompatibleVersion, PROTOCOL_VERSION } from "@vantage/protocol";
+import type { ControllerTransport } from "@vantage/transport";
+import { type Kysely, sql } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
+
+export interface PresenceOptions {
+  db: Kysely<Database>;
+  transport: ControllerTransport;
+  log: Logger;
+  /** How often buffered heartbeats are written (one multi-row upsert per flush). */
+  flushIntervalMs?: number;
+}
+
+export interface Presence extends NodeDirectory {
+  /** Loads the nodes already in the database (once); resolves when they are in the directory. */
+  readonly ready: Promise<void>;
+  /** Writes buffered heartbeats now (tests, shutdown). */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Rows per upsert statement: thousands of agents still cost one statement per batch, never one per beat. */
+const batchSize = 500;
+
+/**
+ * The presence role: heartbeats → an in-memory directory (used to pick nodes) and, batched, the `nodes`
+ * table (read by `GET /v1/nodes` and by controllers without this role). The node id is taken from the
+ * subject only; a payload naming another node is dropped.
+ */
+export function startPresence(opts: PresenceOptions): Presence {
+  const { db, log } = opts;
+  const nodes = new Map<string, NodeState>();
+  const dirty = new Set<string>();
+  const warnedVersion = new Set<string>();
+  const jobs = new PendingJobs();
+  let flushing: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  const onHeartbeat = (nodeId: string, message: unknown) => {
+    if (stopped) return;
+    const v = (message as { v?: unknown } | null)?.v;
+    if (!isCompatibleVersion(v)) {
+      if (!warnedVersion.has(nodeId)) {
+        warnedVersion.add(nodeId);
+        log.warn(
+          { node_id: nodeId, version: v, expected: PROTOCOL_VERSION },
+          "heartbeat with another protocol version: node not registered",
+        );
+      }
+      return;
+    }
+    const parsed = heartbeatSchema.safeParse(message);
+    if (!parsed.success) {
+      log.warn({ node_id: nodeId, issue: parsed.error.issues[0]?.message }, "invalid heartbeat dropped");
+      return;
+    }
+    const hb = parsed.data;
+    if (hb.node.id !== nodeId) {
+      log.warn(
+        { node_id: nodeId, claimed: hb.node.id },
+        "heartbeat names another node than its subject: dropped",
+      );
+      return;
+    }
+    const previous = nodes.get(nodeId);
+    const next: NodeState = {
+      id: nodeId,
+      name: hb.node.name,
+      country: hb.node.country,
+      region: hb.node.region,
+      provider: hb.node.provider,
+      version: hb.version,
+      capabilities: hb.capabilities,
+      runningJobs: hb.running_jobs,
+      maxJobs: hb.max_jobs,
+      lastSeen: Date.now(),
+      draining: hb.draining,
+    };
+    nodes.set(nodeId, next);
+    dirty.add(nodeId);
+    // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
+    if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
+      if (!previous) log.info({ node_id: nodeId, name: next.name }, "node registered");
+      if (next.draining) log.info({ node_id: nodeId }, "node draining: offline");
+      queueMicrotask(() => void schedule());
+    }
+  };
+
+  const unsubscribe = opts.transport.subscribeHeartbeats(onHeartbeat);
+
+  const write = async () => {
+    while (dirty.size > 0) {
+      const ids = [...dirty].slice(0, batchSize);
+      for (const id of ids) dirty.delete(id);
+      const batch = ids.map((id) => nodes.get(id)).filter((n): n is NodeState => n !== undefined);
+      try {
+        await upsertNodes(db, batch);
+      } catch (err) {
+        for (const id of ids) dirty.add(id);
+        log.error({ err }, "presence: writing heartbeats failed; retrying on the next flush");
+        return;
+      }
+    }
+  };
+  // One write at a time; a flush asked for while one runs waits for it and then writes what is left.
+  const schedule = () => {
+    flushing = flushing.then(write);
+    return flushing;
+  };
+
+  const timer = setInterval(() => void schedule(), opts.flushIntervalMs ?? 1000);
+  timer.unref();
+
+  // Loaded on first use, not at construction: building an app must not touch the database by itself.
+  let loaded: Promise<void> | undefined;
+  const load = () => {
+    loaded ??= readNodeRows(db).then(
+      (rows) => {
+        for (const r of rows) if (!nodes.has(r.id)) nodes.set(r.id, r);
+      },
+      (err: unknown) => log.error({ err }, "presence: loading known nodes failed"),
+    );
+    return loaded;
+  };
+
+  return {
+    get ready() {
+      return load();
+    },
+    async list() {
+      await load();
+      return [...nodes.values()];
+    },
+    reserve: (id) => jobs.reserve(id),
+    release: (id) => jobs.release(id),
+    pending: (id) => jobs.pending(id),
+    flush: () => schedule(),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      unsubscribe();
+      if (loaded) await loaded;
+      await schedule();
+    },
+  };
+}
+
+async function upsertNodes(db: Kysely<Database>, batch: NodeState[]): Promise<void> {
+  if (batch.length === 0) return;
+  await db
+    .insertInto("nodes")
+    .values(
+      batch.map((n) => ({
+        id: n.id,
+        name: n.name,
+        country: n.country,
+        region: n.region,
+        provider: n.provider,
+        version: n.version,
+        protocol_version: PROTOCOL_VERSION,
+        capabilities: sql<string[]>`cast(cast(${JSON.stringify(n.capabilities)} as text) as jsonb)`,
+        running_jobs: n.runningJobs,
+        max_jobs: n.maxJobs,
+        last_seen: new Date(n.lastSeen),
+        draining: n.draining,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column("id").doUpdateSet((eb) => ({
+        name: eb.ref("excluded.name"),
+        country: eb.ref("excluded.country"),
+        region: eb.ref("excluded.region"),
+        provider: eb.ref("excluded.provider"),
+        version: eb.ref("excluded.version"),
+        protocol_version: eb.ref("excluded.protocol_version"),
+        capabilities: eb.ref("excluded.capabilities"),
+        running_jobs: eb.ref("excluded.running_jobs"),
+        max_jobs: eb.ref("excluded.max_jobs"),
+        last_seen: eb.ref("excluded.last_seen"),
+        draining: eb.ref("excluded.draining"),
+      })),
+    )
+    .execute();
+}

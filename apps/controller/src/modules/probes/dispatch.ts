@@ -1,0 +1,109 @@
+import type { ProbeJobSpec } from "@vantage/probes";
+import { type JobMessage, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
+import { type ControllerTransport, TransportError } from "@vantage/transport";
+import type { NodeDirectory } from "../nodes/index.js";
+import type { SelectedNode } from "./select-nodes.js";
+
+/** One node's entry in a task, whether the probe ran or the node could not run it. */
+export interface NodeResult {
+  node_id: string;
+  node_name: string;
+  position: number;
+  success: boolean;
+  latency_ms: number | null;
+  error: { code: string; message: string } | null;
+  detail: Record<string, unknown> | null;
+  /** Time the agent spent on the probe (null when it never ran). */
+  duration_ms: number | null;
+}
+
+/** Codes of entries where the node itself could not run the probe (as opposed to a failed probe). */
+export const nodeErrorCodes = [
+  "node_offline",
+  "node_timeout",
+  "node_busy",
+  "node_error",
+  "incompatible_version",
+] as const;
+
+export interface DispatchInput {
+  transport: ControllerTransport;
+  directory: NodeDirectory;
+  node: SelectedNode;
+  position: number;
+  spec: ProbeJobSpec;
+  jobId: string;
+  timeoutMs: number;
+}
+
+/** Sends one job to one node and turns whatever happens into a NodeResult; never rejects, never outlives the deadline. */
+export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> {
+  const { node, position } = input;
+  const failed = (code: string, message: string): NodeResult => ({
+    node_id: node.id,
+    node_name: node.name,
+    position,
+    success: false,
+    latency_ms: null,
+    error: { code, message },
+    detail: null,
+    duration_ms: null,
+  });
+  if (!node.online) return failed("node_offline", `node ${node.id} is offline`);
+
+  const message: JobMessage = {
+    v: PROTOCOL_VERSION,
+    job_id: input.jobId,
+    deadline: Date.now() + input.timeoutMs,
+    spec: input.spec,
+  };
+  input.directory.reserve(node.id);
+  let raw: unknown;
+  try {
+    raw = await withDeadline(input.transport.request(node.id, message, input.timeoutMs), input.timeoutMs);
+  } catch (err) {
+    const code = err instanceof TransportError ? err.code : "transport_error";
+    if (code === "no_responders") return failed("node_offline", `node ${node.id} is offline`);
+    if (code === "timeout")
+      return failed("node_timeout", `node ${node.id} did not answer within ${input.timeoutMs} ms`);
+    return failed("node_error", `node ${node.id} could not be reached`);
+  } finally {
+    input.directory.release(node.id);
+  }
+
+  // The version is checked before the shape: another version may well have another shape.
+  const v = (raw as { v?: unknown } | null)?.v;
+  if (typeof v === "number" && v !== PROTOCOL_VERSION)
+    return failed("incompatible_version", `node ${node.id} speaks protocol version ${v}`);
+  const parsed = jobReplySchema.safeParse(raw);
+  if (!parsed.success) return failed("node_error", `node ${node.id} sent an invalid reply`);
+  const reply = parsed.data;
+  if (reply.job_id !== input.jobId) return failed("node_error", `node ${node.id} answered another job`);
+  if (reply.status === "refused") {
+    const c = reply.error.code;
+    if (c === "busy") return failed("node_busy", `node ${node.id} is at its job limit`);
+    if (c === "incompatible_version") return failed("incompatible_version", reply.error.message);
+    if (c === "shutting_down") return failed("node_offline", `node ${node.id} is shutting down`);
+    return failed("node_error", `node ${node.id} refused the job: ${reply.error.message}`);
+  }
+  const { outcome } = reply;
+  return {
+    node_id: node.id,
+    node_name: node.name,
+    position,
+    success: outcome.success,
+    latency_ms: outcome.latency_ms,
+    error: outcome.error,
+    detail: outcome.detail,
+    duration_ms: reply.duration_ms,
+  };
+}
+
+/** A second fence behind the transport's own timeout: whatever the transport does, the caller is answered. */
+function withDeadline<T>(p: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const fence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TransportError("timeout", "deadline passed")), timeoutMs + 50);
+  });
+  return Promise.race([p, fence]).finally(() => clearTimeout(timer));
+}

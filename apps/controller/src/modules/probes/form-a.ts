@@ -1,0 +1,128 @@
+import { isIP } from "node:net";
+import { z } from "@hono/zod-openapi";
+import type { ProbeType } from "@vantage/probes";
+import { ApiError } from "../../http/errors.js";
+import {
+  buildSpec,
+  domainField,
+  hostField,
+  isHostOrIp,
+  methodField,
+  nodeIdsField,
+  portField,
+  recordTypeField,
+  serverField,
+  urlField,
+} from "./fields.js";
+import type { ProbeRequest } from "./service.js";
+
+/** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
+
+const common = { node_ids: nodeIdsField.optional() };
+const timeoutMs = (min: number, dflt: number) =>
+  z
+    .number()
+    .int()
+    .min(min)
+    .max(30_000)
+    .openapi({ description: `Milliseconds, ${min}–30000, default ${dflt}` });
+
+export const formABodies = {
+  http: z.strictObject({
+    target: urlField,
+    ...common,
+    params: z
+      .strictObject({ method: methodField.optional(), timeout_ms: timeoutMs(1000, 10_000).optional() })
+      .optional(),
+  }),
+  ping: z.strictObject({
+    target: hostField,
+    ...common,
+    params: z
+      .strictObject({
+        count: z.number().int().min(1).max(50).optional().openapi({ description: "1–50, default 4" }),
+        timeout_ms: timeoutMs(100, 5000).optional(),
+      })
+      .optional(),
+  }),
+  dns: z.strictObject({
+    target: domainField,
+    ...common,
+    params: z
+      .strictObject({ record_type: recordTypeField.optional(), server: serverField.optional() })
+      .optional(),
+  }),
+  tcp: z.strictObject({
+    target: z.string().min(1).max(261).openapi({
+      description: "`host:port` (`[v6]:port`), or a host with params.port",
+      example: "example.com:443",
+    }),
+    ...common,
+    params: z
+      .strictObject({ port: portField.optional(), timeout_ms: timeoutMs(100, 5000).optional() })
+      .optional(),
+  }),
+  traceroute: z.strictObject({
+    target: hostField,
+    ...common,
+    params: z
+      .strictObject({
+        max_hops: z.number().int().min(1).max(64).optional().openapi({ description: "1–64, default 30" }),
+      })
+      .optional(),
+  }),
+} satisfies Record<ProbeType, z.ZodType>;
+
+type Bodies = { [K in ProbeType]: z.infer<(typeof formABodies)[K]> };
+
+const strip = (h: string) => (h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h);
+const paths = { target: "body.target", server: "body.params.server", nodes: "node_ids" };
+
+function request(type: ProbeType, target: string, params: Record<string, unknown>, nodeIds?: string[]) {
+  return { spec: buildSpec(type, params), target, nodeIds, paths } satisfies ProbeRequest;
+}
+
+/** Form A body → the internal probe request. */
+export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeRequest } = {
+  http: (b) => request("http", b.target, { url: b.target, ...b.params }, b.node_ids),
+  ping: (b) => request("ping", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
+  dns: (b) => request("dns", b.target, { domain: b.target, ...b.params }, b.node_ids),
+  tcp: (b) => {
+    const { host, port } = splitHostPort(b.target, b.params?.port);
+    return request("tcp", b.target, { host, port, timeout_ms: b.params?.timeout_ms }, b.node_ids);
+  },
+  traceroute: (b) => request("traceroute", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
+};
+
+/** `host:port`, `[v6]:port`, or a bare host (or IPv6 address) whose port comes from params.port. */
+export function splitHostPort(target: string, paramPort: number | undefined): { host: string; port: number } {
+  const bad = (path: string, message: string) =>
+    new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
+  let host = target;
+  let port: number | undefined;
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
+  if (m && isIP(target) === 0) {
+    host = m[1]!;
+    port = Number(m[2]);
+    if (port < 1 || port > 65_535) throw bad("body.target", "port must be 1–65535");
+    if (paramPort !== undefined && paramPort !== port)
+      throw bad("body.params.port", "differs from the port in target");
+  }
+  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
+  if (host.length > 253 || !isHostOrIp(host)) throw bad("body.target", "must be host:port or a host name");
+  port ??= paramPort;
+  if (port === undefined) throw bad("body.params.port", "required when target has no port");
+  return { host, port };
+}
+
+export const formACreatedSchema = z
+  .object({
+    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
+    task_ids: z.array(z.string()),
+    status: z.literal("queued"),
+  })
+  .openapi("ProbeTaskQueued");
+
+export function toFormA(taskId: string) {
+  return { task_id: taskId, task_ids: [taskId], status: "queued" as const };
+}

@@ -1,0 +1,118 @@
+import { z } from "@hono/zod-openapi";
+import type { ProbeType } from "@vantage/probes";
+import {
+  buildSpec,
+  domainField,
+  hostField,
+  methodField,
+  nodeIdsField,
+  portField,
+  recordTypeField,
+  serverField,
+  urlField,
+} from "./fields.js";
+import type { TaskRecord } from "./repo.js";
+import { resultSchemas, toApiResult } from "./result-schemas.js";
+import type { ProbeRequest } from "./service.js";
+
+/**
+ * Form B: flat bodies; the answer waits for every node: `{task_id, status: "done", results[]}`. Every type
+ * also takes `nodes` (the spec shows it on http only).
+ */
+
+const common = { nodes: nodeIdsField.optional() };
+const seconds = (max: number, dflt: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .openapi({ description: `Seconds, 1–${max}, default ${dflt}` });
+
+export const formBBodies = {
+  http: z.strictObject({
+    url: urlField,
+    method: methodField.optional(),
+    timeout: seconds(30, 10).optional(),
+    ...common,
+  }),
+  ping: z.strictObject({
+    host: hostField,
+    count: z.number().int().min(1).max(10).optional().openapi({ description: "1–10, default 4" }),
+    timeout: seconds(30, 5).optional(),
+    ...common,
+  }),
+  dns: z.strictObject({
+    domain: domainField,
+    record_type: recordTypeField.optional(),
+    server: serverField.optional(),
+    ...common,
+  }),
+  tcp: z.strictObject({
+    host: hostField,
+    port: portField,
+    timeout: seconds(30, 5).optional(),
+    ...common,
+  }),
+  traceroute: z.strictObject({
+    host: hostField,
+    max_hops: z.number().int().min(1).max(64).optional().openapi({ description: "1–64, default 30" }),
+    ...common,
+  }),
+} satisfies Record<ProbeType, z.ZodType>;
+
+type Bodies = { [K in ProbeType]: z.infer<(typeof formBBodies)[K]> };
+
+const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+const strip = (h: string) => (h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h);
+
+function request(
+  type: ProbeType,
+  target: string,
+  field: string,
+  params: Record<string, unknown>,
+  nodes?: string[],
+) {
+  const paths = { target: `body.${field}`, server: "body.server", nodes: "nodes" };
+  return { spec: buildSpec(type, params), target, nodeIds: nodes, paths } satisfies ProbeRequest;
+}
+
+/** Form B body → the internal probe request. */
+export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeRequest } = {
+  http: (b) =>
+    request("http", b.url, "url", { url: b.url, method: b.method, timeout_ms: ms(b.timeout) }, b.nodes),
+  ping: (b) =>
+    request(
+      "ping",
+      b.host,
+      "host",
+      { host: strip(b.host), count: b.count, timeout_ms: ms(b.timeout) },
+      b.nodes,
+    ),
+  dns: (b) =>
+    request(
+      "dns",
+      b.domain,
+      "domain",
+      { domain: b.domain, record_type: b.record_type, server: b.server },
+      b.nodes,
+    ),
+  tcp: (b) =>
+    request("tcp", b.host, "host", { host: strip(b.host), port: b.port, timeout_ms: ms(b.timeout) }, b.nodes),
+  traceroute: (b) =>
+    request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
+};
+
+export function formBDoneSchema(type: ProbeType) {
+  return z.object({
+    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
+    status: z.literal("done"),
+    results: z
+      .array(resultSchemas[type])
+      .openapi({ description: "One entry per node, failed ones included" }),
+  });
+}
+
+export function toFormB(task: TaskRecord) {
+  return { task_id: task.id, status: "done" as const, results: task.results.map(toApiResult) };
+}

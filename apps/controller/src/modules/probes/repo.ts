@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { ProbeTaskStatus } from "../../db/tables/probes.js";
+import type { NodeResult } from "./dispatch.js";
+
+/** `task_` + time (base36, sortable) + 64 random bits: readable in logs, not guessable. */
+export function newTaskId(now = Date.now()): string {
+  return `task_${now.toString(36).padStart(9, "0")}${randomBytes(8).toString("hex")}`;
+}
+
+export interface TaskRecord {
+  id: string;
+  type: string;
+  target: string;
+  spec: unknown;
+  status: ProbeTaskStatus;
+  node_ids: string[];
+  created_at: Date;
+  finished_at: Date | null;
+  results: NodeResult[];
+}
+
+export interface NewTask {
+  id: string;
+  type: string;
+  target: string;
+  spec: unknown;
+  nodeIds: string[];
+  ownerId: string | null;
+  createdAt: Date;
+}
+
+const jsonb = (v: unknown): RawBuilder<never> =>
+  v === null || v === undefined
+    ? sql<never>`cast(null as jsonb)`
+    : sql<never>`cast(cast(${JSON.stringify(v)} as text) as jsonb)`;
+
+export async function insertTask(db: Kysely<Database>, t: NewTask, status: ProbeTaskStatus): Promise<void> {
+  await db
+    .insertInto("probe_tasks")
+    .values({
+      id: t.id,
+      type: t.type,
+      target: t.target,
+      spec: jsonb(t.spec),
+      status,
+      node_ids: jsonb(t.nodeIds),
+      owner_id: t.ownerId,
+      created_at: t.createdAt,
+    })
+    .execute();
+}
+
+export async function setTaskStatus(
+  db: Kysely<Database>,
+  id: string,
+  status: ProbeTaskStatus,
+  finished: boolean,
+): Promise<void> {
+  await db
+    .updateTable("probe_tasks")
+    .set(finished ? { status, finished_at: new Date() } : { status })
+    .where("id", "=", id)
+    .execute();
+}
+
+function resultRow(taskId: string, r: NodeResult) {
+  return sql`(${taskId}, ${r.node_id}, ${r.node_name}, cast(${r.position} as integer),
+    cast(${r.success} as boolean), cast(${r.latency_ms} as double precision), cast(${r.error?.code ?? null} as text),
+    cast(${r.error?.message ?? null} as text), ${jsonb(r.detail)}, cast(${r.duration_ms} as double precision))`;
+}
+
+const resultColumns = sql`(task_id, node_id, node_name, position, success, latency_ms, error_code, error_message, detail, duration_ms)`;
+
+export async function insertResult(db: Kysely<Database>, taskId: string, r: NodeResult): Promise<void> {
+  await sql`insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}`.execute(db);
+}
+
+/**
+ * A finished task and all its results in one statement (one round trip on the synchronous path). The
+ * statement commits asynchronously (`synchronous_commit = off` for this transaction only): the answer does
+ * not wait for the WAL flush, and a PostgreSQL crash can lose at most the last few hundred milliseconds of
+ * probe results — never consistency. Everything else the controller writes keeps the server's setting.
+ */
+export async function insertFinishedTask(
+  db: Kysely<Database>,
+  t: NewTask,
+  status: ProbeTaskStatus,
+  results: NodeResult[],
+  finishedAt: Date,
+): Promise<void> {
+  const rows = sql.join(results.map((r) => resultRow(t.id, r)));
+  await sql`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    task as (
+      insert into probe_tasks (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
+      values (${t.id}, ${t.type}, ${t.target}, ${jsonb(t.spec)}, ${status}, ${jsonb(t.nodeIds)},
+        cast(${t.ownerId} as text), cast(${t.createdAt.toISOString()} as timestamptz),
+        cast(${finishedAt.toISOString()} as timestamptz))
+      returning id
+    )
+    insert into probe_results ${resultColumns}
+    select v.* from (values ${rows}) as v ${resultColumns} cross join relaxed`.execute(db);
+}
+
+export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRecord | undefined> {
+  const task = await db.selectFrom("probe_tasks").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!task) return undefined;
+  const rows = await db
+    .selectFrom("probe_results")
+    .selectAll()
+    .where("task_id", "=", id)
+    .orderBy("position")
+    .execute();
+  return {
+    id: task.id,
+    type: task.type,
+    target: task.target,
+    spec: task.spec,
+    status: task.status,
+    node_ids: task.node_ids,
+    created_at: new Date(task.created_at),
+    finished_at: task.finished_at ? new Date(task.finished_at) : null,
+    results: rows.map((r) => ({
+      node_id: r.node_id,
+      node_name: r.node_name,
+      position: r.position,
+      success: r.success,
+      latency_ms: r.latency_ms === null ? null : Number(r.latency_ms),
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
+      detail: (r.detail as Record<string, unknown> | null) ?? null,
+      duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
+    })),
+  };
+}

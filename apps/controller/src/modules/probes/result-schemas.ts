@@ -1,0 +1,112 @@
+import { z } from "@hono/zod-openapi";
+import {
+  dnsResultSchema,
+  httpResultSchema,
+  type ProbeType,
+  pingResultSchema,
+  tcpResultSchema,
+  tracerouteResultSchema,
+} from "@vantage/probes";
+import type { NodeResult } from "./dispatch.js";
+import type { TaskRecord } from "./repo.js";
+
+/**
+ * One node's entry, the same in both forms: `node_id, node_name, success, latency_ms, error?` and, beside
+ * them, the probe type's own fields (present when the probe got far enough to report them).
+ */
+const baseResult = {
+  node_id: z.string().openapi({ example: "fra1" }),
+  node_name: z.string().openapi({ example: "Frankfurt 1" }),
+  success: z.boolean(),
+  latency_ms: z
+    .number()
+    .nullable()
+    .openapi({
+      description:
+        "Headline latency: http total time, ping average RTT, dns query time, tcp connect time, traceroute RTT " +
+        "to the target. null when nothing was measured.",
+    }),
+  error: z
+    .object({
+      code: z.string().openapi({
+        description:
+          "Node-level: node_offline, node_timeout, node_busy, node_error, incompatible_version. Probe-level: " +
+          "target_not_allowed, dns_resolution_failed, connection_refused, host_unreachable, " +
+          "network_unreachable, timeout, tls_error, icmp_unavailable, too_many_redirects, invalid_target, " +
+          "probe_error.",
+      }),
+      message: z.string(),
+    })
+    .optional()
+    .openapi({ description: "Present when success is false" }),
+};
+
+export const resultSchemas = {
+  http: z.object({ ...baseResult, ...httpResultSchema.partial().shape }).openapi("HttpProbeResult"),
+  ping: z.object({ ...baseResult, ...pingResultSchema.partial().shape }).openapi("PingProbeResult"),
+  dns: z.object({ ...baseResult, ...dnsResultSchema.partial().shape }).openapi("DnsProbeResult"),
+  tcp: z.object({ ...baseResult, ...tcpResultSchema.partial().shape }).openapi("TcpProbeResult"),
+  traceroute: z
+    .object({ ...baseResult, ...tracerouteResultSchema.partial().shape })
+    .openapi("TracerouteProbeResult"),
+} satisfies Record<ProbeType, z.ZodType>;
+
+export const anyResultSchema = z.union([
+  resultSchemas.http,
+  resultSchemas.ping,
+  resultSchemas.dns,
+  resultSchemas.tcp,
+  resultSchemas.traceroute,
+]);
+
+/** A result as the handlers build it: assignable to the entry of any type (the detail is the agent's). */
+export type ApiResult = z.infer<typeof resultSchemas.http> &
+  z.infer<typeof resultSchemas.ping> &
+  z.infer<typeof resultSchemas.dns> &
+  z.infer<typeof resultSchemas.tcp> &
+  z.infer<typeof resultSchemas.traceroute>;
+
+/** Probe detail first, the common fields last so a detail key can never shadow them. */
+export function toApiResult(r: NodeResult): ApiResult {
+  return {
+    ...(r.detail ?? {}),
+    node_id: r.node_id,
+    node_name: r.node_name,
+    success: r.success,
+    latency_ms: r.latency_ms,
+    ...(r.error ? { error: r.error } : {}),
+  } as ApiResult;
+}
+
+export const taskStatusSchema = z.enum(["queued", "running", "done", "failed"]);
+
+/** `GET /v1/probe/tasks/{id}` in both forms. */
+export const taskViewSchema = z
+  .object({
+    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
+    type: z.enum(["http", "ping", "dns", "tcp", "traceroute"]),
+    target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
+    status: taskStatusSchema.openapi({
+      description:
+        "queued → running → done, or failed when no node could run the probe (every entry has a node-level " +
+        "error). A probe that ran and failed (e.g. connection refused) still ends done. Form B shows finished " +
+        "tasks as done.",
+    }),
+    created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
+    finished_at: z.string().nullable(),
+    results: z.array(anyResultSchema).openapi({ description: "One entry per node that has answered so far" }),
+  })
+  .openapi("ProbeTask");
+
+export function toTaskView(t: TaskRecord, form: "a" | "b") {
+  const finished = t.status === "done" || t.status === "failed";
+  return {
+    task_id: t.id,
+    type: t.type as ProbeType,
+    target: t.target,
+    status: form === "b" && finished ? ("done" as const) : t.status,
+    created_at: t.created_at.toISOString(),
+    finished_at: t.finished_at ? t.finished_at.toISOString() : null,
+    results: t.results.map(toApiResult),
+  };
+}

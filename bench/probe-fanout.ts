@@ -1,0 +1,116 @@
+import autocannon from "autocannon";
+import { connectDb } from "../apps/controller/src/db/connect.js";
+import { startCluster } from "../apps/controller/src/e2e/cluster.js";
+import { startTargets } from "../apps/controller/src/e2e/targets.js";
+import { printTable } from "./lib/run.js";
+
+/**
+ * `pnpm bench:probe-fanout`: Form B TCP probes to a loopback listener, fanned out over real NATS to three
+ * agent processes by a controller process on PostgreSQL.
+ * - latency: sequential requests; overhead = response time − the slowest node's own time (its reported
+ *   connect time, and the agent's whole job duration read back from probe_results);
+ * - throughput: autocannon, 32 connections, BENCH_SECONDS (default 10) after a 2 s warm-up.
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const samples = Number(process.env.BENCH_SAMPLES ?? 500);
+const agents = [
+  { id: "bench-fra", country: "DE", region: "eu-central", provider: "hetzner" },
+  { id: "bench-nyc", country: "US", region: "us-east", provider: "digitalocean" },
+  { id: "bench-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
+];
+
+const [cluster, targets] = await Promise.all([startCluster(agents), startTargets()]);
+const controller = await cluster.startController({
+  VANTAGE_API_FORM: "b",
+  VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "warn",
+});
+try {
+  await cluster.waitForNodes(
+    controller.url,
+    agents.map((a) => a.id),
+  );
+  const url = `${controller.url}/v1/probe/tcp`;
+  const body = JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 5 });
+  const headers = { "content-type": "application/json" };
+
+  // Warm-up: JIT, connection pools, prepared statements.
+  for (let i = 0; i < 50; i++) await fetch(url, { method: "POST", headers, body }).then((r) => r.text());
+
+  const rows: { taskId: string; total: number; maxConnect: number }[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    const res = await fetch(url, { method: "POST", headers, body });
+    const json = (await res.json()) as {
+      data: { task_id: string; results: { success: boolean; latency_ms: number | null }[] };
+    };
+    const total = performance.now() - start;
+    if (res.status !== 200 || json.data.results.some((r) => !r.success)) throw new Error("probe failed");
+    rows.push({
+      taskId: json.data.task_id,
+      total,
+      maxConnect: Math.max(...json.data.results.map((r) => r.latency_ms ?? 0)),
+    });
+  }
+  const db = await connectDb({ databaseUrl: cluster.db.url, dataDir: "unused", maxConnections: 1 });
+  const durations = new Map<string, number>();
+  const rowsDb = await db.kysely
+    .selectFrom("probe_results")
+    .select(["task_id", (eb) => eb.fn.max("duration_ms").as("d")])
+    .groupBy("task_id")
+    .execute();
+  for (const r of rowsDb) durations.set(r.task_id, Number(r.d));
+  await db.close();
+
+  const pct = (xs: number[], p: number) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  };
+  const totals = rows.map((r) => r.total);
+  const overConnect = rows.map((r) => r.total - r.maxConnect);
+  const overAgent = rows.map((r) => r.total - (durations.get(r.taskId) ?? 0));
+  const f = (n: number) => n.toFixed(2);
+
+  const load = { url, method: "POST" as const, headers, body, connections: 32 };
+  await autocannon({ ...load, duration: 2 });
+  const r = await autocannon({ ...load, duration: seconds });
+
+  printTable(
+    ["measure (Form B tcp, 3 nodes, loopback)", "p50 ms", "p99 ms", "target"],
+    [
+      ["end-to-end response time", f(pct(totals, 50)), f(pct(totals, 99)), ""],
+      [
+        "overhead beyond the slowest connect",
+        f(pct(overConnect, 50)),
+        f(pct(overConnect, 99)),
+        "p50 ≤ 2, p99 ≤ 10",
+      ],
+      [
+        "overhead beyond the slowest agent job",
+        f(pct(overAgent, 50)),
+        f(pct(overAgent, 99)),
+        "p50 ≤ 2, p99 ≤ 10",
+      ],
+    ],
+  );
+  process.stdout.write("\n");
+  printTable(
+    ["load (32 connections)", "req/s", "p50 ms", "p99 ms", "errors", "target"],
+    [
+      [
+        `${seconds} s`,
+        Math.round(r.requests.average),
+        r.latency.p50,
+        r.latency.p99,
+        r.errors + r.non2xx,
+        "≥ 500 req/s",
+      ],
+    ],
+  );
+  process.stdout.write(
+    `\n(${samples} sequential samples; ${cluster.agents.size} agents; PostgreSQL; nats-server)\n`,
+  );
+} finally {
+  await controller.stop();
+  await targets.close();
+  await cluster.stop();
+}
