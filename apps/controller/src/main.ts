@@ -60,15 +60,19 @@ async function main(): Promise<void> {
 }
 
 function printWelcome(url: string, config: Config): void {
+  const probe =
+    config.VANTAGE_API_FORM === "a"
+      ? `curl -s -X POST ${url}/v1/probe/tcp -H 'content-type: application/json' -d '{"target":"example.com:443"}'`
+      : `curl -s -X POST ${url}/v1/probe/tcp -H 'content-type: application/json' -d '{"host":"example.com","port":443}'`;
   const lines = [
     "",
     `  Vantage is running (API form ${config.VANTAGE_API_FORM.toUpperCase()}) at ${url}`,
     `  API docs:  ${url}/docs      OpenAPI: ${url}/v1/openapi.json`,
     "",
     "  Try:",
+    `    ${probe}`,
     `    curl -s ${url}/v1/nodes`,
-    `    curl -s ${url}/healthz`,
-    `    curl -s ${url}/v1/openapi.json | head -c 300`,
+    `    curl -s -X POST ${url}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"correct horse"}'`,
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

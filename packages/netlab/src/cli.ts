@@ -12,12 +12,14 @@ if (command === "up") {
   // One hand-made lab at a time: `up` twice replaces the first.
   sweepLabs({ manual: true });
   const lab = await startLab({ manual: true });
-  console.log(describeLab(lab));
-  console.log("\nstop it with: pnpm netlab:down");
+  process.stdout.write(`${describeLab(lab)}\n`);
+  process.stdout.write("\nstop it with: pnpm netlab:down\n");
   process.exit(0);
 } else if (command === "down") {
   const removed = sweepLabs({ manual: true, all: flags.includes("--all") });
-  console.log(removed.length > 0 ? `removed lab(s): ${removed.join(", ")}` : "no lab to remove");
+  process.stdout.write(
+    `${removed.length > 0 ? `removed lab(s): ${removed.join(", ")}` : "no lab to remove"}\n`,
+  );
 } else {
   console.error("usage: netlab up | down [--all]");
   process.exit(2);
