@@ -42,6 +42,26 @@ describe("controller process", () => {
     expect(second.stderr).toMatch(/VANTAGE_API_FORM/);
   });
 
+  it("accepts a POST without a body, Content-Length or Content-Type (as curl -X POST sends it)", async () => {
+    const port = await freePort();
+    const child = startController({ PORT: String(port), DATABASE_URL: db.url });
+    const exited = exitOf(child);
+    await waitForPort(port, "127.0.0.1", 30_000);
+    const socket = connect({ port, host: "127.0.0.1" });
+    await new Promise((r) => socket.once("connect", r));
+    let response = "";
+    socket.on("data", (d: Buffer) => {
+      response += d.toString();
+    });
+    socket.write("POST /v1/auth/logout HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    await new Promise((r) => socket.once("close", r));
+    // Logout without credentials: the auth check answers, not the body guard.
+    expect(response).toMatch(/^HTTP\/1\.1 401/);
+    expect(response).toContain('"unauthorized"');
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+  });
+
   it("on SIGTERM finishes the request in flight, then exits 0", async () => {
     const port = await freePort();
     const child = startController({ PORT: String(port), DATABASE_URL: db.url });

@@ -16,14 +16,14 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
     throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
   }
   const type = c.req.header("content-type");
-  if (!type || !jsonType.test(type)) {
-    throw new ApiError(
-      "unsupported_media_type",
-      "request body must be JSON (Content-Type: application/json)",
-    );
-  }
+  const isJson = type !== undefined && jsonType.test(type);
+  const notJson = () =>
+    new ApiError("unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
+  if (!isJson && declared !== undefined) throw notJson();
+  // Without a declared length the body may still be empty (`curl -X POST` with no data): read it first.
   const raw = await readLimited(c.req.raw, limit);
   if (raw.trim() === "") return;
+  if (!isJson) throw notJson();
   try {
     const parsed: unknown = JSON.parse(raw);
     // Seed Hono's body cache so validators and handlers see the parsed value.
