@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dbKinds, forms, makeTestApp, openTestDb, type TestApp, type TestDb } from "./testing/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, forms, makeTestApp, openTestDb, type TestApp } from "./testing/test-app.js";
+import { useTestDb } from "./testing/use-test-db.js";
 
 /**
  * The error paths every route shares, through the real middleware stack, in both forms and on both
@@ -32,18 +33,12 @@ function addEchoRoute(t: TestApp) {
 }
 
 describe.each(dbKinds)("controller core on %s", (kind) => {
-  let testDb: TestDb;
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, form, { VANTAGE_BODY_LIMIT_BYTES: "2048" });
+      t = db.app(form, { VANTAGE_BODY_LIMIT_BYTES: "2048" });
       addEchoRoute(t);
     });
 

@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { hashSecret } from "./secrets.js";
 import { bearer, issueKey, keyHeaders, newUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("API keys on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, form);
-      apps.push(t);
+      t = db.app(form);
     });
     const prefix = form === "a" ? "sk_live_" : "vantage_live_";
     const listOf = (body: { data: Record<string, unknown> }) =>

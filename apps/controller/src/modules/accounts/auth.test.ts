@@ -1,31 +1,16 @@
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { bearer, newUser, PASSWORD, uniqueEmail } from "./test-helpers.js";
 
 describe.each(dbKinds)("accounts: register, login, logout on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, form);
-      apps.push(t);
+      t = db.app(form);
     });
 
     const secret = () => new TextEncoder().encode(t.config.VANTAGE_JWT_SECRET);

@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkCommonRoutes } from "../../testing/common-route-tests.js";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { dbKinds, forms } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { issueKey, keyHeaders, newUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("common route checks over the OpenAPI document on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   it.each(forms)(
     "form %s: every secured route → 401 without credentials, 403 for a read-only key on writes",
     async (form) => {
-      const t = makeTestApp(testDb, form);
-      apps.push(t);
+      const t = db.app(form);
       const u = await newUser(t, "common");
       const ro = await issueKey(t, u.userId, { scopes: ["read"] });
       const report = await checkCommonRoutes(t, { readOnlyHeaders: keyHeaders(form, ro.secret) });

@@ -3,14 +3,8 @@ import { pino } from "pino";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMailTransport, startMailWorker } from "../../mail/index.js";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { PASSWORD, uniqueEmail } from "./test-helpers.js";
 
 interface Received {
@@ -54,23 +48,19 @@ function tokenIn(raw: string): string {
 }
 
 describe.each(dbKinds)("email verification on %s", (kind) => {
-  let testDb: TestDb;
+  const db = useTestDb(kind);
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  const apps: TestApp[] = [];
   beforeAll(async () => {
-    [testDb, smtp] = await Promise.all([openTestDb(kind), startSmtp()]);
+    smtp = await startSmtp();
   });
   afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
     await smtp.stop();
-    await testDb.close();
   });
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, form, { SMTP_URL: smtp.url });
-      apps.push(t);
+      t = db.app(form, { SMTP_URL: smtp.url });
     });
 
     it("queues a message on registration, sends it over SMTP, and its token verifies the email", async () => {
@@ -130,8 +120,7 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
   });
 
   it("without SMTP_URL the message is written to the log (embedded mode)", async () => {
-    const t = makeTestApp(testDb, "b");
-    apps.push(t);
+    const t = db.app("b");
     const email = uniqueEmail("logged");
     await t.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
     const lines: string[] = [];

@@ -1,12 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
 import { newUser, PASSWORD, uniqueEmail } from "./test-helpers.js";
 
@@ -15,24 +9,15 @@ let ipCounter = 0;
 const freshIp = () => `198.51.100.${++ipCounter}`;
 
 describe.each(dbKinds)("failed-login limits on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     let peer: TestApp;
     beforeAll(() => {
       // Two controllers on one database: the counters live in the database, so they share them.
-      t = makeTestApp(testDb, form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
-      peer = makeTestApp(testDb, form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
-      apps.push(t, peer);
+      t = db.app(form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
+      peer = db.app(form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
     });
     const login = (app: TestApp, email: string, password: string, ip: string) =>
       app.call("POST", "/v1/auth/login", { body: { email, password }, headers: { "x-forwarded-for": ip } });

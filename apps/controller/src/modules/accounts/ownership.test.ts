@@ -1,40 +1,25 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ownedOr404, requireAuth, requirePrincipal } from "../../http/auth.js";
 import { envelope, ok } from "../../http/envelope.js";
 import { handleError } from "../../http/errors-handler.js";
 import { HttpMetrics } from "../../http/metrics.js";
 import { createRouter } from "../../http/router.js";
 import { authSecurity } from "../../http/security.js";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { issueKey, keyHeaders, newUser, type TestUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("ownership on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     let a: TestUser;
     let b: TestUser;
     beforeAll(async () => {
-      t = makeTestApp(testDb, form);
-      apps.push(t);
+      t = db.app(form);
       a = await newUser(t, "alice");
       b = await newUser(t, "bob");
     });

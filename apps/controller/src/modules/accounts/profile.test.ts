@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dbKinds, makeTestApp, openTestDb, type TestApp, type TestDb } from "../../testing/test-app.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { newUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("profile on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe("form a", () => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, "a");
-      apps.push(t);
+      t = db.app("a");
     });
     const patch = (headers: Record<string, string>, body: unknown) =>
       t.call("PATCH", "/v1/account/profile", { headers, body });
@@ -117,8 +109,7 @@ describe.each(dbKinds)("profile on %s", (kind) => {
   describe("form b", () => {
     let t: TestApp;
     beforeAll(() => {
-      t = makeTestApp(testDb, "b");
-      apps.push(t);
+      t = db.app("b");
     });
 
     it("reads id, email, display_name, plan (free) and email_verified", async () => {

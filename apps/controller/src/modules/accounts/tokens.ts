@@ -1,4 +1,4 @@
-import { errors, jwtVerify, SignJWT } from "jose";
+import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
 
 /** Access tokens live 15 minutes (the spec's `expires_in: 900`). */
 export const ACCESS_TOKEN_TTL_S = 900;
@@ -19,11 +19,7 @@ export async function signAccessToken(
   jti: string,
   nowS: number,
 ): Promise<string> {
-  return new SignJWT({})
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer(ISSUER)
-    .setAudience(ACCESS_AUDIENCE)
-    .setSubject(userId)
+  return unsigned({}, ACCESS_AUDIENCE, userId)
     .setJti(jti)
     .setIssuedAt(nowS)
     .setExpirationTime(nowS + ACCESS_TOKEN_TTL_S)
@@ -38,18 +34,9 @@ export async function verifyAccessToken(
   key: Uint8Array,
   token: string,
 ): Promise<{ userId: string; jti: string } | undefined> {
-  try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: ["HS256"],
-      issuer: ISSUER,
-      audience: ACCESS_AUDIENCE,
-      requiredClaims: ["sub", "jti", "exp"],
-    });
-    return { userId: payload.sub as string, jti: payload.jti as string };
-  } catch (err) {
-    if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
-    throw err;
-  }
+  const payload = await verified(key, token, ACCESS_AUDIENCE, ["sub", "jti", "exp"]);
+  if (!payload) return undefined;
+  return { userId: payload.sub as string, jti: payload.jti as string };
 }
 
 export async function signEmailToken(
@@ -58,11 +45,7 @@ export async function signEmailToken(
   email: string,
   nowS: number,
 ): Promise<string> {
-  return new SignJWT({ email })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer(ISSUER)
-    .setAudience(EMAIL_AUDIENCE)
-    .setSubject(userId)
+  return unsigned({ email }, EMAIL_AUDIENCE, userId)
     .setIssuedAt(nowS)
     .setExpirationTime(nowS + EMAIL_TOKEN_TTL_S)
     .sign(key);
@@ -72,15 +55,35 @@ export async function verifyEmailToken(
   key: Uint8Array,
   token: string,
 ): Promise<{ userId: string; email: string } | undefined> {
+  const payload = await verified(key, token, EMAIL_AUDIENCE, ["sub", "exp"]);
+  if (typeof payload?.email !== "string") return undefined;
+  return { userId: payload.sub as string, email: payload.email };
+}
+
+/** Our HS256 token for `audience` about `userId`, before its times are set and it is signed. */
+function unsigned(claims: JWTPayload, audience: string, userId: string): SignJWT {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer(ISSUER)
+    .setAudience(audience)
+    .setSubject(userId);
+}
+
+/** The payload of a token of ours for `audience` (HS256 only), or undefined for any token that fails. */
+async function verified(
+  key: Uint8Array,
+  token: string,
+  audience: string,
+  requiredClaims: string[],
+): Promise<JWTPayload | undefined> {
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: ["HS256"],
       issuer: ISSUER,
-      audience: EMAIL_AUDIENCE,
-      requiredClaims: ["sub", "exp"],
+      audience,
+      requiredClaims,
     });
-    if (typeof payload.email !== "string") return undefined;
-    return { userId: payload.sub as string, email: payload.email };
+    return payload;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
     throw err;

@@ -1,26 +1,12 @@
 import { PROTOCOL_VERSION } from "@vantage/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dbKinds, makeTestApp, openTestDb, type TestApp, type TestDb } from "../../testing/test-app.js";
+import { describe, expect, it } from "vitest";
+import { dbKinds } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { heartbeatOf, settle } from "../probes/test-agents.js";
 
 describe.each(dbKinds)("presence on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
-
-  async function fresh(env: Record<string, string> = {}): Promise<TestApp> {
-    await testDb.db.kysely.deleteFrom("nodes").execute();
-    const t = makeTestApp(testDb, "b", env);
-    apps.push(t);
-    await t.presence.ready;
-    return t;
-  }
+  const db = useTestDb(kind);
+  const fresh = (env: Record<string, string> = {}) => db.freshApp("b", env);
 
   it("registers a node from its heartbeat and lists it online with its fields", async () => {
     const t = await fresh();
@@ -43,7 +29,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
         capabilities: expect.arrayContaining(["ipv4", "tcp"]),
       },
     ]);
-    const row = await testDb.db.kysely.selectFrom("nodes").selectAll().executeTakeFirstOrThrow();
+    const row = await db.testDb.db.kysely.selectFrom("nodes").selectAll().executeTakeFirstOrThrow();
     expect(row).toMatchObject({ running_jobs: 0, max_jobs: 10, protocol_version: PROTOCOL_VERSION });
   });
 
@@ -97,7 +83,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
       await settle();
     }
     await t.presence.flush();
-    const rows = await testDb.db.kysely.selectFrom("nodes").select(["id", "running_jobs"]).execute();
+    const rows = await db.testDb.db.kysely.selectFrom("nodes").select(["id", "running_jobs"]).execute();
     expect(rows).toHaveLength(600);
     expect(new Set(rows.map((r) => r.running_jobs))).toEqual(new Set([2]));
   });
@@ -107,8 +93,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
     t.bus.agent().publishHeartbeat("old1", heartbeatOf({ id: "old1" }));
     await settle();
     await t.presence.flush();
-    const again = makeTestApp(testDb, "b");
-    apps.push(again);
+    const again = db.app("b");
     expect((await again.presence.list()).map((n) => n.id)).toEqual(["old1"]);
   });
 });

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dbKinds,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { serveNode, settle } from "./test-agents.js";
 
 const long = (n: number) => `${"a".repeat(60)}.`.repeat(Math.ceil(n / 61)).slice(0, n);
@@ -68,20 +62,12 @@ const cases = {
 } as const;
 
 describe.each(dbKinds)("probe request limits on %s", (kind) => {
-  let testDb: TestDb;
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    await testDb.close();
-  });
+  const db = useTestDb(kind);
 
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(async () => {
-      await testDb.db.kysely.deleteFrom("nodes").execute();
-      t = makeTestApp(testDb, form);
-      await t.presence.ready;
+      t = await db.freshApp(form);
       serveNode(t.bus, { id: "n0" });
       await settle();
     });

@@ -1,36 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  dbKinds,
-  type Form,
-  forms,
-  makeTestApp,
-  openTestDb,
-  type TestApp,
-  type TestDb,
-} from "../../testing/test-app.js";
+import { describe, expect, it } from "vitest";
+import { dbKinds, type Form, forms } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
 import { never, refusedReply, serveNode, settle } from "./test-agents.js";
 import { runTask, tcpBody } from "./test-requests.js";
 
 /** Probe task logic through the HTTP API with agent doubles on the in-process bus, both forms, both databases. */
 describe.each(dbKinds)("probes on %s", (kind) => {
-  let testDb: TestDb;
-  const apps: TestApp[] = [];
-  beforeAll(async () => {
-    testDb = await openTestDb(kind);
-  });
-  afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
-    await testDb.close();
-  });
-
-  /** An application over an empty node table, so each test sees only its own agents. */
-  async function fresh(form: Form, env: Record<string, string> = {}): Promise<TestApp> {
-    await testDb.db.kysely.deleteFrom("nodes").execute();
-    const t = makeTestApp(testDb, form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", ...env });
-    apps.push(t);
-    await t.presence.ready;
-    return t;
-  }
+  const db = useTestDb(kind);
+  const fresh = (form: Form, env: Record<string, string> = {}) =>
+    db.freshApp(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", ...env });
 
   describe.each(forms)("form %s", (form) => {
     const nodesField = form === "a" ? "node_ids" : "nodes";
