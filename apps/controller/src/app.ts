@@ -9,7 +9,7 @@ import { notFoundHandler } from "./http/not-found.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
 import { registerAccounts } from "./modules/accounts/index.js";
-import { type NodeDirectory, registerNodes } from "./modules/nodes/index.js";
+import { dbNodeDirectory, type NodeDirectory, registerNodes } from "./modules/nodes/index.js";
 import { BackgroundWork, registerProbes } from "./modules/probes/index.js";
 import { registerSystem } from "./modules/system/index.js";
 
@@ -49,8 +49,11 @@ export function createApp(deps: AppDeps): App {
   );
 
   registerSecuritySchemes(app, form);
+  // One directory for the node list and for picking nodes: the presence role's, else the table's.
+  const nodes = deps.nodes ?? dbNodeDirectory(deps.db.kysely);
+  deps = { ...deps, nodes };
   registerSystem(app, deps);
-  registerNodes(app, deps);
+  registerNodes(app, deps, nodes);
   registerAccounts(app, deps);
   const background = new BackgroundWork();
   registerProbes(app, deps, background);

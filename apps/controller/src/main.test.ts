@@ -62,6 +62,41 @@ describe("controller process", () => {
     expect((await exited).code).toBe(0);
   });
 
+  it("writes one JSON access-log line per request, with the request id it answered", async () => {
+    const port = await freePort();
+    const child = startController({ PORT: String(port), DATABASE_URL: db.url, VANTAGE_LOG_LEVEL: "info" });
+    let stdout = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const exited = exitOf(child);
+    await waitForPort(port, "127.0.0.1", 30_000);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/nope?x="1"`, {
+      headers: { "x-request-id": "trace-42" },
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-request-id")).toBe("trace-42");
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+    const lines = stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const access = lines.filter((l) => l.msg === "request");
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({
+      level: 30,
+      name: "vantage-controller",
+      pid: child.pid,
+      request_id: "trace-42",
+      method: "GET",
+      path: "/v1/nope",
+      status: 404,
+    });
+    expect(typeof access[0]!.ms).toBe("number");
+    expect(new Date(String(access[0]!.time)).toISOString()).toBe(access[0]!.time);
+  });
+
   it("on SIGTERM finishes the request in flight, then exits 0", async () => {
     const port = await freePort();
     const child = startController({ PORT: String(port), DATABASE_URL: db.url });

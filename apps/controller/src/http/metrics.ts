@@ -36,7 +36,11 @@ export class HttpMetrics {
     }
     s.count++;
     s.sum += seconds;
-    for (let i = 0; i < buckets.length; i++) if (seconds <= buckets[i]!) s.bucketCounts[i]!++;
+    // One counter per request (the first bucket that holds it); `text()` sums them into Prometheus'
+    // cumulative `le` buckets. Latencies above the last bound are counted by `count` (+Inf) alone.
+    let i = 0;
+    while (i < buckets.length && seconds > buckets[i]!) i++;
+    if (i < buckets.length) s.bucketCounts[i]!++;
   }
 
   async text(): Promise<string> {
@@ -50,8 +54,10 @@ export class HttpMetrics {
       "# TYPE vantage_http_request_duration_seconds histogram",
     );
     for (const s of this.series.values()) {
+      let cumulative = 0;
       buckets.forEach((b, i) => {
-        out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${s.bucketCounts[i]}`);
+        cumulative += s.bucketCounts[i]!;
+        out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="${b}"} ${cumulative}`);
       });
       out.push(`vantage_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`);
       out.push(`vantage_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`);

@@ -22,8 +22,11 @@ export interface NodeState {
  * controller without that role reads the `nodes` table instead (cached briefly).
  */
 export interface NodeDirectory {
-  /** Every known node. */
-  list(): Promise<NodeState[]>;
+  /**
+   * Every known node. The same array comes back until something changes, so readers may cache what they
+   * derive from it by identity; it is shared: never modify it.
+   */
+  list(): Promise<readonly NodeState[]>;
   /** Jobs this controller has sent to a node and not yet seen answered; counted into its load. */
   reserve(nodeId: string): void;
   release(nodeId: string): void;

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../app.js";
-import { envelope, ok } from "../../http/envelope.js";
+import { envelope } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
-import { listNodes } from "./repo.js";
+import type { NodeDirectory } from "./directory.js";
+import { nodeListJson } from "./repo.js";
 
 export {
   dbNodeDirectory,
@@ -43,9 +44,13 @@ const listNodesRoute = createRoute({
   },
 });
 
-export function registerNodes(app: Router, deps: AppDeps): void {
+/** `directory`: the same node directory the probe module picks nodes from. */
+export function registerNodes(app: Router, deps: AppDeps, directory: NodeDirectory): void {
+  const itemsJson = nodeListJson(directory, deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS);
   app.openapi(listNodesRoute, async (c) => {
-    const items = await listNodes(deps.db.kysely, deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS);
-    return ok(c, { items });
+    const data = await itemsJson();
+    // The envelope `{data, request_id}` around the cached JSON of `data`, as `ok()` would build it.
+    const body = `{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`;
+    return c.body(body, 200, { "Content-Type": "application/json" }) as never;
   });
 }

@@ -35,6 +35,8 @@ export function startPresence(opts: PresenceOptions): Presence {
   const dirty = new Set<string>();
   const warnedVersion = new Set<string>();
   const jobs = new PendingJobs();
+  // What `list()` hands out until the next change (see NodeDirectory.list).
+  let snapshot: readonly NodeState[] | undefined;
   let flushing: Promise<void> = Promise.resolve();
   let stopped = false;
 
@@ -79,6 +81,7 @@ export function startPresence(opts: PresenceOptions): Presence {
       draining: hb.draining,
     };
     nodes.set(nodeId, next);
+    snapshot = undefined;
     dirty.add(nodeId);
     // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
     if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
@@ -119,6 +122,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     loaded ??= readNodeRows(db).then(
       (rows) => {
         for (const r of rows) if (!nodes.has(r.id)) nodes.set(r.id, r);
+        snapshot = undefined;
       },
       (err: unknown) => log.error({ err }, "presence: loading known nodes failed"),
     );
@@ -131,7 +135,8 @@ export function startPresence(opts: PresenceOptions): Presence {
     },
     async list() {
       await load();
-      return [...nodes.values()];
+      snapshot ??= [...nodes.values()];
+      return snapshot;
     },
     reserve: (id) => jobs.reserve(id),
     release: (id) => jobs.release(id),
