@@ -85,7 +85,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     dirty.add(nodeId);
     // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
     if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
-      if (!previous) log.info({ node_id: nodeId, name: next.name }, "node registered");
+      if (!previous) log.info({ node_id: nodeId, node_name: next.name }, "node registered");
       if (next.draining) log.info({ node_id: nodeId }, "node draining: offline");
       queueMicrotask(() => void schedule());
     }
