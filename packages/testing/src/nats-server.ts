@@ -2,19 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { NatsUser } from "@vantage/nats-auth";
 import { freePort, waitForPort } from "./ports.js";
 
-export interface NatsPermissions {
-  publish?: { allow?: string[]; deny?: string[] };
-  subscribe?: { allow?: string[]; deny?: string[] };
-  allow_responses?: boolean | { max: number; expires: string };
-}
-
-export interface NatsUser {
-  /** Public nkey (`U…`). */
-  nkey: string;
-  permissions?: NatsPermissions;
-}
+export type { NatsPermissions, NatsUser } from "@vantage/nats-auth";
 
 export interface NatsServer {
   url: string;
