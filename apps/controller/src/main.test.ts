@@ -20,6 +20,26 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: str
   return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
 }
 
+/** A controller listening on a free port, with its exit (code and stderr) already being watched. */
+async function listeningController(env: Record<string, string>) {
+  const port = await freePort();
+  const child = startController({ PORT: String(port), ...env });
+  const exited = exitOf(child);
+  await waitForPort(port, "127.0.0.1", 30_000);
+  return { port, child, exited };
+}
+
+/** A raw TCP connection whose received bytes accumulate in `received()`. */
+async function rawConnection(port: number) {
+  const socket = connect({ port, host: "127.0.0.1" });
+  await new Promise((r) => socket.once("connect", r));
+  let response = "";
+  socket.on("data", (d: Buffer) => {
+    response += d.toString();
+  });
+  return { socket, received: () => response };
+}
+
 describe("controller process", () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -43,34 +63,26 @@ describe("controller process", () => {
   });
 
   it("accepts a POST without a body, Content-Length or Content-Type (as curl -X POST sends it)", async () => {
-    const port = await freePort();
-    const child = startController({ PORT: String(port), DATABASE_URL: db.url });
-    const exited = exitOf(child);
-    await waitForPort(port, "127.0.0.1", 30_000);
-    const socket = connect({ port, host: "127.0.0.1" });
-    await new Promise((r) => socket.once("connect", r));
-    let response = "";
-    socket.on("data", (d: Buffer) => {
-      response += d.toString();
-    });
+    const { port, child, exited } = await listeningController({ DATABASE_URL: db.url });
+    const { socket, received } = await rawConnection(port);
     socket.write("POST /v1/auth/logout HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     await new Promise((r) => socket.once("close", r));
     // Logout without credentials: the auth check answers, not the body guard.
-    expect(response).toMatch(/^HTTP\/1\.1 401/);
-    expect(response).toContain('"unauthorized"');
+    expect(received()).toMatch(/^HTTP\/1\.1 401/);
+    expect(received()).toContain('"unauthorized"');
     child.kill("SIGTERM");
     expect((await exited).code).toBe(0);
   });
 
   it("writes one JSON access-log line per request, with the request id it answered", async () => {
-    const port = await freePort();
-    const child = startController({ PORT: String(port), DATABASE_URL: db.url, VANTAGE_LOG_LEVEL: "info" });
+    const { port, child, exited } = await listeningController({
+      DATABASE_URL: db.url,
+      VANTAGE_LOG_LEVEL: "info",
+    });
     let stdout = "";
     child.stdout?.on("data", (d: Buffer) => {
       stdout += d.toString();
     });
-    const exited = exitOf(child);
-    await waitForPort(port, "127.0.0.1", 30_000);
     const res = await fetch(`http://127.0.0.1:${port}/v1/nope?x="1"`, {
       headers: { "x-request-id": "trace-42" },
     });
@@ -98,23 +110,15 @@ describe("controller process", () => {
   });
 
   it("on SIGTERM finishes the request in flight, then exits 0", async () => {
-    const port = await freePort();
-    const child = startController({ PORT: String(port), DATABASE_URL: db.url });
-    const exited = exitOf(child);
-    await waitForPort(port, "127.0.0.1", 30_000);
+    const { port, child, exited } = await listeningController({ DATABASE_URL: db.url });
 
     // A request whose body is still arriving when the signal comes.
-    const socket = connect({ port, host: "127.0.0.1" });
-    await new Promise((r) => socket.once("connect", r));
+    const { socket, received } = await rawConnection(port);
     const body = JSON.stringify({ hello: "world" });
     socket.write(
       `POST /v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
     socket.write(body.slice(0, 5));
-    let response = "";
-    socket.on("data", (d: Buffer) => {
-      response += d.toString();
-    });
     await new Promise((r) => setTimeout(r, 200));
     child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 300));
@@ -122,8 +126,8 @@ describe("controller process", () => {
     socket.write(body.slice(5));
     const { code } = await exited;
     expect(code).toBe(0);
-    expect(response).toMatch(/^HTTP\/1\.1 405/);
-    expect(response).toContain('"method_not_allowed"');
+    expect(received()).toMatch(/^HTTP\/1\.1 405/);
+    expect(received()).toContain('"method_not_allowed"');
     socket.destroy();
   });
 });

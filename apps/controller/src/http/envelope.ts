@@ -20,6 +20,16 @@ export const errorEnvelopeSchema = z
   })
   .openapi("Error");
 
+/** `content` of a JSON request or response entry in a route definition. */
+export function jsonContent<S extends z.ZodType>(schema: S) {
+  return { content: { "application/json": { schema } } };
+}
+
+/** `request` entry of a route with a required JSON body. */
+export function jsonBody<S extends z.ZodType>(schema: S) {
+  return { body: { required: true, ...jsonContent(schema) } };
+}
+
 /** Sends `{data, request_id}`. */
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context<AppEnv>, data: T, status?: S) {
   return c.json({ data, request_id: c.get("requestId") }, (status ?? 200) as S);

@@ -2,17 +2,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { requirePrincipal } from "../../http/auth.js";
 import type { AppEnv } from "../../http/context.js";
-import { envelope, errorResponses, ok } from "../../http/envelope.js";
+import { envelope, errorResponses, jsonBody, ok } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
 import { authSecurity } from "../../http/security.js";
 import type { AccountsContext } from "./context.js";
 import { credentialsBody, tokenSchema, verifyEmailBody, verifyEmailResult } from "./schemas.js";
 import { login, logout, register, verifyEmail } from "./service.js";
 import { toToken } from "./views.js";
-
-function jsonBody<S extends z.ZodType>(schema: S) {
-  return { body: { required: true, content: { "application/json": { schema } } } };
-}
 
 /** Register, login, logout and email verification: the same in both forms. */
 export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: MiddlewareHandler<AppEnv>): void {

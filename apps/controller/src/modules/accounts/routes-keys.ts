@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { requirePrincipal } from "../../http/auth.js";
 import type { AppEnv } from "../../http/context.js";
-import { envelope, errorResponses, ok } from "../../http/envelope.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
 import type { AccountsContext } from "./context.js";
 import { secretPrefix } from "./credential-formats.js";
@@ -27,10 +27,6 @@ import { toKeyA, toKeyB, toPat } from "./views.js";
 export const DEFAULT_EXPIRES_DAYS = 90;
 /** Form B has no paging parameters: its list answers with up to this many keys (the per-account cap). */
 const FORM_B_LIST_LIMIT = 100;
-
-function json<S extends z.ZodType>(schema: S) {
-  return { content: { "application/json": { schema } } };
-}
 
 /** API keys (both forms), and personal access tokens (Form A only). */
 export function registerKeyRoutes(app: Router, ctx: AccountsContext, auth: MiddlewareHandler<AppEnv>): void {
@@ -95,9 +91,9 @@ export function registerKeyRoutes(app: Router, ctx: AccountsContext, auth: Middl
     path: "/v1/account/api-keys",
     summary: "Create an API key (`vantage_live_…`); the secret is shown only in this response",
     description: "Keys carry read and write access and do not expire; delete a key to revoke it.",
-    request: { body: { required: true, ...json(createKeyBodyB) } },
+    request: { body: { required: true, ...jsonContent(createKeyBodyB) } },
     responses: {
-      201: { description: "Key created", ...json(envelope(createdKeyB)) },
+      201: { description: "Key created", ...jsonContent(envelope(createdKeyB)) },
       ...errorResponses(400, 401, 403, 409),
     },
   });
@@ -117,7 +113,7 @@ export function registerKeyRoutes(app: Router, ctx: AccountsContext, auth: Middl
     path: "/v1/account/api-keys",
     summary: "List the caller's active API keys (never the secrets)",
     responses: {
-      200: { description: "Keys, newest first", ...json(envelope(keyListB)) },
+      200: { description: "Keys, newest first", ...jsonContent(envelope(keyListB)) },
       ...errorResponses(401, 403),
     },
   });
@@ -164,9 +160,9 @@ function formACreateAndList<Body extends z.ZodType, Created extends z.ZodType, L
     path: kind.path,
     summary: kind.createSummary,
     description: kind.createDescription,
-    request: { body: { required: true, ...json(kind.createBody) } },
+    request: { body: { required: true, ...jsonContent(kind.createBody) } },
     responses: {
-      201: { description: kind.createdDescription, ...json(envelope(kind.created)) },
+      201: { description: kind.createdDescription, ...jsonContent(envelope(kind.created)) },
       ...errorResponses(400, 401, 403, 409),
     },
   });
@@ -177,7 +173,7 @@ function formACreateAndList<Body extends z.ZodType, Created extends z.ZodType, L
     summary: kind.listSummary,
     request: { query: pageQuery },
     responses: {
-      200: { description: kind.listDescription, ...json(envelope(kind.list)) },
+      200: { description: kind.listDescription, ...jsonContent(envelope(kind.list)) },
       ...errorResponses(400, 401, 403),
     },
   });
@@ -201,7 +197,7 @@ function registerDelete(
       "Takes effect at once on this controller and within 10 s on others. Another account's id → 404.",
     request: { params: idParam },
     responses: {
-      200: { description: "Revoked", ...json(envelope(z.null())) },
+      200: { description: "Revoked", ...jsonContent(envelope(z.null())) },
       ...errorResponses(401, 403, 404),
     },
   });

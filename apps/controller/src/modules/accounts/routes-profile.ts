@@ -2,7 +2,7 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { requirePrincipal } from "../../http/auth.js";
 import type { AppEnv } from "../../http/context.js";
-import { envelope, errorResponses, ok } from "../../http/envelope.js";
+import { envelope, errorResponses, jsonBody, ok } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
 import type { AccountsContext } from "./context.js";
 import { profileA, profileB, profilePatchA, profilePatchB, profilePatchResultB } from "./schemas.js";
@@ -77,7 +77,7 @@ function profileRoutes<Profile extends z.ZodType, Patch extends z.ZodType, Patch
     method: "patch",
     path: "/v1/account/profile",
     summary: form.patchSummary,
-    request: { body: { required: true, content: { "application/json": { schema: form.patch } } } },
+    request: jsonBody(form.patch),
     responses: {
       200: {
         description: form.patchedDescription,

@@ -1,5 +1,6 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import type { Database } from "../../db/schema.js";
+import type { NodesTable } from "../../db/tables/nodes.js";
 
 /** What the controller knows about one node, for the node list and for picking nodes. */
 export interface NodeState {
@@ -58,19 +59,8 @@ export function rowToNodeState(r: NodeRow): NodeState {
   };
 }
 
-export interface NodeRow {
-  id: string;
-  name: string;
-  country: string;
-  region: string;
-  provider: string;
-  version: string;
-  capabilities: string[];
-  running_jobs: number;
-  max_jobs: number;
-  last_seen: Date | string;
-  draining: boolean;
-}
+/** A `nodes` row as Kysely selects it. */
+export type NodeRow = Selectable<NodesTable>;
 
 export async function readNodeRows(db: Kysely<Database>): Promise<NodeState[]> {
   const rows = await db.selectFrom("nodes").selectAll().orderBy("id").execute();

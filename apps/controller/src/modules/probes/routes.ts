@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { type ProbeType, probeTypes } from "@vantage/probes";
-import { envelope, errorResponses, ok } from "../../http/envelope.js";
+import { envelope, errorResponses, jsonBody, ok } from "../../http/envelope.js";
 import type { Router } from "../../http/router.js";
 import type { ApiForm } from "../../http/security.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "./form-a.js";
@@ -17,10 +17,6 @@ const summaries: Record<ProbeType, string> = {
 };
 
 const probeErrors = errorResponses(400, 413, 415, 422, 503);
-
-function jsonBody<S extends z.ZodType>(schema: S) {
-  return { body: { required: true, content: { "application/json": { schema } } } };
-}
 
 function registerFormA(app: Router, deps: ProbeDeps, type: ProbeType): void {
   const route = createRoute({
