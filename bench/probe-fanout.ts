@@ -2,17 +2,19 @@ import autocannon from "autocannon";
 import { connectDb } from "../apps/controller/src/db/connect.js";
 import { startCluster } from "../apps/controller/src/e2e/cluster.js";
 import { startTargets } from "../apps/controller/src/e2e/targets.js";
+import { leanClient } from "./lib/client.js";
 import { printTable } from "./lib/run.js";
 
 /**
  * `pnpm bench:probe-fanout`: Form B TCP probes to a loopback listener, fanned out over real NATS to three
  * agent processes by a controller process on PostgreSQL.
- * - latency: sequential requests; overhead = response time − the slowest node's own time (its reported
- *   connect time, and the agent's whole job duration read back from probe_results);
+ * - latency: sequential requests over one kept-alive connection (node:http, see lib/client.ts); overhead =
+ *   response time − the slowest node's own time (its reported connect time, and the agent's whole job
+ *   duration read back from probe_results);
  * - throughput: autocannon, 32 connections, BENCH_SECONDS (default 10) after a 2 s warm-up.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const samples = Number(process.env.BENCH_SAMPLES ?? 500);
+const samples = Number(process.env.BENCH_SAMPLES ?? 1000);
 const agents = [
   { id: "bench-fra", country: "DE", region: "eu-central", provider: "hetzner" },
   { id: "bench-nyc", country: "US", region: "us-east", provider: "digitalocean" },
@@ -32,18 +34,20 @@ try {
   const url = `${controller.url}/v1/probe/tcp`;
   const body = JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 5 });
   const headers = { "content-type": "application/json" };
+  const client = leanClient(controller.url);
+  const probe = () => client.send("POST", "/v1/probe/tcp", body);
 
   // Warm-up: JIT, connection pools, prepared statements.
-  for (let i = 0; i < 50; i++) await fetch(url, { method: "POST", headers, body }).then((r) => r.text());
+  for (let i = 0; i < 100; i++) await probe();
 
   const rows: { taskId: string; total: number; maxConnect: number }[] = [];
   for (let i = 0; i < samples; i++) {
     const start = performance.now();
-    const res = await fetch(url, { method: "POST", headers, body });
-    const json = (await res.json()) as {
+    const res = await probe();
+    const total = performance.now() - start;
+    const json = JSON.parse(res.text) as {
       data: { task_id: string; results: { success: boolean; latency_ms: number | null }[] };
     };
-    const total = performance.now() - start;
     if (res.status !== 200 || json.data.results.some((r) => !r.success)) throw new Error("probe failed");
     rows.push({
       taskId: json.data.task_id,
@@ -51,6 +55,9 @@ try {
       maxConnect: Math.max(...json.data.results.map((r) => r.latency_ms ?? 0)),
     });
   }
+  client.close();
+  // Form B tasks are written just behind their answers (ADR 0003); let the last ones land.
+  await new Promise((r) => setTimeout(r, 500));
   const db = await connectDb({ databaseUrl: cluster.db.url, dataDir: "unused", maxConnections: 1 });
   const durations = new Map<string, number>();
   const rowsDb = await db.kysely

@@ -12,6 +12,7 @@ import { HttpMetrics } from "./http/metrics.js";
 import { createMailTransport, startMailWorker } from "./mail/index.js";
 import { resolveJwtSecret } from "./modules/accounts/index.js";
 import { type Presence, startPresence } from "./modules/nodes/index.js";
+import { startTaskSweeper } from "./modules/probes/index.js";
 
 /** Everything a running controller holds, with one stop function that releases it in reverse order. */
 export interface Runtime extends App {
@@ -70,6 +71,11 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
       })
     : undefined;
 
+  // Probe tasks a stopped controller left unfinished become `failed`.
+  const sweeper = config.VANTAGE_ROLES.includes("scheduler")
+    ? startTaskSweeper({ db: db.kysely, log })
+    : undefined;
+
   const metrics = new HttpMetrics();
   const built = createApp({ config, db, log, transport, metrics, nodes: presence });
 
@@ -88,6 +94,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
       await localAgent?.stop();
       await presence?.stop();
       await mailWorker?.stop();
+      await sweeper?.stop();
       await transport.close();
       await db.close();
     },

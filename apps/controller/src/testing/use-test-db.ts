@@ -21,7 +21,10 @@ export function useTestDb(kind: DbKind): TestDbFixture {
     opened = await openTestDb(kind);
   });
   afterAll(async () => {
-    for (const t of apps) await t.presence.stop();
+    for (const t of apps) {
+      await t.drain();
+      await t.presence.stop();
+    }
     await opened?.close();
   });
 

@@ -9,11 +9,18 @@ export function newTaskId(now = Date.now()): string {
   return `task_${now.toString(36).padStart(9, "0")}${randomBytes(8).toString("hex")}`;
 }
 
+/** The creation time written into a task id, or undefined when the id is not one of ours. */
+export function taskIdTime(id: string): number | undefined {
+  if (!/^task_[0-9a-z]{9}[0-9a-f]{16}$/.test(id)) return undefined;
+  return Number.parseInt(id.slice(5, 14), 36);
+}
+
 export interface TaskRecord {
   id: string;
   type: string;
   target: string;
   spec: unknown;
+  owner_id: string | null;
   status: ProbeTaskStatus;
   node_ids: string[];
   created_at: Date;
@@ -78,30 +85,42 @@ export async function insertResult(db: Kysely<Database>, taskId: string, r: Node
 }
 
 /**
- * A finished task and all its results in one statement (one round trip on the synchronous path). The
- * statement commits asynchronously (`synchronous_commit = off` for this transaction only): the answer does
- * not wait for the WAL flush, and a PostgreSQL crash can lose at most the last few hundred milliseconds of
- * probe results — never consistency. Everything else the controller writes keeps the server's setting.
+ * Finished tasks with all their results, many tasks in one statement (the result writer batches them). The
+ * statement commits asynchronously (`synchronous_commit = off` for this transaction only): a PostgreSQL
+ * crash can lose the last few hundred milliseconds of probe results — never consistency. Everything else
+ * the controller writes keeps the server's setting.
  */
-export async function insertFinishedTask(
-  db: Kysely<Database>,
-  t: NewTask,
-  status: ProbeTaskStatus,
-  results: NodeResult[],
-  finishedAt: Date,
-): Promise<void> {
-  const rows = sql.join(results.map((r) => resultRow(t.id, r)));
+export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly TaskRecord[]): Promise<void> {
+  const taskRows = sql.join(
+    tasks.map(
+      (t) => sql`(${t.id}, ${t.type}, ${t.target}, ${jsonb(t.spec)}, ${t.status}, ${jsonb(t.node_ids)},
+        cast(${t.owner_id} as text), cast(${t.created_at.toISOString()} as timestamptz),
+        cast(${(t.finished_at ?? new Date()).toISOString()} as timestamptz))`,
+    ),
+  );
+  const resultRows = sql.join(tasks.flatMap((t) => t.results.map((r) => resultRow(t.id, r))));
   await sql`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     task as (
       insert into probe_tasks (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
-      values (${t.id}, ${t.type}, ${t.target}, ${jsonb(t.spec)}, ${status}, ${jsonb(t.nodeIds)},
-        cast(${t.ownerId} as text), cast(${t.createdAt.toISOString()} as timestamptz),
-        cast(${finishedAt.toISOString()} as timestamptz))
-      returning id
+      values ${taskRows}
     )
     insert into probe_results ${resultColumns}
-    select v.* from (values ${rows}) as v ${resultColumns} cross join relaxed`.execute(db);
+    select v.* from (values ${resultRows}) as v ${resultColumns} cross join relaxed`.execute(db);
+}
+
+/**
+ * Tasks still `queued` or `running` long after any node could have answered belong to a controller that
+ * stopped mid-task (crash, kill -9): they become `failed`, so a poller is not left waiting forever.
+ */
+export async function failAbandonedTasks(db: Kysely<Database>, olderThan: Date): Promise<number> {
+  const res = await db
+    .updateTable("probe_tasks")
+    .set({ status: "failed", finished_at: new Date() })
+    .where("status", "in", ["queued", "running"])
+    .where("created_at", "<", olderThan)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }
 
 export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRecord | undefined> {
@@ -118,6 +137,7 @@ export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRe
     type: task.type,
     target: task.target,
     spec: task.spec,
+    owner_id: task.owner_id,
     status: task.status,
     node_ids: task.node_ids,
     created_at: new Date(task.created_at),

@@ -74,8 +74,9 @@ const getTaskRoute = createRoute({
   tags: ["probes"],
   summary: "Read a probe task and its per-node results",
   description:
-    "Form A polls here after creating a task. Form B can read a finished task again. Results are stored as " +
-    "they arrive.",
+    "Form A polls here after creating a task; its results are stored as they arrive. Form B can read a " +
+    "finished task again, at once after the answer and on any controller. A recent id that is not found " +
+    "is a 404 after a short wait (up to 250 ms) for a write in flight.",
   request: {
     params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
   },

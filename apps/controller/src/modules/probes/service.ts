@@ -10,15 +10,17 @@ import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
 import {
   findTask,
-  insertFinishedTask,
   insertResult,
   insertTask,
   type NewTask,
   newTaskId,
   setTaskStatus,
   type TaskRecord,
+  taskIdTime,
 } from "./repo.js";
+import { type ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
 import { type SelectedNode, selectNodes } from "./select-nodes.js";
+import { ABANDONED_AFTER_MS } from "./sweeper.js";
 import { assertTargetAllowed } from "./target-check.js";
 
 export interface ProbeDeps {
@@ -26,6 +28,8 @@ export interface ProbeDeps {
   transport: ControllerTransport;
   directory: NodeDirectory;
   background: BackgroundWork;
+  /** Form B's results go in behind the answer (ADR 0003). */
+  writer: ResultWriter;
   log: Logger;
   defaultNodes: number;
   offlineAfterMs: number;
@@ -98,21 +102,28 @@ function dispatchAll(
   );
 }
 
-/** Runs the probe on every chosen node, stores the task and answers when the last node has (Form B). */
+/**
+ * Runs the probe on every chosen node and answers when the last node has (Form B). The task and its results
+ * are written behind the answer by the result writer (ADR 0003), which serves them from memory until
+ * they land.
+ */
 export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<TaskRecord> {
   const { task, nodes } = await prepare(deps, req);
   const results = await dispatchAll(deps, task, req.spec, nodes);
-  const status = finalStatus(results);
-  const finishedAt = new Date();
-  await insertFinishedTask(deps.db, task, status, results, finishedAt);
-  return {
-    ...task,
+  const record: TaskRecord = {
+    id: task.id,
+    type: task.type,
+    target: task.target,
+    spec: task.spec,
+    owner_id: task.ownerId,
     node_ids: task.nodeIds,
-    status,
+    status: finalStatus(results),
     created_at: task.createdAt,
-    finished_at: finishedAt,
+    finished_at: new Date(),
     results,
   };
+  await deps.writer.write(record);
+  return record;
 }
 
 /**
@@ -137,8 +148,21 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
   return { id: task.id };
 }
 
+/**
+ * A task from memory (answered here, not written yet) or the database. A Form B task answered by another
+ * controller a moment ago may still be in that controller's write buffer, so a miss on a recent id (its
+ * time part within the abandonment window) is looked for again for a short while before the 404.
+ */
 export async function getProbeTask(deps: ProbeDeps, id: string): Promise<TaskRecord> {
-  const task = /^task_[a-z0-9]{1,40}$/.test(id) ? await findTask(deps.db, id) : undefined;
-  if (!task) throw new ApiError("not_found", `probe task ${id} not found`);
-  return task;
+  if (!/^task_[a-z0-9]{1,40}$/.test(id)) throw new ApiError("not_found", `probe task ${id} not found`);
+  const now = Date.now();
+  const createdAt = taskIdTime(id);
+  const recent = createdAt !== undefined && createdAt > now - ABANDONED_AFTER_MS && createdAt < now + 60_000;
+  const waitUntil = recent ? now + UNWRITTEN_GRACE_MS : now;
+  for (;;) {
+    const task = deps.writer.peek(id) ?? (await findTask(deps.db, id));
+    if (task) return task;
+    if (Date.now() >= waitUntil) throw new ApiError("not_found", `probe task ${id} not found`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

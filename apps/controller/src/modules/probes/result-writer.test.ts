@@ -1,0 +1,180 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { dbKinds, openTestDb } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { BackgroundWork } from "./background.js";
+import type { NodeResult } from "./dispatch.js";
+import { findTask, insertTask, newTaskId, type TaskRecord } from "./repo.js";
+import { ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
+import { getProbeTask, type ProbeDeps } from "./service.js";
+import { ABANDONED_AFTER_MS, startTaskSweeper } from "./sweeper.js";
+import { serveNode, settle } from "./test-agents.js";
+import { tcpBody } from "./test-requests.js";
+
+/** Form B's write-behind (ADR 0003), the cross-controller read of an unwritten task, and the sweep. */
+
+function logSink() {
+  const lines: { level: number; msg: string; task_ids?: string[] }[] = [];
+  const log = pino({ level: "info" }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { log, lines };
+}
+
+function result(nodeId: string, position: number): NodeResult {
+  return {
+    node_id: nodeId,
+    node_name: `Node ${nodeId}`,
+    position,
+    success: true,
+    latency_ms: 1.25,
+    error: null,
+    detail: { port: 443, connect_ms: 1.25, resolved_ip: "192.0.2.7" },
+    duration_ms: 1.5,
+  };
+}
+
+function task(id = newTaskId()): TaskRecord {
+  const created = new Date();
+  return {
+    id,
+    type: "tcp",
+    target: "example.com",
+    spec: { type: "tcp", params: { host: "example.com", port: 443, timeout_ms: 5000 } },
+    owner_id: null,
+    node_ids: ["n1", "n2"],
+    status: "done",
+    created_at: created,
+    finished_at: new Date(created.getTime() + 3),
+    results: [result("n1", 0), result("n2", 1)],
+  };
+}
+
+describe.each(dbKinds)("Form B result writes on %s", (kind) => {
+  const fixture = useTestDb(kind);
+  const kysely = () => fixture.testDb.db.kysely;
+  const depsWith = (writer: ResultWriter) => ({ db: kysely(), writer }) as unknown as ProbeDeps;
+
+  it("answers first; the task is read from memory at once, from the database after the write, the same", async () => {
+    const t = await fixture.freshApp("b");
+    serveNode(t.bus, { id: "n1" });
+    serveNode(t.bus, { id: "n2" });
+    await settle();
+    const created = await t.call("POST", "/v1/probe/tcp", { body: tcpBody("b", "example.com", 443) });
+    expect(created.status).toBe(200);
+    const id = created.body.data.task_id as string;
+    const early = await t.call("GET", `/v1/probe/tasks/${id}`);
+    expect(early.status).toBe(200);
+    await t.drain();
+    const stored = await findTask(kysely(), id);
+    expect(stored?.status).toBe("done");
+    expect(stored?.results.map((r) => r.node_id).sort()).toEqual(["n1", "n2"]);
+    // Another controller over the same database reads what this one answered.
+    const other = fixture.app("b");
+    const late = await other.call("GET", `/v1/probe/tasks/${id}`);
+    expect(late.status).toBe(200);
+    expect(late.body.data).toEqual(early.body.data);
+    expect(late.body.data.results).toEqual(created.body.data.results);
+  });
+
+  it("another controller finds a task whose write is still in the first one's buffer", async () => {
+    const first = new ResultWriter(kysely(), new BackgroundWork(), pino({ level: "silent" }), {
+      flushDelayMs: 100,
+    });
+    const second = new ResultWriter(kysely(), new BackgroundWork(), pino({ level: "silent" }));
+    const t = task();
+    await first.write(t);
+    expect(await findTask(kysely(), t.id)).toBeUndefined();
+    const found = await getProbeTask(depsWith(second), t.id);
+    expect(found.id).toBe(t.id);
+    expect(found.results).toHaveLength(2);
+  });
+
+  it("a recent id that nobody wrote is a 404 after the grace; an old or foreign one at once", async () => {
+    const deps = depsWith(new ResultWriter(kysely(), new BackgroundWork(), pino({ level: "silent" })));
+    const start = Date.now();
+    await expect(getProbeTask(deps, newTaskId())).rejects.toMatchObject({ code: "not_found" });
+    expect(Date.now() - start).toBeGreaterThanOrEqual(UNWRITTEN_GRACE_MS);
+    const old = newTaskId(Date.now() - ABANDONED_AFTER_MS - 60_000);
+    const again = Date.now();
+    await expect(getProbeTask(deps, old)).rejects.toMatchObject({ code: "not_found" });
+    await expect(getProbeTask(deps, "task_doesnotexist")).rejects.toMatchObject({ code: "not_found" });
+    expect(Date.now() - again).toBeLessThan(UNWRITTEN_GRACE_MS);
+  });
+
+  it("batches tasks; a task the database refuses is logged and does not sink the rest of its batch", async () => {
+    const { log, lines } = logSink();
+    const background = new BackgroundWork();
+    const writer = new ResultWriter(kysely(), background, log, { flushDelayMs: 20 });
+    const dup = task();
+    await writer.write(dup);
+    await background.drain();
+    const good = [task(), task(), task()];
+    await writer.write(dup); // same id again: a primary key violation
+    for (const g of good) await writer.write(g);
+    expect(writer.backlog).toBe(4);
+    await background.drain();
+    expect(writer.backlog).toBe(0);
+    for (const g of good) expect((await findTask(kysely(), g.id))?.results).toHaveLength(2);
+    const refused = lines.filter((l) => l.level === 50);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.task_ids).toEqual([dup.id]);
+  });
+
+  it("with the backlog full, write waits for its own row", async () => {
+    const background = new BackgroundWork();
+    const writer = new ResultWriter(kysely(), background, pino({ level: "silent" }), { maxBacklog: 0 });
+    const t = task();
+    await writer.write(t);
+    expect((await findTask(kysely(), t.id))?.status).toBe("done");
+  });
+
+  it("retries while the database is away, then gives up with an error that names the tasks", async () => {
+    const gone = await openTestDb(kind);
+    await gone.close();
+    const { log, lines } = logSink();
+    const background = new BackgroundWork();
+    const writer = new ResultWriter(gone.db.kysely, background, log, {
+      maxBacklog: 0,
+      retryDelaysMs: [5, 5],
+    });
+    const t = task();
+    await expect(writer.write(t)).rejects.toBeDefined();
+    await background.drain();
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(2);
+    expect(lines.filter((l) => l.level === 50).map((l) => l.task_ids)).toEqual([[t.id]]);
+    expect(writer.peek(t.id)).toBeUndefined();
+  });
+
+  it("the sweep fails tasks left queued or running long ago, and nothing else", async () => {
+    const now = new Date();
+    const at = (msAgo: number) => new Date(now.getTime() - msAgo);
+    const base = { type: "tcp", target: "example.com", spec: {}, nodeIds: ["n1"], ownerId: null };
+    const ids = {
+      oldQueued: newTaskId(),
+      oldRunning: newTaskId(),
+      recent: newTaskId(),
+      oldDone: newTaskId(),
+    };
+    await insertTask(
+      kysely(),
+      { ...base, id: ids.oldQueued, createdAt: at(ABANDONED_AFTER_MS + 1000) },
+      "queued",
+    );
+    await insertTask(
+      kysely(),
+      { ...base, id: ids.oldRunning, createdAt: at(ABANDONED_AFTER_MS + 1000) },
+      "running",
+    );
+    await insertTask(kysely(), { ...base, id: ids.recent, createdAt: at(60_000) }, "running");
+    await insertTask(kysely(), { ...base, id: ids.oldDone, createdAt: at(ABANDONED_AFTER_MS * 2) }, "done");
+    const { log, lines } = logSink();
+    const sweeper = startTaskSweeper({ db: kysely(), log, poll: false });
+    expect(await sweeper.runOnce(now)).toBe(2);
+    await sweeper.stop();
+    const status = async (id: string) => (await findTask(kysely(), id))?.status;
+    expect(await status(ids.oldQueued)).toBe("failed");
+    expect(await status(ids.oldRunning)).toBe("failed");
+    expect(await status(ids.recent)).toBe("running");
+    expect(await status(ids.oldDone)).toBe("done");
+    expect(lines.some((l) => l.level === 40 && /marked failed/.test(l.msg))).toBe(true);
+  });
+});

@@ -1,0 +1,142 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import type { BackgroundWork } from "./background.js";
+import { insertFinishedTasks, type TaskRecord } from "./repo.js";
+
+export interface ResultWriterOptions {
+  /** How long the first task of a batch waits for others to join it. */
+  flushDelayMs?: number;
+  /** Tasks per statement. */
+  maxBatch?: number;
+  /** Answered-but-unwritten tasks beyond which `write` waits for its own write (backpressure). */
+  maxBacklog?: number;
+  /** Waits between attempts of a failed write; after the last one the batch is given up (logged). */
+  retryDelaysMs?: readonly number[];
+}
+
+/**
+ * How long a read of an unknown recent task id keeps looking before its 404: a write lands within the
+ * flush delay plus one statement, so this covers another controller's buffer with room to spare.
+ */
+export const UNWRITTEN_GRACE_MS = 250;
+
+const DEFAULT_FLUSH_DELAY_MS = 10;
+const DEFAULT_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000, 10_000, 20_000];
+
+/**
+ * Writes Form B's finished tasks behind the answer (ADR 0003): the caller has its results as soon as the
+ * last node has answered, and the tasks reach PostgreSQL moments later, many per statement. Until its
+ * write lands, a task is served from memory by `peek`, so a read right after the answer sees it.
+ */
+export class ResultWriter {
+  private readonly unwritten = new Map<string, TaskRecord>();
+  private queue: TaskRecord[] = [];
+  private readonly waiters = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
+  private flushing = false;
+  private readonly flushDelayMs: number;
+  private readonly maxBatch: number;
+  private readonly maxBacklog: number;
+  private readonly retryDelaysMs: readonly number[];
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly background: BackgroundWork,
+    private readonly log: Logger,
+    opts: ResultWriterOptions = {},
+  ) {
+    this.flushDelayMs = opts.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
+    this.maxBatch = opts.maxBatch ?? 500;
+    this.maxBacklog = opts.maxBacklog ?? 10_000;
+    this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  }
+
+  /** Tasks answered but not written yet. */
+  get backlog(): number {
+    return this.unwritten.size;
+  }
+
+  /** The task as answered, while its write is still on the way. */
+  peek(id: string): TaskRecord | undefined {
+    return this.unwritten.get(id);
+  }
+
+  /**
+   * Queues a finished task. Resolves at once, or — when the backlog is full, e.g. while the database is
+   * slow or down — once this task is written (rejecting if it could not be), so memory stays bounded.
+   */
+  write(task: TaskRecord): Promise<void> {
+    this.unwritten.set(task.id, task);
+    this.queue.push(task);
+    const written =
+      this.unwritten.size > this.maxBacklog
+        ? new Promise<void>((resolve, reject) => this.waiters.set(task.id, { resolve, reject }))
+        : Promise.resolve();
+    if (!this.flushing) {
+      this.flushing = true;
+      this.background.run(() => this.flushAll());
+    }
+    return written;
+  }
+
+  private async flushAll(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        if (this.flushDelayMs > 0) await new Promise((r) => setTimeout(r, this.flushDelayMs));
+        await this.store(this.queue.splice(0, this.maxBatch));
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /**
+   * Writes a batch; a failed write is retried after a pause (database away), except when PostgreSQL refused
+   * the data itself: then each task is tried alone, so one bad task cannot sink the others.
+   */
+  private async store(batch: TaskRecord[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await insertFinishedTasks(this.db, batch);
+        if (attempt > 0) this.log.info({ tasks: batch.length, attempt }, "probe tasks stored after retry");
+        this.settle(batch);
+        return;
+      } catch (err) {
+        if (isDataError(err) && batch.length > 1) {
+          for (const task of batch) await this.store([task]);
+          return;
+        }
+        const delay = isDataError(err) ? undefined : this.retryDelaysMs[attempt];
+        if (delay === undefined) {
+          this.log.error(
+            { err, task_ids: batch.map((t) => t.id) },
+            "probe tasks could not be stored; their callers had the results, but they cannot be read again",
+          );
+          this.settle(batch, err);
+          return;
+        }
+        this.log.warn(
+          { err, tasks: batch.length, retry_in_ms: delay },
+          "storing probe tasks failed; retrying",
+        );
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  private settle(batch: readonly TaskRecord[], error?: unknown): void {
+    for (const task of batch) {
+      this.unwritten.delete(task.id);
+      const waiter = this.waiters.get(task.id);
+      this.waiters.delete(task.id);
+      if (error) waiter?.reject(error);
+      else waiter?.resolve();
+    }
+  }
+}
+
+/** SQLSTATE class 22 (data exception) or 23 (integrity constraint violation): retrying will not help. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^2[23]/.test(code);
+}
