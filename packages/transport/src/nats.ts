@@ -3,11 +3,13 @@ import {
   connect,
   credsAuthenticator,
   errors,
+  type Msg,
   type NatsConnection,
   nkeyAuthenticator,
   type Subscription,
 } from "@nats-io/transport-node";
 import { nodeIdFromSubject, subjects } from "@vantage/protocol";
+import { ReplyMux } from "./nats-replies.js";
 import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
 
 export interface NatsOptions {
@@ -63,17 +65,23 @@ const decoder = new TextDecoder();
 const encode = (v: unknown) => encoder.encode(JSON.stringify(v ?? null));
 const decode = (b: Uint8Array): unknown => (b.length === 0 ? null : JSON.parse(decoder.decode(b)));
 
-export function natsControllerTransport(nc: NatsConnection, ownsConnection = true): ControllerTransport {
+export function natsControllerTransport(
+  nc: NatsConnection,
+  ownsConnection = true,
+  inboxPrefix = "_INBOX",
+): ControllerTransport {
   const subs = new Set<Subscription>();
+  const replies = new ReplyMux(nc, inboxPrefix);
   return {
     kind: "nats",
     async request(nodeId, message, timeoutMs) {
+      let reply: Msg;
       try {
-        const reply = await nc.request(subjects.job(nodeId), encode(message), { timeout: timeoutMs });
-        return decode(reply.data);
+        reply = await replies.request(subjects.job(nodeId), encode(message), timeoutMs);
       } catch (err) {
         throw toTransportError(err, nodeId, timeoutMs);
       }
+      return decode(reply.data);
     },
     subscribeHeartbeats(handler) {
       const sub = nc.subscribe(subjects.allHeartbeats, {
@@ -99,6 +107,7 @@ export function natsControllerTransport(nc: NatsConnection, ownsConnection = tru
     async close() {
       for (const s of subs) s.unsubscribe();
       subs.clear();
+      replies.close();
       if (ownsConnection && !nc.isClosed()) await nc.drain();
     },
   };
@@ -155,6 +164,13 @@ export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentL
 }
 
 function toTransportError(err: unknown, nodeId: string, timeoutMs: number): TransportError {
+  if (err instanceof TransportError) {
+    if (err.code === "no_responders")
+      return new TransportError("no_responders", `no agent serves node ${nodeId}`);
+    if (err.code === "timeout")
+      return new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`);
+    return err;
+  }
   if (
     err instanceof errors.NoRespondersError ||
     (err instanceof errors.RequestError && err.isNoResponders())
