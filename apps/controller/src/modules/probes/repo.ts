@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../../db/schema.js";
 import type { ProbeTaskStatus } from "../../db/tables/probes.js";
+import { randomHex } from "../../lib/random-hex.js";
 import type { NodeResult } from "./dispatch.js";
 
 /** `task_` + time (base36, sortable) + 64 random bits: readable in logs, not guessable. */
 export function newTaskId(now = Date.now()): string {
-  return `task_${now.toString(36).padStart(9, "0")}${randomBytes(8).toString("hex")}`;
+  return `task_${now.toString(36).padStart(9, "0")}${randomHex(8)}`;
 }
 
 /** The creation time written into a task id, or undefined when the id is not one of ours. */
@@ -84,29 +84,50 @@ export async function insertResult(db: Kysely<Database>, taskId: string, r: Node
   await sql`insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}`.execute(db);
 }
 
+/** A column of values as a text array parameter (null stays null); SQL casts it to the column's type. */
+const column = (values: readonly (string | number | boolean | null)[]): RawBuilder<never> =>
+  sql<never>`${values.map((v) => (v === null ? null : String(v)))}`;
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
 /**
- * Finished tasks with all their results, many tasks in one statement (the result writer batches them). The
- * statement commits asynchronously (`synchronous_commit = off` for this transaction only): a PostgreSQL
- * crash can lose the last few hundred milliseconds of probe results — never consistency. Everything else
- * the controller writes keeps the server's setting.
+ * Finished tasks with all their results, any number of tasks in one statement (the result writer batches
+ * them). Every column travels as one array parameter, so the statement text is the same for any batch:
+ * prepared once per connection, never parsed and planned again. It commits asynchronously
+ * (`synchronous_commit = off` for this transaction only): a PostgreSQL crash can lose the last few hundred
+ * milliseconds of probe results — never consistency. Everything else the controller writes keeps the
+ * server's setting.
  */
 export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly TaskRecord[]): Promise<void> {
-  const taskRows = sql.join(
-    tasks.map(
-      (t) => sql`(${t.id}, ${t.type}, ${t.target}, ${jsonb(t.spec)}, ${t.status}, ${jsonb(t.node_ids)},
-        cast(${t.owner_id} as text), cast(${t.created_at.toISOString()} as timestamptz),
-        cast(${(t.finished_at ?? new Date()).toISOString()} as timestamptz))`,
-    ),
-  );
-  const resultRows = sql.join(tasks.flatMap((t) => t.results.map((r) => resultRow(t.id, r))));
+  const results = tasks.flatMap((t) => t.results.map((r) => ({ taskId: t.id, r })));
   await sql`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     task as (
       insert into probe_tasks (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
-      values ${taskRows}
+      select * from unnest(
+        cast(${column(tasks.map((t) => t.id))} as text[]),
+        cast(${column(tasks.map((t) => t.type))} as text[]),
+        cast(${column(tasks.map((t) => t.target))} as text[]),
+        cast(cast(${column(tasks.map((t) => json(t.spec)))} as text[]) as jsonb[]),
+        cast(${column(tasks.map((t) => t.status))} as text[]),
+        cast(cast(${column(tasks.map((t) => json(t.node_ids)))} as text[]) as jsonb[]),
+        cast(${column(tasks.map((t) => t.owner_id))} as text[]),
+        cast(cast(${column(tasks.map((t) => t.created_at.toISOString()))} as text[]) as timestamptz[]),
+        cast(cast(${column(tasks.map((t) => (t.finished_at ?? new Date()).toISOString()))} as text[]) as timestamptz[])
+      )
     )
     insert into probe_results ${resultColumns}
-    select v.* from (values ${resultRows}) as v ${resultColumns} cross join relaxed`.execute(db);
+    select r.* from unnest(
+      cast(${column(results.map((x) => x.taskId))} as text[]),
+      cast(${column(results.map((x) => x.r.node_id))} as text[]),
+      cast(${column(results.map((x) => x.r.node_name))} as text[]),
+      cast(cast(${column(results.map((x) => x.r.position))} as text[]) as integer[]),
+      cast(cast(${column(results.map((x) => x.r.success))} as text[]) as boolean[]),
+      cast(cast(${column(results.map((x) => x.r.latency_ms))} as text[]) as double precision[]),
+      cast(${column(results.map((x) => x.r.error?.code ?? null))} as text[]),
+      cast(${column(results.map((x) => x.r.error?.message ?? null))} as text[]),
+      cast(cast(${column(results.map((x) => json(x.r.detail)))} as text[]) as jsonb[]),
+      cast(cast(${column(results.map((x) => x.r.duration_ms))} as text[]) as double precision[])
+    ) as r cross join relaxed`.execute(db);
 }
 
 /**

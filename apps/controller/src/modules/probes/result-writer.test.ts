@@ -119,6 +119,32 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
     expect(refused[0]?.task_ids).toEqual([dup.id]);
   });
 
+  it("stores every value as given: quotes, braces, backslashes, commas, non-ASCII, the word NULL, nulls", async () => {
+    const background = new BackgroundWork();
+    const writer = new ResultWriter(kysely(), background, pino({ level: "silent" }));
+    const odd = 'a "quoted", {braced} \\ back\\slash ü 日本 NULL';
+    const t: TaskRecord = {
+      ...task(),
+      target: "NULL",
+      owner_id: "usr_{1}",
+      results: [
+        { ...result("NULL", 0), node_name: odd, detail: { body: odd, list: [1, null, "x,y"] } },
+        {
+          ...result("n,2", 1),
+          success: false,
+          latency_ms: null,
+          duration_ms: 0.001,
+          error: { code: "timeout", message: odd },
+          detail: null,
+        },
+      ],
+    };
+    await writer.write(t);
+    await background.drain();
+    const stored = await findTask(kysely(), t.id);
+    expect(stored).toEqual({ ...t, owner_id: "usr_{1}" });
+  });
+
   it("with the backlog full, write waits for its own row", async () => {
     const background = new BackgroundWork();
     const writer = new ResultWriter(kysely(), background, pino({ level: "silent" }), { maxBacklog: 0 });

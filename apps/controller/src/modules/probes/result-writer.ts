@@ -21,7 +21,7 @@ export interface ResultWriterOptions {
  */
 export const UNWRITTEN_GRACE_MS = 250;
 
-const DEFAULT_FLUSH_DELAY_MS = 10;
+const DEFAULT_FLUSH_DELAY_MS = 20;
 const DEFAULT_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000, 10_000, 20_000];
 
 /**
