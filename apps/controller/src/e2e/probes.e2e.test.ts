@@ -148,6 +148,37 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
     });
   });
 
+  it("Form B tasks are readable at once on another controller, and all stored when the first one stops", async () => {
+    const [first, second] = await Promise.all([
+      cluster.startController({ VANTAGE_API_FORM: "b" }),
+      cluster.startController({ VANTAGE_API_FORM: "b" }),
+    ]);
+    try {
+      await Promise.all([cluster.waitForNodes(first.url, ids), cluster.waitForNodes(second.url, ids)]);
+      const body = bodies("b", targets).tcp;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => post(first.url, "/v1/probe/tcp", body)),
+      );
+      const taskIds = answers.map((a) => a.body.data.task_id as string);
+      // Straight after the answer, while the first controller may still hold the write.
+      const early = (await fetch(`${second.url}/v1/probe/tasks/${taskIds[19]}`).then((r) =>
+        r.json(),
+      )) as Json;
+      expect(early.data).toMatchObject({ task_id: taskIds[19], status: "done" });
+      expect(early.data.results).toEqual(answers[19]!.body.data.results);
+      await first.stop(); // SIGTERM: the writes in flight finish before it exits
+      for (const [i, id] of taskIds.entries()) {
+        const res = await fetch(`${second.url}/v1/probe/tasks/${id}`);
+        expect(res.status).toBe(200);
+        const task = (await res.json()) as Json;
+        expect(task.data.results).toEqual(answers[i]!.body.data.results);
+      }
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  }, 90_000);
+
   it("an agent killed with SIGKILL mid-probe gets success:false and the answer comes within deadline + 1 s", async () => {
     const controller = await cluster.startController({ VANTAGE_API_FORM: "b" });
     try {
