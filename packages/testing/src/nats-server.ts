@@ -11,6 +11,8 @@ export interface NatsServer {
   url: string;
   port: number;
   configPath: string;
+  /** Kills the server and starts it again on the same port and configuration. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -28,12 +30,39 @@ export function renderNatsConfig(port: number, users: NatsUser[] | undefined): s
   return `${lines.join("\n")}\n`;
 }
 
-/** Spawns a nats-server on a random loopback port; `stop()` kills it and removes its files. */
+/**
+ * Spawns a nats-server on a random loopback port; `stop()` kills it and removes its files, `restart()`
+ * kills it and starts a new one on the same port and configuration (clients see a server restart).
+ */
 export async function startNatsServer(opts: { users?: NatsUser[] } = {}): Promise<NatsServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vantage-nats-"));
   const configPath = join(dir, "nats.conf");
   writeFileSync(configPath, renderNatsConfig(port, opts.users));
+  let child = await spawnServer(configPath, port);
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    configPath,
+    async restart() {
+      await kill();
+      child = await spawnServer(configPath, port);
+    },
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function spawnServer(configPath: string, port: number): Promise<ChildProcess> {
   const child: ChildProcess = spawn(natsServerBinary(), ["-c", configPath], {
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -49,18 +78,7 @@ export async function startNatsServer(opts: { users?: NatsUser[] } = {}): Promis
     );
     child.once("exit", (code) => reject(new Error(`nats-server exited with ${code}: ${stderr}`)));
   });
+  spawnError.catch(() => {}); // after start-up an exit is expected (stop, restart)
   await Promise.race([waitForPort(port), spawnError]);
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    port,
-    configPath,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return child;
 }
