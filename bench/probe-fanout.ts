@@ -24,7 +24,9 @@ const agents = [
 const [cluster, targets] = await Promise.all([startCluster(agents), startTargets()]);
 const controller = await cluster.startController({
   VANTAGE_API_FORM: "b",
-  VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "warn",
+  // As deployed by default: level info and one JSON access-log line per request (stdout, discarded here).
+  VANTAGE_ACCESS_LOG: "true",
+  VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
 });
 try {
   await cluster.waitForNodes(
