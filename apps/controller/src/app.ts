@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): App {
   registerNodes(app, deps, nodes);
   registerAccounts(app, deps);
   const background = new BackgroundWork();
-  registerProbes(app, deps, background);
+  const probes = registerProbes(app, deps, background);
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -78,5 +78,5 @@ export function createApp(deps: AppDeps): App {
     return c.body(openapiBody);
   });
 
-  return { app, openapi, drain: () => background.drain() };
+  return { app, openapi, drain: () => probes.drain() };
 }

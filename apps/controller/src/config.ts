@@ -37,6 +37,8 @@ export const configSchema = z.object({
   VANTAGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  VANTAGE_PROBE_LIMIT_ANON: z.coerce.number().int().min(0).max(1_000_000_000).default(250),
+  VANTAGE_PROBE_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
   VANTAGE_NODE_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   VANTAGE_PUBLIC_URL: z.string().url().optional(),
   VANTAGE_TRUSTED_PROXIES: z

@@ -120,6 +120,8 @@ export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cl
           DATABASE_URL: db.url,
           VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
           VANTAGE_ACCESS_LOG: "false",
+          // Every test client is 127.0.0.1; the quota has its own tests.
+          VANTAGE_PROBE_LIMIT_ANON: "0",
           ...env,
         },
         "controller",

@@ -37,6 +37,23 @@ export function requireAuth(deps: AppDeps, opts: { scope?: Scope } = {}): Middle
   };
 }
 
+/**
+ * Route middleware for public endpoints that also take credentials (probes: an account gets its own
+ * quota and owns its tasks): no credential headers → anonymous; credentials present → they must be valid
+ * (401 otherwise) and `c.get("principal")` is set. No scope is needed: the credential only names the caller.
+ */
+export function optionalAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  const credentials = accountsContext(deps).credentials;
+  return async (c, next) => {
+    const authorization = c.req.header("authorization");
+    const apiKey = c.req.header("x-api-key");
+    if (authorization !== undefined || apiKey !== undefined) {
+      c.set("principal", await credentials.authenticate({ authorization, apiKey }));
+    }
+    await next();
+  };
+}
+
 /** The authenticated caller; 401 if the route forgot `requireAuth`. */
 export function requirePrincipal(c: Context<AppEnv>): Principal {
   const p = c.get("principal");

@@ -26,3 +26,8 @@ export function registerSecuritySchemes(app: Router, form: ApiForm): void {
 export function authSecurity(form: ApiForm): Record<string, string[]>[] {
   return form === "a" ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { apiKeyAuth: [] }];
 }
+
+/** The `security` entry of a public route that also takes the form's credentials (`{}`: none needed). */
+export function optionalAuthSecurity(form: ApiForm): Record<string, string[]>[] {
+  return [{}, ...authSecurity(form)];
+}

@@ -26,7 +26,9 @@ export function routesOf(t: TestApp): RouteRef[] {
         method: method.toUpperCase(),
         path,
         url: path.replace(/\{([^}]+)\}/g, (_, name: string) => `dummy_${name}_0000`),
-        secured: (op.security ?? []).length > 0,
+        // `{}` among the alternatives means credentials are optional: the route is public.
+        secured:
+          (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0),
         hasBody: op.requestBody !== undefined,
       });
     }

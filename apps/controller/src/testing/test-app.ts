@@ -69,6 +69,9 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     VANTAGE_LOG_LEVEL: "silent",
     VANTAGE_DATA_DIR: "memory://",
     VANTAGE_JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789",
+    // Every test app shares 127.0.0.1; quota tests set their own limits.
+    VANTAGE_PROBE_LIMIT_ANON: "0",
+    VANTAGE_PROBE_LIMIT_AUTH: "0",
     ...env,
   });
 }

@@ -14,7 +14,7 @@ import {
   serverField,
   urlField,
 } from "./fields.js";
-import type { ProbeRequest } from "./service.js";
+import type { ProbeInput } from "./service.js";
 
 /** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
 
@@ -79,11 +79,11 @@ const strip = (h: string) => (h.startsWith("[") && h.endsWith("]") ? h.slice(1, 
 const paths = { target: "body.target", server: "body.params.server", nodes: "node_ids" };
 
 function request(type: ProbeType, target: string, params: Record<string, unknown>, nodeIds?: string[]) {
-  return { spec: buildSpec(type, params), target, nodeIds, paths } satisfies ProbeRequest;
+  return { spec: buildSpec(type, params), target, nodeIds, paths } satisfies ProbeInput;
 }
 
 /** Form A body → the internal probe request. */
-export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeRequest } = {
+export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) => request("http", b.target, { url: b.target, ...b.params }, b.node_ids),
   ping: (b) => request("ping", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
   dns: (b) => request("dns", b.target, { domain: b.target, ...b.params }, b.node_ids),

@@ -13,7 +13,7 @@ import {
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
-import type { ProbeRequest } from "./service.js";
+import type { ProbeInput } from "./service.js";
 
 /**
  * Form B: flat bodies; the answer waits for every node: `{task_id, status: "done", results[]}`. Every type
@@ -74,11 +74,11 @@ function request(
   nodes?: string[],
 ) {
   const paths = { target: `body.${field}`, server: "body.server", nodes: "nodes" };
-  return { spec: buildSpec(type, params), target, nodeIds: nodes, paths } satisfies ProbeRequest;
+  return { spec: buildSpec(type, params), target, nodeIds: nodes, paths } satisfies ProbeInput;
 }
 
 /** Form B body → the internal probe request. */
-export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeRequest } = {
+export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) =>
     request("http", b.url, "url", { url: b.url, method: b.method, timeout_ms: ms(b.timeout) }, b.nodes),
   ping: (b) =>

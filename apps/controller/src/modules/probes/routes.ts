@@ -1,10 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { type ProbeType, probeTypes } from "@vantage/probes";
+import type { Context } from "hono";
+import type { AppDeps } from "../../app.js";
+import { optionalAuth } from "../../http/auth.js";
+import type { AppEnv } from "../../http/context.js";
 import { envelope, errorResponses, jsonBody, ok } from "../../http/envelope.js";
+import { type RateLimitStatus, rateLimitHeaders } from "../../http/rate-limit.js";
+import { setResponseHeader } from "../../http/response-headers.js";
 import type { Router } from "../../http/router.js";
-import type { ApiForm } from "../../http/security.js";
+import { type ApiForm, optionalAuthSecurity } from "../../http/security.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "./form-a.js";
 import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "./form-b.js";
+import type { ProbeCaller } from "./quota.js";
 import { taskViewSchema, toTaskView } from "./result-schemas.js";
 import { getProbeTask, type ProbeDeps, queueProbeTask, runProbeTask } from "./service.js";
 
@@ -16,9 +23,24 @@ const summaries: Record<ProbeType, string> = {
   traceroute: "Traceroute from several nodes: hops with their round-trip times",
 };
 
-const probeErrors = errorResponses(400, 413, 415, 422, 503);
+const probeErrors = errorResponses(400, 401, 413, 415, 422, 429, 503);
 
-function registerFormA(app: Router, deps: ProbeDeps, type: ProbeType): void {
+const quotaNote =
+  " Anonymous calls are limited per client IP, calls with credentials per account, in node-probes per hour " +
+  "(a task on 3 nodes costs 3); `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` tell what " +
+  "is left, and a request that does not fit is refused whole with 429 `rate_limited` and `Retry-After`.";
+
+/** The account behind the request's credentials, else its client IP. */
+function callerOf(c: Context<AppEnv>): ProbeCaller {
+  const principal = c.get("principal");
+  return principal ? { kind: "account", userId: principal.userId } : { kind: "ip", ip: c.get("clientIp") };
+}
+
+function setQuotaHeaders(c: Context<AppEnv>, quota: RateLimitStatus | undefined): void {
+  if (quota) for (const [k, v] of Object.entries(rateLimitHeaders(quota))) setResponseHeader(c, k, v);
+}
+
+function registerFormA(app: Router, deps: ProbeDeps, appDeps: AppDeps, type: ProbeType): void {
   const route = createRoute({
     method: "post",
     path: `/v1/probe/${type}`,
@@ -26,7 +48,10 @@ function registerFormA(app: Router, deps: ProbeDeps, type: ProbeType): void {
     summary: summaries[type],
     description:
       "Creates the task and answers at once with 202 and `status: queued`; the nodes run it in the background. " +
-      "Poll `GET /v1/probe/tasks/{task_id}` for the results.",
+      "Poll `GET /v1/probe/tasks/{task_id}` for the results." +
+      quotaNote,
+    security: optionalAuthSecurity("a"),
+    middleware: [optionalAuth(appDeps)] as const,
     request: jsonBody(formABodies[type]),
     responses: {
       202: {
@@ -38,12 +63,13 @@ function registerFormA(app: Router, deps: ProbeDeps, type: ProbeType): void {
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") as never;
-    const created = await queueProbeTask(deps, fromFormA[type](body));
-    return ok(c, toFormA(created.id), 202);
+    const created = await queueProbeTask(deps, { ...fromFormA[type](body), caller: callerOf(c) });
+    setQuotaHeaders(c, created.quota);
+    return ok(c, toFormA(created.value), 202);
   });
 }
 
-function registerFormB(app: Router, deps: ProbeDeps, type: ProbeType): void {
+function registerFormB(app: Router, deps: ProbeDeps, appDeps: AppDeps, type: ProbeType): void {
   const route = createRoute({
     method: "post",
     path: `/v1/probe/${type}`,
@@ -51,7 +77,10 @@ function registerFormB(app: Router, deps: ProbeDeps, type: ProbeType): void {
     summary: summaries[type],
     description:
       "Runs the probe on every chosen node and answers when all have answered or timed out (each node has " +
-      "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`.",
+      "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`." +
+      quotaNote,
+    security: optionalAuthSecurity("b"),
+    middleware: [optionalAuth(appDeps)] as const,
     request: jsonBody(formBBodies[type]),
     responses: {
       200: {
@@ -63,8 +92,9 @@ function registerFormB(app: Router, deps: ProbeDeps, type: ProbeType): void {
   });
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") as never;
-    const task = await runProbeTask(deps, fromFormB[type](body));
-    return ok(c, toFormB(task), 200);
+    const created = await runProbeTask(deps, { ...fromFormB[type](body), caller: callerOf(c) });
+    setQuotaHeaders(c, created.quota);
+    return ok(c, toFormB(created.value), 200);
   });
 }
 
@@ -86,10 +116,10 @@ const getTaskRoute = createRoute({
   },
 });
 
-export function registerProbeRoutes(app: Router, deps: ProbeDeps, form: ApiForm): void {
+export function registerProbeRoutes(app: Router, deps: ProbeDeps, appDeps: AppDeps, form: ApiForm): void {
   for (const type of probeTypes) {
-    if (form === "a") registerFormA(app, deps, type);
-    else registerFormB(app, deps, type);
+    if (form === "a") registerFormA(app, deps, appDeps, type);
+    else registerFormB(app, deps, appDeps, type);
   }
   app.openapi(getTaskRoute, async (c) => {
     const task = await getProbeTask(deps, c.req.valid("param").id);

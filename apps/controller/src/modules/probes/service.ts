@@ -4,10 +4,12 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import { ApiError } from "../../http/errors.js";
+import type { RateLimitStatus } from "../../http/rate-limit.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
+import type { ProbeCaller, ProbeQuota } from "./quota.js";
 import {
   findTask,
   insertResult,
@@ -30,6 +32,7 @@ export interface ProbeDeps {
   background: BackgroundWork;
   /** Form B's results go in behind the answer (ADR 0003). */
   writer: ResultWriter;
+  quota: ProbeQuota;
   log: Logger;
   defaultNodes: number;
   offlineAfterMs: number;
@@ -44,7 +47,17 @@ export interface ProbeRequest {
   nodeIds?: readonly string[] | undefined;
   /** Body paths for error details, in the caller's form. */
   paths: { target: string; server: string; nodes: string };
-  ownerId?: string | null;
+  /** Whose quota pays, and who owns the task (accounts only). */
+  caller: ProbeCaller;
+}
+
+/** A probe request as either form's body maps to it; the route adds the caller. */
+export type ProbeInput = Omit<ProbeRequest, "caller">;
+
+/** A created task and what it left of the caller's quota (undefined: unlimited). */
+export interface Created<T> {
+  value: T;
+  quota: RateLimitStatus | undefined;
 }
 
 const nodeLevel = new Set<string>(nodeErrorCodes);
@@ -57,7 +70,7 @@ export function finalStatus(results: readonly NodeResult[]): "done" | "failed" {
 async function prepare(
   deps: ProbeDeps,
   req: ProbeRequest,
-): Promise<{ task: NewTask; nodes: SelectedNode[] }> {
+): Promise<{ task: NewTask; nodes: SelectedNode[]; quota: RateLimitStatus | undefined }> {
   assertTargetAllowed(req.spec, deps.allowPrivateTargets, req.paths);
   const nodes = await selectNodes(deps.directory, {
     type: req.spec.type,
@@ -71,10 +84,12 @@ async function prepare(
     target: req.target,
     spec: req.spec,
     nodeIds: nodes.map((n) => n.id),
-    ownerId: req.ownerId ?? null,
+    ownerId: req.caller.kind === "account" ? req.caller.userId : null,
     createdAt: new Date(),
   };
-  return { task, nodes };
+  // Paid per node that gets the job; offline named nodes cost nothing.
+  const quota = deps.quota.take(req.caller, nodes.filter((n) => n.online).length);
+  return { task, nodes, quota };
 }
 
 function dispatchAll(
@@ -107,8 +122,8 @@ function dispatchAll(
  * are written behind the answer by the result writer (ADR 0003), which serves them from memory until
  * they land.
  */
-export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<TaskRecord> {
-  const { task, nodes } = await prepare(deps, req);
+export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<TaskRecord>> {
+  const { task, nodes, quota } = await prepare(deps, req);
   const results = await dispatchAll(deps, task, req.spec, nodes);
   const record: TaskRecord = {
     id: task.id,
@@ -123,15 +138,15 @@ export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<
     results,
   };
   await deps.writer.write(record);
-  return record;
+  return { value: record, quota };
 }
 
 /**
  * Stores the task as `queued` and returns at once (Form A); the dispatch runs in the background, storing
  * each node's result as it arrives (`running`), then `done` or `failed`.
  */
-export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<{ id: string }> {
-  const { task, nodes } = await prepare(deps, req);
+export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<string>> {
+  const { task, nodes, quota } = await prepare(deps, req);
   await insertTask(deps.db, task, "queued");
   deps.background.run(async () => {
     try {
@@ -145,7 +160,7 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
       await setTaskStatus(deps.db, task.id, "failed", true).catch(() => {});
     }
   });
-  return { id: task.id };
+  return { value: task.id, quota };
 }
 
 /**

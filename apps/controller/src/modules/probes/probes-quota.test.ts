@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import { syncedRateLimitStore } from "../../http/rate-limit.js";
+import { dbKinds, forms, openTestDb } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { issueKey, keyHeaders, newUser } from "../accounts/test-helpers.js";
+import { findTask } from "./repo.js";
+import { serveNode, settle } from "./test-agents.js";
+import { tcpBody } from "./test-requests.js";
+
+/** Hourly probe quotas in node-probes: per client IP, per account, shared by controllers on one database. */
+describe.each(dbKinds)("probe quotas on %s", (kind) => {
+  const db = useTestDb(kind);
+  const limits = (anon: number, auth = 0) => ({
+    VANTAGE_PROBE_LIMIT_ANON: String(anon),
+    VANTAGE_PROBE_LIMIT_AUTH: String(auth),
+    // app.request has no socket: the peer is taken as 127.0.0.1, trusted here so X-Forwarded-For names the client.
+    VANTAGE_TRUSTED_PROXIES: "127.0.0.1",
+  });
+  const from = (ip: string) => ({ "x-forwarded-for": ip });
+  const taskCount = async () =>
+    Number(
+      (
+        await db.testDb.db.kysely
+          .selectFrom("probe_tasks")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  describe.each(forms)("form %s", (form) => {
+    const created = form === "a" ? 202 : 200;
+    // Both forms' apps share the database (and so the counters): each form uses its own addresses.
+    const n = form === "a" ? 1 : 2;
+
+    it("counts node-probes per client IP; a request that does not fit is refused whole and costs nothing", async () => {
+      const t = await db.freshApp(form, limits(7));
+      const nodes = [
+        ["q1", "DE"],
+        ["q2", "US"],
+        ["q3", "SG"],
+      ].map(([id, country]) => serveNode(t.bus, { id: id!, country: country! }));
+      await settle();
+      const body = tcpBody(form, "example.com", 443);
+      const ip = `198.51.100.${n}7`;
+      const first = await t.call("POST", "/v1/probe/tcp", { body, headers: from(ip) });
+      expect(first.status).toBe(created);
+      expect(first.headers.get("ratelimit-limit")).toBe("7");
+      expect(first.headers.get("ratelimit-remaining")).toBe("4");
+      expect(Number(first.headers.get("ratelimit-reset"))).toBeGreaterThan(0);
+      expect(Number(first.headers.get("ratelimit-reset"))).toBeLessThanOrEqual(3600);
+      const second = await t.call("POST", "/v1/probe/tcp", { body, headers: from(ip) });
+      expect(second.headers.get("ratelimit-remaining")).toBe("1");
+      await t.drain();
+
+      const jobsBefore = nodes.reduce((n, s) => n + s.jobs.length, 0);
+      const tasksBefore = await taskCount();
+      const refused = await t.call("POST", "/v1/probe/tcp", { body, headers: from(ip) });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe("rate_limited");
+      expect(refused.body.error.message).toContain("needs 3 node-probes, 1 of 7");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.headers.get("ratelimit-remaining")).toBe("1");
+      await t.drain();
+      expect(nodes.reduce((n, s) => n + s.jobs.length, 0)).toBe(jobsBefore);
+      expect(await taskCount()).toBe(tasksBefore);
+
+      // One named node still fits; another address has its own quota.
+      const one = tcpBody(form, "example.com", 443, ["q1"]);
+      const last = await t.call("POST", "/v1/probe/tcp", { body: one, headers: from(ip) });
+      expect(last.status).toBe(created);
+      expect(last.headers.get("ratelimit-remaining")).toBe("0");
+      const other = await t.call("POST", "/v1/probe/tcp", { body, headers: from(`198.51.100.${n}8`) });
+      expect(other.status).toBe(created);
+      expect(other.headers.get("ratelimit-remaining")).toBe("4");
+    });
+
+    it("an IPv6 client is counted per /64", async () => {
+      const t = await db.freshApp(form, limits(3));
+      serveNode(t.bus, { id: "v6" });
+      await settle();
+      const body = tcpBody(form, "example.com", 443);
+      const a = await t.call("POST", "/v1/probe/tcp", { body, headers: from(`2001:db8:${n}:2::10`) });
+      expect(a.headers.get("ratelimit-remaining")).toBe("2");
+      const b = await t.call("POST", "/v1/probe/tcp", { body, headers: from(`2001:db8:${n}:2:ffff::1`) });
+      expect(b.headers.get("ratelimit-remaining")).toBe("1");
+      const c = await t.call("POST", "/v1/probe/tcp", { body, headers: from(`2001:db8:${n}:3::10`) });
+      expect(c.headers.get("ratelimit-remaining")).toBe("2");
+    });
+
+    it("with credentials the account's quota applies and the account owns the task; bad credentials are a 401", async () => {
+      const t = await db.freshApp(form, limits(1, 4));
+      const node = serveNode(t.bus, { id: "acct" });
+      await settle();
+      const user = await newUser(t, "quota");
+      const key = await issueKey(t, user.userId, { scopes: ["read"] });
+      const body = tcpBody(form, "example.com", 443);
+      const ip = from(`203.0.113.${n}9`);
+      const withKey = await t.call("POST", "/v1/probe/tcp", {
+        body,
+        headers: { ...ip, ...keyHeaders(form, key.secret) },
+      });
+      expect(withKey.status).toBe(created);
+      expect(withKey.headers.get("ratelimit-limit")).toBe("4");
+      expect(withKey.headers.get("ratelimit-remaining")).toBe("3");
+      await t.drain();
+      const stored = await db.testDb.db.kysely
+        .selectFrom("probe_tasks")
+        .select("owner_id")
+        .where("id", "=", withKey.body.data.task_id)
+        .executeTakeFirstOrThrow();
+      expect(stored.owner_id).toBe(user.userId);
+      // The login JWT names the same account: same bucket.
+      const withJwt = await t.call("POST", "/v1/probe/tcp", { body, headers: { ...ip, ...user.headers } });
+      expect(withJwt.headers.get("ratelimit-remaining")).toBe("2");
+      // Anonymous from the same address: the address's own quota.
+      const anon = await t.call("POST", "/v1/probe/tcp", { body, headers: ip });
+      expect(anon.headers.get("ratelimit-limit")).toBe("1");
+      expect(
+        (await findTask(db.testDb.db.kysely, anon.body.data.task_id))?.id ?? "written later",
+      ).toBeTruthy();
+
+      const jobs = node.jobs.length;
+      const bad = await t.call("POST", "/v1/probe/tcp", {
+        body,
+        headers: { ...ip, authorization: "Bearer not-a-real-token" },
+      });
+      expect(bad.status).toBe(401);
+      expect(bad.body.error.code).toBe("unauthorized");
+      expect(node.jobs.length).toBe(jobs);
+    });
+
+    it("limit 0 means unlimited: no quota headers", async () => {
+      const t = await db.freshApp(form, limits(0));
+      serveNode(t.bus, { id: "free" });
+      await settle();
+      const res = await t.call("POST", "/v1/probe/tcp", { body: tcpBody(form, "example.com", 443) });
+      expect(res.status).toBe(created);
+      expect(res.headers.get("ratelimit-limit")).toBeNull();
+    });
+  });
+
+  it("controllers on one database share counts: a second one learns the first's at its next sync", async () => {
+    const a = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    const b = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    const hour = 3_600_000;
+    const start = Math.floor(Date.now() / hour) * hour;
+    expect(await a.add("t:shared", start, hour, 5)).toBe(5);
+    await a.sync();
+    // b has not heard of it yet: between syncs each controller counts its own hits.
+    expect(await b.add("t:shared", start, hour, 2)).toBe(2);
+    await b.sync();
+    expect(await b.get("t:shared", start)).toBe(7);
+    expect(await a.add("t:shared", start, hour, 1)).toBe(6);
+    await a.sync();
+    expect(await a.get("t:shared", start)).toBe(8);
+    // A late count for a window another controller has already left does not drag the row back.
+    const c = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    await c.add("t:shared", start + hour, hour, 1);
+    await c.sync();
+    await a.add("t:shared", start, hour, 4);
+    await a.sync();
+    const row = await db.testDb.db.kysely
+      .selectFrom("rate_limits")
+      .selectAll()
+      .where("bucket", "=", "t:shared")
+      .executeTakeFirstOrThrow();
+    expect(new Date(row.window_start).getTime()).toBe(start + hour);
+    expect(Number(row.hits)).toBe(1);
+    await Promise.all([a.stop(), b.stop(), c.stop()]);
+  });
+
+  it("counts survive a database that is away: kept locally and reported", async () => {
+    const gone = await openTestDb(kind);
+    await gone.close();
+    const errors: unknown[] = [];
+    const s = syncedRateLimitStore(gone.db.kysely, { syncMs: 60_000, onError: (e) => errors.push(e) });
+    const start = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    await s.add("t:away", start, 3_600_000, 3);
+    await s.sync();
+    expect(errors).toHaveLength(1);
+    expect(await s.get("t:away", start)).toBe(3);
+    expect(await s.add("t:away", start, 3_600_000, 1)).toBe(4);
+  });
+});
