@@ -129,6 +129,29 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
       expect(node.jobs.length).toBe(jobs);
     });
 
+    it("GET /v1/probe/quota tells the caller's quota without spending any", async () => {
+      const t = await db.freshApp(form, limits(7, 50));
+      serveNode(t.bus, { id: "qq" });
+      await settle();
+      const ip = from(`198.51.100.${n}5`);
+      await t.call("POST", "/v1/probe/tcp", { body: tcpBody(form, "example.com", 443), headers: ip });
+      for (let i = 0; i < 2; i++) {
+        const q = await t.call("GET", "/v1/probe/quota", { headers: ip });
+        expect(q.status).toBe(200);
+        expect(q.body.data).toMatchObject({ caller: "ip", limit: 7, used: 1, remaining: 6 });
+        expect(q.body.data.reset_s).toBeGreaterThan(0);
+        expect(q.body.data.reset_s).toBeLessThanOrEqual(3600);
+      }
+      const user = await newUser(t, "quota-view");
+      const mine = await t.call("GET", "/v1/probe/quota", { headers: { ...ip, ...user.headers } });
+      expect(mine.body.data).toMatchObject({ caller: "account", limit: 50, used: 0, remaining: 50 });
+      const bad = await t.call("GET", "/v1/probe/quota", { headers: { authorization: "Bearer nope" } });
+      expect(bad.status).toBe(401);
+      const free = await db.freshApp(form, limits(0));
+      const unlimited = await free.call("GET", "/v1/probe/quota");
+      expect(unlimited.body.data).toMatchObject({ caller: "ip", limit: null, used: 0, remaining: null });
+    });
+
     it("limit 0 means unlimited: no quota headers", async () => {
       const t = await db.freshApp(form, limits(0));
       serveNode(t.bus, { id: "free" });

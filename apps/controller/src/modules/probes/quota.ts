@@ -23,13 +23,34 @@ export class ProbeQuota {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The caller's quota now, without spending any; undefined when unlimited. */
+  peek(caller: ProbeCaller): RateLimitStatus | undefined {
+    const { limit, bucket, start } = this.where(caller);
+    if (limit === 0) return undefined;
+    const count = this.counters.getNow(bucket, start);
+    return {
+      limit,
+      count,
+      remaining: Math.max(0, limit - count),
+      resetAt: start + PROBE_QUOTA_WINDOW_MS,
+      exceeded: count >= limit,
+    };
+  }
+
+  private where(caller: ProbeCaller): { limit: number; bucket: string; start: number } {
+    const anonymous = caller.kind === "ip";
+    return {
+      limit: anonymous ? this.limits.anon : this.limits.auth,
+      bucket: anonymous ? `probe:ip:${ipBucket(caller.ip)}` : `probe:account:${caller.userId}`,
+      start: Math.floor(this.now() / PROBE_QUOTA_WINDOW_MS) * PROBE_QUOTA_WINDOW_MS,
+    };
+  }
+
   /** Takes `cost` node-probes from the caller's quota; undefined when the caller's quota is unlimited. */
   take(caller: ProbeCaller, cost: number): RateLimitStatus | undefined {
     const anonymous = caller.kind === "ip";
-    const limit = anonymous ? this.limits.anon : this.limits.auth;
+    const { limit, bucket, start } = this.where(caller);
     if (limit === 0) return undefined;
-    const bucket = anonymous ? `probe:ip:${ipBucket(caller.ip)}` : `probe:account:${caller.userId}`;
-    const start = Math.floor(this.now() / PROBE_QUOTA_WINDOW_MS) * PROBE_QUOTA_WINDOW_MS;
     const used = this.counters.getNow(bucket, start);
     const status = (count: number): RateLimitStatus => ({
       limit,

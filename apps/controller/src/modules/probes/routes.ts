@@ -30,6 +30,32 @@ const quotaNote =
   "(a task on 3 nodes costs 3); `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` tell what " +
   "is left, and a request that does not fit is refused whole with 429 `rate_limited` and `Retry-After`.";
 
+const quotaHeaders = {
+  "RateLimit-Limit": {
+    description: "The caller's node-probes per hour (absent when unlimited)",
+    schema: { type: "integer" as const },
+  },
+  "RateLimit-Remaining": {
+    description: "Node-probes left in this hour, after this request",
+    schema: { type: "integer" as const },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until the hour's quota starts afresh",
+    schema: { type: "integer" as const },
+  },
+};
+
+const quotaSchema = z.object({
+  caller: z.enum(["ip", "account"]).openapi({ description: "Whose quota: the client IP's or the account's" }),
+  limit: z.number().int().nullable().openapi({ description: "Node-probes per hour; null when unlimited" }),
+  used: z
+    .number()
+    .int()
+    .openapi({ description: "Node-probes spent in this hour (0 when unlimited: nothing is counted)" }),
+  remaining: z.number().int().nullable().openapi({ description: "Left in this hour; null when unlimited" }),
+  reset_s: z.number().int().openapi({ description: "Seconds until the hour's quota starts afresh" }),
+});
+
 /** The account behind the request's credentials, else its client IP. */
 function callerOf(c: Context<AppEnv>): ProbeCaller {
   const principal = c.get("principal");
@@ -56,6 +82,7 @@ function registerFormA(app: Router, deps: ProbeDeps, appDeps: AppDeps, type: Pro
     responses: {
       202: {
         description: "Task queued",
+        headers: quotaHeaders,
         content: { "application/json": { schema: envelope(formACreatedSchema) } },
       },
       ...probeErrors,
@@ -85,6 +112,7 @@ function registerFormB(app: Router, deps: ProbeDeps, appDeps: AppDeps, type: Pro
     responses: {
       200: {
         description: "Task done",
+        headers: quotaHeaders,
         content: { "application/json": { schema: envelope(formBDoneSchema(type)) } },
       },
       ...probeErrors,
@@ -121,6 +149,36 @@ export function registerProbeRoutes(app: Router, deps: ProbeDeps, appDeps: AppDe
     if (form === "a") registerFormA(app, deps, appDeps, type);
     else registerFormB(app, deps, appDeps, type);
   }
+  const quotaRoute = createRoute({
+    method: "get",
+    path: "/v1/probe/quota",
+    tags: ["probes"],
+    summary: "The caller's probe quota: what is left this hour, without spending any",
+    description: `Same caller rules as the probe routes: credentials name an account, else the client IP counts.${quotaNote}`,
+    security: optionalAuthSecurity(form),
+    middleware: [optionalAuth(appDeps)] as const,
+    responses: {
+      200: { description: "The quota", content: { "application/json": { schema: envelope(quotaSchema) } } },
+      ...errorResponses(401),
+    },
+  });
+  app.openapi(quotaRoute, (c) => {
+    const caller = callerOf(c);
+    const q = deps.quota.peek(caller);
+    const now = Date.now();
+    const hour = 3_600_000;
+    return ok(
+      c,
+      {
+        caller: caller.kind,
+        limit: q?.limit ?? null,
+        used: q?.count ?? 0,
+        remaining: q?.remaining ?? null,
+        reset_s: Math.ceil(((q?.resetAt ?? Math.ceil(now / hour) * hour) - now) / 1000),
+      },
+      200,
+    );
+  });
   app.openapi(getTaskRoute, async (c) => {
     const task = await getProbeTask(deps, c.req.valid("param").id);
     return ok(c, toTaskView(task, form), 200);
