@@ -129,6 +129,38 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
       expect(node.jobs.length).toBe(jobs);
     });
 
+    it("a task created with credentials is read only by its account; an anonymous one by its id alone", async () => {
+      const t = await db.freshApp(form, limits(0));
+      serveNode(t.bus, { id: "own" });
+      await settle();
+      const owner = await newUser(t, "task-owner");
+      const stranger = await newUser(t, "task-stranger");
+      const key = await issueKey(t, owner.userId, { scopes: ["read"] });
+      const body = tcpBody(form, "example.com", 443);
+      const mine = await t.call("POST", "/v1/probe/tcp", { body, headers: keyHeaders(form, key.secret) });
+      const anon = await t.call("POST", "/v1/probe/tcp", { body });
+      await t.drain();
+      const read = (id: string, headers: Record<string, string> = {}) =>
+        t.call("GET", `/v1/probe/tasks/${id}`, { headers });
+      const ownId = mine.body.data.task_id as string;
+
+      for (const res of [await read(ownId, owner.headers), await read(ownId, keyHeaders(form, key.secret))]) {
+        expect(res.status).toBe(200);
+        expect(res.body.data.task_id).toBe(ownId);
+      }
+      for (const res of [await read(ownId), await read(ownId, stranger.headers)]) {
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe("not_found");
+      }
+      const bad = await read(ownId, { authorization: "Bearer not-a-real-token" });
+      expect(bad.status).toBe(401);
+      for (const headers of [{}, stranger.headers]) {
+        const res = await read(anon.body.data.task_id, headers);
+        expect(res.status).toBe(200);
+        expect(res.body.data.task_id).toBe(anon.body.data.task_id);
+      }
+    });
+
     it("GET /v1/probe/quota tells the caller's quota without spending any", async () => {
       const t = await db.freshApp(form, limits(7, 50));
       serveNode(t.bus, { id: "qq" });

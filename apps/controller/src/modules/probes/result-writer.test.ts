@@ -83,7 +83,7 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
     const t = task();
     await first.write(t);
     expect(await findTask(kysely(), t.id)).toBeUndefined();
-    const found = await getProbeTask(depsWith(second), t.id);
+    const found = await getProbeTask(depsWith(second), t.id, undefined);
     expect(found.id).toBe(t.id);
     expect(found.results).toHaveLength(2);
   });
@@ -91,12 +91,14 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
   it("a recent id that nobody wrote is a 404 after the grace; an old or foreign one at once", async () => {
     const deps = depsWith(new ResultWriter(kysely(), new BackgroundWork(), pino({ level: "silent" })));
     const start = Date.now();
-    await expect(getProbeTask(deps, newTaskId())).rejects.toMatchObject({ code: "not_found" });
+    await expect(getProbeTask(deps, newTaskId(), undefined)).rejects.toMatchObject({ code: "not_found" });
     expect(Date.now() - start).toBeGreaterThanOrEqual(UNWRITTEN_GRACE_MS);
     const old = newTaskId(Date.now() - ABANDONED_AFTER_MS - 60_000);
     const again = Date.now();
-    await expect(getProbeTask(deps, old)).rejects.toMatchObject({ code: "not_found" });
-    await expect(getProbeTask(deps, "task_doesnotexist")).rejects.toMatchObject({ code: "not_found" });
+    await expect(getProbeTask(deps, old, undefined)).rejects.toMatchObject({ code: "not_found" });
+    await expect(getProbeTask(deps, "task_doesnotexist", undefined)).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(Date.now() - again).toBeLessThan(UNWRITTEN_GRACE_MS);
   });
 

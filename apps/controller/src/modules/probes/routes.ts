@@ -126,23 +126,29 @@ function registerFormB(app: Router, deps: ProbeDeps, appDeps: AppDeps, type: Pro
   });
 }
 
-const getTaskRoute = createRoute({
-  method: "get",
-  path: "/v1/probe/tasks/{id}",
-  tags: ["probes"],
-  summary: "Read a probe task and its per-node results",
-  description:
-    "Form A polls here after creating a task; its results are stored as they arrive. Form B can read a " +
-    "finished task again, at once after the answer and on any controller. A recent id that is not found " +
-    "is a 404 after a short wait (up to 250 ms) for a write in flight.",
-  request: {
-    params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
-  },
-  responses: {
-    200: { description: "The task", content: { "application/json": { schema: envelope(taskViewSchema) } } },
-    ...errorResponses(404),
-  },
-});
+function getTaskRoute(form: ApiForm, appDeps: AppDeps) {
+  return createRoute({
+    method: "get",
+    path: "/v1/probe/tasks/{id}",
+    tags: ["probes"],
+    summary: "Read a probe task and its per-node results",
+    description:
+      "Form A polls here after creating a task; its results are stored as they arrive. Form B can read a " +
+      "finished task again, at once after the answer and on any controller. A recent id that is not found " +
+      "is a 404 after a short wait (up to 250 ms) for a write in flight. A task created with credentials " +
+      "belongs to that account: read it with credentials of the same account (any other caller gets 404). " +
+      "A task created without credentials is readable by anyone who has its id.",
+    security: optionalAuthSecurity(form),
+    middleware: [optionalAuth(appDeps)] as const,
+    request: {
+      params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
+    },
+    responses: {
+      200: { description: "The task", content: { "application/json": { schema: envelope(taskViewSchema) } } },
+      ...errorResponses(401, 404),
+    },
+  });
+}
 
 export function registerProbeRoutes(app: Router, deps: ProbeDeps, appDeps: AppDeps, form: ApiForm): void {
   for (const type of probeTypes) {
@@ -179,8 +185,8 @@ export function registerProbeRoutes(app: Router, deps: ProbeDeps, appDeps: AppDe
       200,
     );
   });
-  app.openapi(getTaskRoute, async (c) => {
-    const task = await getProbeTask(deps, c.req.valid("param").id);
+  app.openapi(getTaskRoute(form, appDeps), async (c) => {
+    const task = await getProbeTask(deps, c.req.valid("param").id, c.get("principal")?.userId);
     return ok(c, toTaskView(task, form), 200);
   });
 }

@@ -167,17 +167,29 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
  * A task from memory (answered here, not written yet) or the database. A Form B task answered by another
  * controller a moment ago may still be in that controller's write buffer, so a miss on a recent id (its
  * time part within the abandonment window) is looked for again for a short while before the 404.
+ *
+ * A task created with credentials belongs to that account: only the same account reads it (`viewer`),
+ * anyone else gets the same 404 as for an unknown id. An anonymous task is readable by whoever holds its
+ * id (64 random bits), as the caller that created it has nothing else to prove.
  */
-export async function getProbeTask(deps: ProbeDeps, id: string): Promise<TaskRecord> {
-  if (!/^task_[a-z0-9]{1,40}$/.test(id)) throw new ApiError("not_found", `probe task ${id} not found`);
+export async function getProbeTask(
+  deps: ProbeDeps,
+  id: string,
+  viewer: string | undefined,
+): Promise<TaskRecord> {
+  const notFound = () => new ApiError("not_found", `probe task ${id} not found`);
+  if (!/^task_[a-z0-9]{1,40}$/.test(id)) throw notFound();
   const now = Date.now();
   const createdAt = taskIdTime(id);
   const recent = createdAt !== undefined && createdAt > now - ABANDONED_AFTER_MS && createdAt < now + 60_000;
   const waitUntil = recent ? now + UNWRITTEN_GRACE_MS : now;
   for (;;) {
     const task = deps.writer.peek(id) ?? (await findTask(deps.db, id));
-    if (task) return task;
-    if (Date.now() >= waitUntil) throw new ApiError("not_found", `probe task ${id} not found`);
+    if (task) {
+      if (task.owner_id !== null && task.owner_id !== viewer) throw notFound();
+      return task;
+    }
+    if (Date.now() >= waitUntil) throw notFound();
     await new Promise((r) => setTimeout(r, 25));
   }
 }
