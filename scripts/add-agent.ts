@@ -3,7 +3,7 @@
  *
  *   pnpm agent:add <node-id> [--name N] [--country CC] [--region R] [--provider P] [options]
  *   pnpm nats:controller-user [options]              (same as: pnpm agent:add --controller)
- *   pnpm agent:add <node-id> --remove                (revokes the agent: drops its users entry)
+ *   pnpm agent:add <node-id> --remove                (revokes the agent: drops its users entry and seed)
  *
  * Options: --out-dir DIR (seed files, default .vantage/nats), --users-file FILE (default
  * <out-dir>/users.conf), --nats-url URL (for the printed environment), --seed-path PATH (where the seed
@@ -12,7 +12,7 @@
  * Writes the nkey seed (mode 0600) into the output directory, adds the public key with its permissions to
  * the users file that deploy/nats/nats-server.conf includes, and prints the environment block.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -117,6 +117,12 @@ function main(): void {
     out(
       `removed ${nodeId} from ${usersFile}: reload nats-server to disconnect it (nats-server --signal reload)\n`,
     );
+    // A revoked key is worth nothing; leaving its seed would only make a later add of the same id fail.
+    const seedFile = join(outDir, `agent-${nodeId}.nk`);
+    if (existsSync(seedFile)) {
+      rmSync(seedFile);
+      out(`deleted ${seedFile}; delete the copy on the agent's host too\n`);
+    }
     return;
   }
 

@@ -1,0 +1,58 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseUsers } from "./users-file.js";
+
+/** `pnpm agent:add` as an operator runs it: a real process writing seeds and the users file. */
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function agentAdd(dir: string, ...args: string[]) {
+  const res = spawnSync(
+    join(root, "node_modules/.bin/tsx"),
+    [join(root, "scripts/add-agent.ts"), ...args, "--out-dir", dir],
+    { encoding: "utf8", timeout: 30_000 },
+  );
+  if (res.error) throw res.error;
+  return res;
+}
+
+describe("scripts/add-agent.ts", () => {
+  it("adds an agent (seed 0600, users entry, environment), removes it with its seed, and adds it again", () => {
+    const dir = mkdtempSync(join(tmpdir(), "vantage-agent-add-"));
+    dirs.push(dir);
+    const seed = join(dir, "agent-fra-1.nk");
+    const users = () => parseUsers(readFileSync(join(dir, "users.conf"), "utf8"));
+
+    const added = agentAdd(dir, "fra-1", "--name", "Frankfurt 1", "--country", "DE");
+    expect(added.status, added.stderr).toBe(0);
+    expect(added.stdout).toContain("VANTAGE_NODE_ID=fra-1");
+    expect(readFileSync(seed, "utf8")).toMatch(/^SU[A-Z2-7]+\n$/);
+    expect(statSync(seed).mode & 0o777).toBe(0o600);
+    expect(users().map((u) => u.key)).toEqual(["agent:fra-1"]);
+
+    const again = agentAdd(dir, "fra-1");
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain("--rotate");
+
+    const removed = agentAdd(dir, "fra-1", "--remove");
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`deleted ${seed}`);
+    expect(existsSync(seed)).toBe(false);
+    expect(users()).toEqual([]);
+
+    const readded = agentAdd(dir, "fra-1");
+    expect(readded.status, readded.stderr).toBe(0);
+    expect(users().map((u) => u.key)).toEqual(["agent:fra-1"]);
+
+    const unknown = agentAdd(dir, "nyc-1", "--remove");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("nyc-1 has no entry");
+  });
+});
