@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import * as dnsPacket from "dns-packet";
 import { onAbort } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { sameAddress } from "./same-address.js";
 
 export interface Exchange {
   address: string;
@@ -49,7 +50,8 @@ export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
   const removeAbort = onAbort(x.signal, () => s.reject(new ProbeFailure("timeout", "aborted")));
   socket.on("error", (error) => s.reject(toProbeFailure(error)));
   socket.on("message", (msg, rinfo) => {
-    if (rinfo.address !== x.address || rinfo.port !== x.port) return;
+    // By value: a server written `0:0:0:0:0:0:0:1` or `::ffff:7f00:1` answers from `::1`/`::ffff:127.0.0.1`.
+    if (!sameAddress(rinfo.address, x.address) || rinfo.port !== x.port) return;
     try {
       const packet = dnsPacket.decode(msg);
       if (packet.id === id && packet.type === "response") s.resolve(packet);

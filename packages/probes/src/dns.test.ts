@@ -80,6 +80,27 @@ describe("dns probe", () => {
     expect(big.detail).toMatchObject({ resolver: "::1", protocol: "tcp" });
   });
 
+  // Replies come from the kernel's form of the address (`::1`, `::ffff:127.0.0.1`), not the one written.
+  it.each(["0:0:0:0:0:0:0:1", "::ffff:7f00:1"])(
+    "accepts the answer of a server written as [%s]:port, over UDP and TCP",
+    async (address) => {
+      const udp = await query({ domain: "www.example.test", server: `[${address}]:${server.port}` });
+      expect(udp.success, JSON.stringify(udp.error)).toBe(true);
+      expect(udp.detail).toMatchObject({
+        resolver: address,
+        protocol: "udp",
+        answers: [{ value: "192.0.2.10" }],
+      });
+      const big = await query({
+        domain: "big.example.test",
+        record_type: "TXT",
+        server: `[${address}]:${server.port}`,
+      });
+      expect(big.success, JSON.stringify(big.error)).toBe(true);
+      expect(big.detail).toMatchObject({ protocol: "tcp", truncated: true });
+    },
+  );
+
   it("times out against a server that never answers", async () => {
     const silent = createSocket("udp4");
     await new Promise<void>((r) => silent.bind(0, "127.0.0.1", r));

@@ -6,7 +6,7 @@ import { parseServer, systemResolver } from "./dns-server-address.js";
 import { queryTcp, queryUdp } from "./dns-transport.js";
 import { settle } from "./outcome.js";
 import { resolveAndCheck } from "./target-guard.js";
-import { type DnsParams, type DnsResult, dnsParamsSchema, type Probe } from "./types.js";
+import { type DnsParams, type DnsResult, dnsParamsSchema, type Probe, type ProbeContext } from "./types.js";
 
 /** EDNS0 buffer size dig and the DNS flag day 2020 settled on: avoids IP fragmentation. */
 const EDNS_UDP_SIZE = 1232;
@@ -17,16 +17,23 @@ export const dnsProbe: Probe<"dns"> = {
   paramsSchema: dnsParamsSchema,
   run: (params, ctx) =>
     settle<"dns">(async () => {
-      const detail = await query(params, ctx.allowPrivate, ctx.signal);
+      const detail = await query(params, ctx);
       return { detail, latency_ms: detail.query_time_ms };
     }),
 };
 
-async function query(params: DnsParams, allowPrivate: boolean, signal?: AbortSignal): Promise<DnsResult> {
+async function query(params: DnsParams, ctx: ProbeContext): Promise<DnsResult> {
+  const { signal } = ctx;
   // The guard covers resolvers the caller names; the node's own resolver (often 127.0.0.53 or a private
   // address) is the operator's choice, not a target, so it is used as configured.
   const server = params.server ? parseServer(params.server) : await systemResolver();
-  const resolved = await resolveAndCheck(server.host, { allowPrivate: allowPrivate || !params.server });
+  // A server given by name is looked up within the probe's timeout_ms, and the abort stops that wait too.
+  const resolved = await resolveAndCheck(server.host, {
+    allowPrivate: ctx.allowPrivate || !params.server,
+    timeoutMs: params.timeout_ms,
+    signal,
+    lookup: ctx.lookup,
+  });
   const id = randomInt(0, 65_536);
   const packet = dnsPacket.encode({
     type: "query",

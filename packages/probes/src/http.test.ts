@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { createServer as createHttps } from "node:https";
+import { createServer as createNetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpProbe, httpProbe } from "./http.js";
 import { MAX_BODY_EXCERPT, MAX_HEADER_VALUE, MAX_HEADERS } from "./http-response.js";
@@ -172,6 +173,42 @@ describe("http probe", () => {
     expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
     expect(o.detail?.resolved_ip).toBe("127.0.0.1");
     expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it("a body still arriving at timeout_ms is a timeout, also when only the connection's end frames it", async () => {
+    // No Content-Length, no chunking: the body ends when the connection closes, so the probe closing it at
+    // its deadline must not read as a complete answer.
+    const trickle = createNetServer((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n");
+      const timer = setInterval(() => socket.write("x"), 50);
+      socket.on("close", () => clearInterval(timer));
+      socket.on("error", () => clearInterval(timer));
+    });
+    await new Promise<void>((r) => trickle.listen(0, "127.0.0.1", r));
+    try {
+      const port = (trickle.address() as { port: number }).port;
+      const o = await get(`http://127.0.0.1:${port}/`, { timeout_ms: 400 });
+      expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+      expect(o.detail).toMatchObject({ status_code: 200, resolved_ip: "127.0.0.1" });
+    } finally {
+      await new Promise((r) => trickle.close(r));
+    }
+  });
+
+  // The URL parser writes the host as `::ffff:7f00:1`; the kernel reports the peer as `::ffff:127.0.0.1`.
+  it("reaches an IPv4-mapped IPv6 literal (the IPv4 listener answers)", async () => {
+    const url = `http://[::ffff:127.0.0.1]:${new URL(origin4).port}/ok`;
+    const o = await get(url);
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail).toMatchObject({ resolved_ip: "::ffff:7f00:1", status_code: 200, body_excerpt: "hello" });
+  });
+
+  it("refuses an IPv4-mapped loopback literal by its range, before connecting", async () => {
+    const before = seen.length;
+    const o = await get(`http://[::ffff:127.0.0.1]:${new URL(origin4).port}/ok`, {}, { allowPrivate: false });
+    expect(o).toMatchObject({ success: false, error: { code: "target_not_allowed" }, detail: null });
+    expect(o.error?.message).toMatch(/loopback range \(ipv4-mapped 127\.0\.0\.0\/8\)/);
+    expect(seen.length).toBe(before);
   });
 
   it("refuses loopback targets (literal and by name) by default", async () => {

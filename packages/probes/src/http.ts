@@ -7,6 +7,7 @@ import { cappedHeaders, readExcerpt } from "./http-response.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
 import {
   type HttpParams,
@@ -46,15 +47,7 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
   const removeAbort = onAbort(ctx.signal, () => deadline.abort());
   try {
     for (;;) {
-      const hop = await oneRequest(
-        url,
-        method,
-        params,
-        ctx.allowPrivate,
-        deadline.signal,
-        started,
-        resolveTarget,
-      );
+      const hop = await oneRequest(url, method, params, ctx, deadline.signal, started, resolveTarget);
       const location = hop.result.headers["location"];
       const status = hop.result.status_code ?? 0;
       if (!params.follow_redirects || !REDIRECTS.has(status) || location === undefined) {
@@ -110,7 +103,8 @@ async function oneRequest(
   url: URL,
   method: HttpParams["method"],
   params: HttpParams,
-  allowPrivate: boolean,
+  ctx: ProbeContext,
+  /** The exchange's deadline (timeout_ms) and the caller's abort in one. */
   signal: AbortSignal,
   exchangeStart: bigint,
   resolveTarget: ResolveTarget,
@@ -118,10 +112,13 @@ async function oneRequest(
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const hopStart = now();
   // Each hop (redirect targets too) is resolved once and checked; the socket may only use that address.
-  const target = await withAbort(
+  // The deadline signal bounds the lookup: timeout_ms covers the whole exchange, resolution included.
+  const target = await resolveTarget(hostname, {
+    allowPrivate: ctx.allowPrivate,
+    family: params.ip_version,
     signal,
-    resolveTarget(hostname, { allowPrivate, family: params.ip_version }),
-  );
+    lookup: ctx.lookup,
+  });
   const dnsMs = isIP(hostname) !== 0 ? 0 : elapsedMs(hopStart);
   const pinned: LookupFunction = (_name, options, callback) => {
     if (options.all) callback(null, [{ address: target.address, family: target.family }]);
@@ -173,8 +170,9 @@ async function oneRequest(
         m.connectedAt = now();
         m.connectMs = elapsedMs(connectStart, m.connectedAt);
         m.ready = m.connectedAt;
-        // Defence in depth: the kernel-level peer must be the address the guard approved.
-        if (socket.remoteAddress && socket.remoteAddress !== target.address) {
+        // Defence in depth: the kernel-level peer must be the address the guard approved. Compared by
+        // value: the URL writes `[::ffff:127.0.0.1]` as `::ffff:7f00:1`, the kernel reports the dotted form.
+        if (socket.remoteAddress && !sameAddress(socket.remoteAddress, target.address)) {
           req.destroy(
             new ProbeFailure(
               "target_not_allowed",
@@ -207,6 +205,9 @@ async function oneRequest(
   let body = { excerpt: "", bytes: 0, truncated: false };
   try {
     body = await readExcerpt(res);
+    // A body without a length ends when the connection does, and the deadline closing it looks the same:
+    // a body cut short by the deadline is a timeout, not a success (one cut at the excerpt cap is fine).
+    if (signal.aborted && !body.truncated) throw new Error("aborted at the deadline");
   } catch (error) {
     const failure = signal.aborted
       ? new ProbeFailure("timeout", "body not complete in time")
@@ -235,13 +236,4 @@ async function oneRequest(
       body_truncated: body.truncated,
     },
   };
-}
-
-function withAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const remove = onAbort(signal, () =>
-      reject(new ProbeFailure("timeout", "name resolution took too long")),
-    );
-    work.then(resolve, reject).finally(remove);
-  });
 }

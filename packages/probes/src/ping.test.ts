@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pingProbe } from "./ping.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
 import { nftTable } from "./testing/nft-rules.js";
-import type { PingParams } from "./types.js";
+import type { PingParams, ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
-const ping = (host: string, extra: Partial<PingParams> = {}, ctx = allow) =>
+const ping = (host: string, extra: Partial<PingParams> = {}, ctx: ProbeContext = allow) =>
   pingProbe.run({ host, count: 3, timeout_ms: 1000, interval_ms: 20, ...extra }, ctx);
 
 describe("ping probe (raw ICMP, root)", () => {
@@ -48,6 +49,18 @@ describe("ping probe (raw ICMP, root)", () => {
       expect(o.detail).toMatchObject({ packets_sent: 5, packets_received: 5 });
       expect(o.detail?.replies.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     }
+  });
+
+  it("leaves no listener on the caller's signal after many echoes", async () => {
+    const controller = new AbortController();
+    const o = await ping(
+      "127.0.0.1",
+      { count: 12, interval_ms: 10 },
+      { ...allow, signal: controller.signal },
+    );
+    expect(o.detail).toMatchObject({ packets_sent: 12, packets_received: 12 });
+    // One listener per echo and per pause between echoes used to stay: 23 here, and a warning at 11.
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("refuses loopback unless private targets are allowed", async () => {

@@ -1,7 +1,7 @@
 import { elapsedMs } from "./clock.js";
 import type { ReceivedIcmp } from "./icmp-socket.js";
 import { leaseIcmp } from "./icmp-socket.js";
-import { settle } from "./outcome.js";
+import { onAbort, settle } from "./outcome.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
@@ -25,9 +25,13 @@ export const pingProbe: Probe<"ping"> = {
   paramsSchema: pingParamsSchema,
   run: (params, ctx) =>
     settle<"ping">(async () => {
+      // The lookup gets the probe's own timeout_ms and stops on abort: a hung resolver is a timeout.
       const target = await resolveAndCheck(params.host, {
         allowPrivate: ctx.allowPrivate,
         family: params.ip_version,
+        timeoutMs: params.timeout_ms,
+        signal: ctx.signal,
+        lookup: ctx.lookup,
       });
       const { replies, errors } = await echoes(target.address, target.family, params, ctx.signal);
       const rtts = replies.flatMap((r) => (r.rtt_ms === null ? [] : [r.rtt_ms]));
@@ -88,17 +92,23 @@ async function echoes(address: string, family: 4 | 6, params: PingParams, signal
       waits.push(
         new Promise<void>((resolve) => {
           const p: Pending = { reply, sentAt: null, timer: null, settle: () => {} };
+          let settled = false;
+          // Each echo's wait ends once, however it ends; its abort listener goes with it, or a long ping
+          // would pile one listener per echo onto the caller's signal.
           p.settle = () => {
+            settled = true;
             if (p.timer) clearTimeout(p.timer);
+            removeAbort();
             pending.delete(seq);
             resolve();
           };
           pending.set(seq, p);
-          signal?.addEventListener("abort", () => p.settle(), { once: true });
+          const removeAbort = onAbort(signal, () => p.settle());
           lease.send(address, seq).then(
             (sentAt) => {
               p.sentAt = sentAt;
-              p.timer = setTimeout(p.settle, params.timeout_ms);
+              // Aborted while the send was queued: no point waiting for a reply nobody will read.
+              if (!settled) p.timer = setTimeout(p.settle, params.timeout_ms);
             },
             (error: unknown) => {
               const failure = toProbeFailure(error);
@@ -123,16 +133,15 @@ function unreachableCode(family: 4 | 6, code: number): ProbeErrorCode {
   return code === 0 ? "network_unreachable" : "host_unreachable";
 }
 
+/** Waits `ms`, or less if `signal` aborts; leaves no listener behind either way. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = (): void => {
+      clearTimeout(timer);
+      removeAbort();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const removeAbort = onAbort(signal, done);
   });
 }

@@ -1,17 +1,24 @@
+import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pkg from "./index.js";
 import { probes, runProbe } from "./registry.js";
-import { type PingResult, type ProbeJobSpec, probeTypes } from "./types.js";
+import { type DnsTestServer, startDnsServer } from "./testing/dns-server.js";
+import { type HostLookup, type PingResult, type ProbeJobSpec, probeTypes } from "./types.js";
 
 let server: Server;
 let port: number;
+let dns: DnsTestServer;
 beforeAll(async () => {
   server = createServer((s) => s.destroy());
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as { port: number }).port;
+  dns = await startDnsServer();
 });
-afterAll(() => new Promise((r) => server.close(r)));
+afterAll(async () => {
+  await dns.close();
+  await new Promise((r) => server.close(r));
+});
 
 describe("registry and runProbe", () => {
   it("has one probe per type, each under its own name", () => {
@@ -84,5 +91,56 @@ describe("registry and runProbe", () => {
     );
     expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
     expect((o.detail as PingResult | null)?.packets_sent).toBe(0);
+  });
+
+  describe("when the resolver never answers", () => {
+    // Stands in for a getaddrinfo stuck on an unreachable resolver. The name is `localhost` so that a
+    // probe ignoring the injected resolver gets a quick answer from /etc/hosts instead of querying DNS.
+    const hang: HostLookup = () => new Promise(() => {});
+    const specs = (timeout_ms: number): ProbeJobSpec[] => [
+      {
+        type: "http",
+        params: {
+          url: `http://localhost:${port}/`,
+          method: "GET",
+          timeout_ms,
+          follow_redirects: false,
+          max_redirects: 5,
+        },
+      },
+      { type: "ping", params: { host: "localhost", count: 1, timeout_ms, interval_ms: 100 } },
+      {
+        type: "dns",
+        params: { domain: "www.example.test", record_type: "A", server: `localhost:${dns.port}`, timeout_ms },
+      },
+      { type: "tcp", params: { host: "localhost", port, timeout_ms } },
+      { type: "traceroute", params: { host: "localhost", max_hops: 2, timeout_ms, queries_per_hop: 1 } },
+    ];
+
+    // A traceroute's timeout_ms is per hop: its lookup gets at least 5 s (traceroute.ts).
+    it.each(probeTypes)("%s gives up at its own lookup budget with code timeout", async (type) => {
+      const spec = specs(300).find((s) => s.type === type)!;
+      const budget = type === "traceroute" ? 5000 : 300;
+      const started = performance.now();
+      const o = await runProbe(spec, { allowPrivate: true, lookup: hang });
+      const elapsed = performance.now() - started;
+      expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+      expect(o.error?.message).toMatch(/localhost/);
+      expect(elapsed).toBeGreaterThanOrEqual(budget - 50);
+      expect(elapsed).toBeLessThan(budget + 2200);
+    });
+
+    it.each(probeTypes)("%s stops on abort and leaves no listener on the signal", async (type) => {
+      const spec = specs(10_000).find((s) => s.type === type)!;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), 100);
+      const started = performance.now();
+      const o = await runProbe(spec, { allowPrivate: true, signal: controller.signal, lookup: hang });
+      const elapsed = performance.now() - started;
+      clearTimeout(timer);
+      expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+      expect(elapsed).toBeLessThan(2500);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    });
   });
 });

@@ -1,5 +1,7 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { checkAddress, isBlockedAddress, resolveAndCheck } from "./target-guard.js";
+import type { HostLookup } from "./types.js";
 
 const blocked: [string, string][] = [
   // IPv4
@@ -136,6 +138,80 @@ describe("resolveAndCheck", () => {
     });
     await expect(resolveAndCheck(" ", { allowPrivate: true })).rejects.toMatchObject({
       code: "invalid_target",
+    });
+  });
+
+  describe("with an injected resolver", () => {
+    // `localhost` throughout: were the injected resolver ignored, /etc/hosts would answer, not DNS.
+    const hang: HostLookup = () => new Promise(() => {});
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+
+    it("asks it instead of the system resolver, and checks what it answers", async () => {
+      const lookup: HostLookup = async () => [{ address: "192.0.2.1", family: 4 }];
+      await expect(resolveAndCheck("localhost", { allowPrivate: false, lookup })).rejects.toMatchObject({
+        code: "target_not_allowed",
+        message: expect.stringMatching(/localhost resolves to 192\.0\.2\.1.*documentation/),
+      });
+      await expect(
+        resolveAndCheck("localhost", {
+          allowPrivate: false,
+          lookup: async () => [{ address: "8.8.8.8", family: 4 }],
+        }),
+      ).resolves.toMatchObject({ address: "8.8.8.8", family: 4 });
+    });
+
+    it("reports a resolver error as dns_resolution_failed", async () => {
+      const lookup: HostLookup = () =>
+        Promise.reject(Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }));
+      await expect(
+        resolveAndCheck("localhost", { allowPrivate: true, timeoutMs: 1000, lookup }),
+      ).rejects.toMatchObject({ code: "dns_resolution_failed", message: expect.stringMatching(/ENOTFOUND/) });
+    });
+
+    it("stops waiting for a hung lookup at timeoutMs: timeout, listener removed", async () => {
+      const signal = new AbortController().signal;
+      const started = performance.now();
+      await expect(
+        resolveAndCheck("localhost", { allowPrivate: true, timeoutMs: 200, signal, lookup: hang }),
+      ).rejects.toMatchObject({ code: "timeout", message: "no address for localhost within 200 ms" });
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    });
+
+    it("stops waiting for a hung lookup on abort: timeout, timer cleared", async () => {
+      const before = timers();
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      await expect(
+        resolveAndCheck("localhost", {
+          allowPrivate: true,
+          timeoutMs: 30_000,
+          signal: controller.signal,
+          lookup: hang,
+        }),
+      ).rejects.toMatchObject({ code: "timeout", message: "stopped while resolving localhost" });
+      expect(timers()).toBe(before);
+    });
+
+    it("clears its timer and listener when the lookup answers in time", async () => {
+      const before = timers();
+      const signal = new AbortController().signal;
+      const lookup: HostLookup = async () => [{ address: "127.0.0.1", family: 4 }];
+      await resolveAndCheck("localhost", { allowPrivate: true, timeoutMs: 30_000, signal, lookup });
+      expect(timers()).toBe(before);
+      expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    });
+
+    it("does not start a lookup when the signal is already aborted", async () => {
+      let asked = 0;
+      const lookup: HostLookup = async () => {
+        asked++;
+        return [{ address: "127.0.0.1", family: 4 }];
+      };
+      await expect(
+        resolveAndCheck("localhost", { allowPrivate: true, signal: AbortSignal.abort(), lookup }),
+      ).rejects.toMatchObject({ code: "timeout" });
+      expect(asked).toBe(0);
     });
   });
 });

@@ -2,7 +2,9 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { type BlockCategory, matchIpv4, matchIpv6 } from "./blocked-ranges.js";
 import { bareAddress, inPrefix, ipv4ToNumber, ipv6ToBigInt, numberToIpv4 } from "./ip-address.js";
+import { onAbort } from "./outcome.js";
 import { ProbeFailure } from "./probe-failure.js";
+import type { HostLookup } from "./types.js";
 
 export type { BlockCategory, BlockedRange } from "./blocked-ranges.js";
 export { blockedIpv4Ranges, blockedIpv6Ranges } from "./blocked-ranges.js";
@@ -86,6 +88,12 @@ export function isBlockedAddress(ip: string): boolean {
 export interface ResolveOptions {
   allowPrivate: boolean;
   family?: 4 | 6 | undefined;
+  /** Longest wait for the resolver, ms (the probe's own timeout); unbounded when omitted. */
+  timeoutMs?: number | undefined;
+  /** Stops waiting for the resolver at once. */
+  signal?: AbortSignal | undefined;
+  /** The resolver to ask; the system's (getaddrinfo: /etc/hosts, then DNS) when omitted. */
+  lookup?: HostLookup | undefined;
 }
 
 export interface ResolvedTarget {
@@ -98,7 +106,8 @@ export interface ResolvedTarget {
 
 /**
  * Resolves `host` once (a literal is used as is), picks the first address of the wanted family and checks
- * that very address. Throws ProbeFailure: `invalid_target`, `dns_resolution_failed`, `target_not_allowed`.
+ * that very address. Throws ProbeFailure: `invalid_target`, `dns_resolution_failed`, `target_not_allowed`,
+ * and `timeout` when `timeoutMs` passes or `signal` aborts before the resolver answers.
  */
 export async function resolveAndCheck(host: string, opts: ResolveOptions): Promise<ResolvedTarget> {
   const bare = bareAddress(host.trim());
@@ -113,7 +122,7 @@ export async function resolveAndCheck(host: string, opts: ResolveOptions): Promi
     }
     address = bare;
   } else {
-    const picked = await lookupFirst(bare, opts.family);
+    const picked = await lookupFirst(bare, opts);
     address = picked.address;
     family = picked.family;
   }
@@ -134,17 +143,55 @@ export function assertAllowed(address: string, allowPrivate: boolean, name?: str
   );
 }
 
-async function lookupFirst(
-  host: string,
-  family: 4 | 6 | undefined,
-): Promise<{ address: string; family: 4 | 6 }> {
+const systemLookup: HostLookup = (host, family) => lookup(host, { all: true, family, verbatim: true });
+
+async function lookupFirst(host: string, opts: ResolveOptions): Promise<{ address: string; family: 4 | 6 }> {
+  const { family } = opts;
+  let all: { address: string; family: number }[];
   try {
-    const all = await lookup(host, { all: true, family: family ?? 0, verbatim: true });
-    const first = all.find((a) => family === undefined || a.family === family);
-    if (!first) throw Object.assign(new Error(`no address for ${host}`), { code: "ENOTFOUND" });
-    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+    all = await bounded(() => (opts.lookup ?? systemLookup)(host, family ?? 0), host, opts);
   } catch (error) {
+    if (error instanceof ProbeFailure) throw error;
     const code = (error as { code?: string }).code ?? "";
     throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: ${code || String(error)}`);
   }
+  const first = all.find((a) => family === undefined || a.family === family);
+  if (!first) throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: ENOTFOUND`);
+  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/**
+ * getaddrinfo runs on libuv's thread pool and cannot be cancelled, so the probe stops waiting instead: the
+ * lookup is raced against the deadline and the abort, and a late answer is dropped. Running out of time is
+ * `timeout`, not `dns_resolution_failed`: the resolver never said the name does not resolve, the probe's
+ * time (or the caller's patience) ran out first, the same code a connect or query that outlives it gets.
+ */
+async function bounded<T>(start: () => Promise<T>, host: string, opts: ResolveOptions): Promise<T> {
+  const { timeoutMs, signal } = opts;
+  if (signal?.aborted) throw new ProbeFailure("timeout", `stopped before resolving ${host}`);
+  const work = start();
+  if (timeoutMs === undefined && signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    // Whichever comes first settles; every path drops the timer and the listener, a hung lookup included.
+    const finish = (settle: () => void): void => {
+      clearTimeout(timer);
+      removeAbort();
+      settle();
+    };
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            finish(() =>
+              reject(new ProbeFailure("timeout", `no address for ${host} within ${timeoutMs} ms`)),
+            );
+          }, timeoutMs);
+    const removeAbort = onAbort(signal, () => {
+      finish(() => reject(new ProbeFailure("timeout", `stopped while resolving ${host}`)));
+    });
+    work.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
+  });
 }

@@ -11,11 +11,18 @@ export const tcpProbe: Probe<"tcp"> = {
   paramsSchema: tcpParamsSchema,
   run: (params, ctx) =>
     settle<"tcp">(async () => {
+      // The lookup gets the probe's own timeout_ms and stops on abort: a hung resolver is a timeout.
+      const lookupStarted = now();
       const target = await resolveAndCheck(params.host, {
         allowPrivate: ctx.allowPrivate,
         family: params.ip_version,
+        timeoutMs: params.timeout_ms,
+        signal: ctx.signal,
+        lookup: ctx.lookup,
       });
-      const connect_ms = await timeConnect(target.address, target.family, params, ctx.signal);
+      // timeout_ms covers the whole probe: the connect gets what the lookup left of it.
+      const left = Math.max(1, Math.round(params.timeout_ms - elapsedMs(lookupStarted)));
+      const connect_ms = await timeConnect(target.address, target.family, params, left, ctx.signal);
       const detail: TcpResult = { resolved_ip: target.address, port: params.port, connect_ms };
       return { detail, latency_ms: connect_ms };
     }),
@@ -25,6 +32,7 @@ function timeConnect(
   address: string,
   family: 4 | 6,
   params: TcpParams,
+  waitMs: number,
   signal?: AbortSignal,
 ): Promise<number> {
   const failed: TcpResult = { resolved_ip: address, port: params.port, connect_ms: null };
@@ -47,7 +55,7 @@ function timeConnect(
             failed,
           ),
         ),
-      params.timeout_ms,
+      waitMs,
     );
     const removeAbort = onAbort(signal, () => finish(new ProbeFailure("timeout", "aborted", failed)));
     socket.once("connect", () => {

@@ -17,14 +17,22 @@ const SIMULTANEOUS_PROBES = 16;
  * and stop at the first hop where the target answers (echo reply) or an unreachable comes back. Hops are
  * probed a window at a time, like traceroute's parallel probes; hops past the final one are dropped.
  */
+/** The least time a traceroute gives its target's name lookup. */
+const LOOKUP_MIN_MS = 5000;
+
 export const tracerouteProbe: Probe<"traceroute"> = {
   type: "traceroute",
   paramsSchema: tracerouteParamsSchema,
   run: (params, ctx) =>
     settle<"traceroute">(async () => {
+      // timeout_ms is a wait per hop (1 s by default), too short for a cold name lookup: the lookup gets at
+      // least 5 s, well inside the job's budget of hops × probes × timeout_ms. It stops on abort too.
       const target = await resolveAndCheck(params.host, {
         allowPrivate: ctx.allowPrivate,
         family: params.ip_version,
+        timeoutMs: Math.max(params.timeout_ms, LOOKUP_MIN_MS),
+        signal: ctx.signal,
+        lookup: ctx.lookup,
       });
       const detail = await trace(target.address, target.family, params, ctx.signal);
       if (ctx.signal?.aborted) throw new ProbeFailure("timeout", "stopped at the deadline", detail);

@@ -185,10 +185,15 @@ export interface ProbeOutcome<T extends ProbeType = ProbeType> {
   detail: ProbeResultByType[T] | null;
 }
 
+/** Every address a name has, as `dns.lookup(host, { all: true })` gives them (family 0 = either). */
+export type HostLookup = (host: string, family: 0 | 4 | 6) => Promise<{ address: string; family: number }[]>;
+
 export interface ProbeContext {
   /** Lifts the target guard (tests, private deployments). */
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Replaces the system resolver (getaddrinfo); tests use it to stand in a resolver that never answers. */
+  lookup?: HostLookup;
 }
 
 /** The one shape every probe file exports. */
