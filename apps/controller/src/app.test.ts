@@ -74,6 +74,30 @@ describe.each(dbKinds)("controller core on %s", (kind) => {
       expect(res.headers.get("allow")).toContain("GET");
     });
 
+    it("paths are exact: a trailing slash is a 404 that names the path meant, not a 405", async () => {
+      const res = await t.call("GET", "/v1/nodes/");
+      expect(res.status).toBe(404);
+      expect(res.headers.get("allow")).toBeNull();
+      expect(res.body.error.message).toBe("no route for GET /v1/nodes/ (did you mean /v1/nodes?)");
+      const post = await t.call("POST", "/v1/__echo/", { body: { name: "x" } });
+      expect(post.status).toBe(404);
+    });
+
+    it("a compressed body → 415 naming the encoding; identity is fine", async () => {
+      const res = await t.call("POST", "/v1/__echo", {
+        body: { name: "ok" },
+        headers: { "content-encoding": "gzip" },
+      });
+      expect(res.status).toBe(415);
+      expect(res.body.error.code).toBe("unsupported_media_type");
+      expect(res.body.error.message).toContain('"gzip"');
+      const plain = await t.call("POST", "/v1/__echo", {
+        body: { name: "ok" },
+        headers: { "content-encoding": "identity" },
+      });
+      expect(plain.status).toBe(200);
+    });
+
     it("malformed JSON → 400 malformed_json", async () => {
       const res = await t.call("POST", "/v1/__echo", {
         body: '{"name": ',

@@ -74,6 +74,31 @@ describe("controller process", () => {
     expect((await exited).code).toBe(0);
   });
 
+  it("answers requests Node's parser refuses (unknown method, bad header) with the error envelope", async () => {
+    const { port, child, exited } = await listeningController({ DATABASE_URL: db.url });
+    for (const raw of [
+      "FOO /v1/nodes HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /v1/nodes HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n",
+    ]) {
+      const { socket, received } = await rawConnection(port);
+      socket.write(raw);
+      await new Promise((r) => socket.once("close", r));
+      const [head = "", body = ""] = received().split("\r\n\r\n");
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/\r\nX-Request-Id: req_/);
+      const parsed = JSON.parse(body);
+      expect(parsed.error.code).toBe("malformed_request");
+      expect(head).toContain(`X-Request-Id: ${parsed.request_id}`);
+    }
+    const { socket, received } = await rawConnection(port);
+    socket.write(`GET /v1/nodes HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    await new Promise((r) => socket.once("close", r));
+    expect(received()).toMatch(/^HTTP\/1\.1 431 /);
+    expect(received()).toContain('"headers_too_large"');
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
+  });
+
   it("writes one JSON access-log line per request, with the request id it answered", async () => {
     const { port, child, exited } = await listeningController({
       DATABASE_URL: db.url,

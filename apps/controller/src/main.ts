@@ -1,5 +1,7 @@
+import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { type Config, ConfigError, loadConfig } from "./config.js";
+import { answerClientErrors } from "./http/client-error.js";
 import { createLogger, flushLogger } from "./logger.js";
 import { startRuntime } from "./runtime.js";
 
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
     log.info({ url, form: config.VANTAGE_API_FORM }, "listening");
     if (process.argv.includes("--embedded")) printWelcome(url, config);
   });
+  answerClientErrors(server as Server, log);
 
   let stopping = false;
   const shutdown = (signal: string) => {

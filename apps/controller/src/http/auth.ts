@@ -41,12 +41,15 @@ export function requireAuth(deps: AppDeps, opts: { scope?: Scope } = {}): Middle
  * Route middleware for public endpoints that also take credentials (probes: an account gets its own
  * quota and owns its tasks): no credential headers → anonymous; credentials present → they must be valid
  * (401 otherwise) and `c.get("principal")` is set. No scope is needed: the credential only names the caller.
+ * Form A does not take `X-API-Key` at all, so there it is ignored like any other header: the call is
+ * anonymous unless `Authorization` is sent.
  */
 export function optionalAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const credentials = accountsContext(deps).credentials;
+  const takesApiKeyHeader = deps.config.VANTAGE_API_FORM === "b";
   return async (c, next) => {
     const authorization = c.req.header("authorization");
-    const apiKey = c.req.header("x-api-key");
+    const apiKey = takesApiKeyHeader ? c.req.header("x-api-key") : undefined;
     if (authorization !== undefined || apiKey !== undefined) {
       c.set("principal", await credentials.authenticate({ authorization, apiKey }));
     }

@@ -17,6 +17,13 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   if (declared !== undefined && declared > limit) {
     throw new ApiError("payload_too_large", `request body is over the ${limit}-byte limit`);
   }
+  const encoding = c.req.header("content-encoding");
+  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) {
+    throw new ApiError(
+      "unsupported_media_type",
+      `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send the body uncompressed`,
+    );
+  }
   const type = c.req.header("content-type");
   const isJson = type !== undefined && jsonType.test(type);
   const notJson = () =>

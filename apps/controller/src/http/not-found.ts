@@ -16,9 +16,10 @@ export function notFoundHandler(routes: () => readonly RouteEntry[]) {
   return (c: Context<AppEnv>) => {
     compiled ??= routes()
       .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
-      .map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}/?$`) }));
+      .map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
     const requestId = c.get("requestId") ?? "unknown";
-    const allowed = [...new Set(compiled.filter((r) => r.re.test(c.req.path)).map((r) => r.method))];
+    const path = c.req.path;
+    const allowed = [...new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
       if (allowed.includes("GET")) allowed.push("HEAD");
       c.header("Allow", allowed.join(", "));
@@ -31,6 +32,9 @@ export function notFoundHandler(routes: () => readonly RouteEntry[]) {
         405,
       );
     }
-    return c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`, requestId), 404);
+    // Paths are exact: `/v1/nodes/` is not `/v1/nodes`, but say so when that is the likely slip.
+    const bare = path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : undefined;
+    const hint = bare && compiled.some((r) => r.re.test(bare)) ? ` (did you mean ${bare}?)` : "";
+    return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}${hint}`, requestId), 404);
   };
 }

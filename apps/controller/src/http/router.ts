@@ -35,7 +35,8 @@ export function issuesToDetails(error: ZodError, rawTarget: string) {
 
 export function validationError(error: ZodError, target: string): ApiError {
   const details = issuesToDetails(error, target);
-  const unknown = (error.issues as unknown as IssueLike[]).some((i) => i.code === "unrecognized_keys");
+  // The code follows the first issue, which the message names too; `details` lists every issue.
+  const unknown = (error.issues as unknown as IssueLike[])[0]?.code === "unrecognized_keys";
   const first = details[0];
   const summary = first ? `${first.path}: ${first.message}` : "invalid request";
   return new ApiError(unknown ? "unknown_field" : "validation_error", summary, details);

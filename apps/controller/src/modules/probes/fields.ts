@@ -3,15 +3,42 @@ import { z } from "@hono/zod-openapi";
 import { dnsRecordTypes, type ProbeJobSpec, probeJobSpecSchema } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
 import { MAX_NODE_IDS } from "./select-nodes.js";
+import { literalAddress } from "./target-check.js";
 
 /** Request fields both forms share. Limits: host names 253 chars, URLs 2048, node lists 50 ids. */
 
 const label = "[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?";
 const hostnamePattern = new RegExp(`^${label}(?:\\.${label})*\\.?$`);
 
+/** An IP address (IPv6 also in brackets) or a host name; brackets around anything but IPv6 are refused. */
 export function isHostOrIp(value: string): boolean {
-  const v = value.startsWith("[") && value.endsWith("]") ? value.slice(1, -1) : value;
-  return isIP(v) !== 0 || (v.length <= 253 && hostnamePattern.test(v));
+  if (value.startsWith("[") && value.endsWith("]")) return isIP(value.slice(1, -1)) === 6;
+  return isIP(value) !== 0 || isHostName(value);
+}
+
+/**
+ * A host name. A name whose last label is a number is not one: resolvers and URL parsers read it as an IPv4
+ * address in another notation (`127.1`, `2130706433`, `0x7f.1`), so it counts only if it is a valid one
+ * (`256.1.1.1` and `1.2.3.4.5` are neither names nor addresses: 400).
+ */
+function isHostName(v: string): boolean {
+  if (v.length > 253 || !hostnamePattern.test(v)) return false;
+  const last = v.replace(/\.$/, "").split(".").pop() ?? "";
+  return !/^(?:\d+|0x[0-9a-f]*)$/i.test(last) || literalAddress(v) !== undefined;
+}
+
+/** C0 controls, DEL, or a UTF-16 half without its other half: nothing a URL may carry, nothing storable. */
+function hasUnsafeChars(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || (c >= 0xdc00 && c <= 0xdfff)) return true;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = v.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      i++;
+    }
+  }
+  return false;
 }
 
 export const hostField = z
@@ -32,6 +59,7 @@ export const urlField = z
   .string()
   .min(1)
   .max(2048)
+  .refine((v) => !hasUnsafeChars(v), "must not contain control characters or unpaired surrogates")
   .refine((v) => {
     try {
       const u = new URL(v);
@@ -67,6 +95,17 @@ export const nodeIdsField = z
 export const methodField = z
   .enum(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"])
   .openapi({ description: "HTTP method (default GET)" });
+
+export const followRedirectsField = z
+  .boolean()
+  .openapi({ description: "Follow redirects (each hop checked by the target guard again); default false" });
+
+export const maxRedirectsField = z
+  .number()
+  .int()
+  .min(0)
+  .max(10)
+  .openapi({ description: "Most redirects to follow when following, 0–10, default 5" });
 
 export const recordTypeField = z.enum(dnsRecordTypes).openapi({ description: "Default A" });
 

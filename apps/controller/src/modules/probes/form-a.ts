@@ -5,8 +5,10 @@ import { ApiError } from "../../http/errors.js";
 import {
   buildSpec,
   domainField,
+  followRedirectsField,
   hostField,
   isHostOrIp,
+  maxRedirectsField,
   methodField,
   nodeIdsField,
   portField,
@@ -32,7 +34,12 @@ export const formABodies = {
     target: urlField,
     ...common,
     params: z
-      .strictObject({ method: methodField.optional(), timeout_ms: timeoutMs(1000, 10_000).optional() })
+      .strictObject({
+        method: methodField.optional(),
+        timeout_ms: timeoutMs(1000, 10_000).optional(),
+        follow_redirects: followRedirectsField.optional(),
+        max_redirects: maxRedirectsField.optional(),
+      })
       .optional(),
   }),
   ping: z.strictObject({
@@ -108,8 +115,8 @@ export function splitHostPort(target: string, paramPort: number | undefined): { 
     if (paramPort !== undefined && paramPort !== port)
       throw bad("body.params.port", "differs from the port in target");
   }
-  if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
-  if (host.length > 253 || !isHostOrIp(host)) throw bad("body.target", "must be host:port or a host name");
+  if (host.length > 255 || !isHostOrIp(host)) throw bad("body.target", "must be host:port or a host name");
+  if (host.startsWith("[")) host = host.slice(1, -1);
   port ??= paramPort;
   if (port === undefined) throw bad("body.params.port", "required when target has no port");
   return { host, port };

@@ -3,7 +3,9 @@ import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
   domainField,
+  followRedirectsField,
   hostField,
+  maxRedirectsField,
   methodField,
   nodeIdsField,
   portField,
@@ -34,6 +36,8 @@ export const formBBodies = {
     url: urlField,
     method: methodField.optional(),
     timeout: seconds(30, 10).optional(),
+    follow_redirects: followRedirectsField.optional(),
+    max_redirects: maxRedirectsField.optional(),
     ...common,
   }),
   ping: z.strictObject({
@@ -80,7 +84,19 @@ function request(
 /** Form B body → the internal probe request. */
 export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) =>
-    request("http", b.url, "url", { url: b.url, method: b.method, timeout_ms: ms(b.timeout) }, b.nodes),
+    request(
+      "http",
+      b.url,
+      "url",
+      {
+        url: b.url,
+        method: b.method,
+        timeout_ms: ms(b.timeout),
+        follow_redirects: b.follow_redirects,
+        max_redirects: b.max_redirects,
+      },
+      b.nodes,
+    ),
   ping: (b) =>
     request(
       "ping",

@@ -18,13 +18,17 @@ export interface SelectOptions {
   requested?: { ids: readonly string[]; field: string } | undefined;
   /** How many nodes automatic selection picks. */
   count: number;
+  /** Address family of a literal IP target: automatic selection prefers nodes that can reach it. */
+  family?: 4 | 6 | undefined;
   offlineAfterMs: number;
   now?: number;
 }
 
 /**
  * Named nodes as given (duplicates dropped; an unknown id is a 400 naming the field and index), else up to
- * `count` online nodes, spread over countries, then regions, then providers, least loaded first.
+ * `count` online nodes, spread over countries, then regions, then providers, least loaded first. Automatic
+ * picks come from the nodes able to run the probe (its type; IPv6 for an IPv6 literal target); when no
+ * online node is, from all online nodes, whose entries then say what went wrong.
  */
 export async function selectNodes(directory: NodeDirectory, opts: SelectOptions): Promise<SelectedNode[]> {
   const now = opts.now ?? Date.now();
@@ -47,7 +51,7 @@ export async function selectNodes(directory: NodeDirectory, opts: SelectOptions)
     return out;
   }
   const online = [...known.values()].filter((n) => isOnline(n, opts.offlineAfterMs, now));
-  const capable = online.filter((n) => supports(n, opts.type));
+  const capable = online.filter((n) => supports(n, opts.type) && reaches(n, opts.family));
   const picked = pickSpread(capable.length > 0 ? capable : online, opts.count, (n) =>
     loadOf(n, directory.pending(n.id)),
   );
@@ -63,6 +67,11 @@ const probeCapabilities = new Set(["http", "ping", "dns", "tcp", "traceroute"]);
 function supports(node: NodeState, type: ProbeType): boolean {
   const advertised = node.capabilities.filter((c) => probeCapabilities.has(c));
   return advertised.length === 0 || advertised.includes(type);
+}
+
+/** An IPv6 target needs a node that advertises `ipv6` (every node is taken to have IPv4). */
+function reaches(node: NodeState, family: 4 | 6 | undefined): boolean {
+  return family !== 6 || node.capabilities.includes("ipv6");
 }
 
 /**

@@ -22,8 +22,9 @@ import {
 } from "./repo.js";
 import { type ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
 import { type SelectedNode, selectNodes } from "./select-nodes.js";
+import { storable } from "./storable.js";
 import { ABANDONED_AFTER_MS } from "./sweeper.js";
-import { assertTargetAllowed } from "./target-check.js";
+import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
 
 export interface ProbeDeps {
   db: Kysely<Database>;
@@ -76,6 +77,7 @@ async function prepare(
     type: req.spec.type,
     requested: req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined,
     count: deps.defaultNodes,
+    family: literalTargetFamily(req.spec),
     offlineAfterMs: deps.offlineAfterMs,
   });
   const task: NewTask = {
@@ -102,15 +104,17 @@ function dispatchAll(
   const timeoutMs = dispatchTimeoutMs(spec);
   return Promise.all(
     nodes.map(async (node, position) => {
-      const r = await dispatchToNode({
-        transport: deps.transport,
-        directory: deps.directory,
-        node,
-        position,
-        spec,
-        jobId: `${task.id}.${position}`,
-        timeoutMs,
-      });
+      const r = storable(
+        await dispatchToNode({
+          transport: deps.transport,
+          directory: deps.directory,
+          node,
+          position,
+          spec,
+          jobId: `${task.id}.${position}`,
+          timeoutMs,
+        }),
+      );
       if (onResult) await onResult(r);
       return r;
     }),

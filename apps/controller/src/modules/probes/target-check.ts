@@ -14,13 +14,41 @@ export function assertTargetAllowed(
 ): void {
   if (allowPrivate) return;
   for (const { field, host } of literalHosts(spec)) {
-    const ip = stripBrackets(host);
-    if (isIP(ip) !== 0 && isBlockedAddress(ip)) {
+    const ip = literalAddress(host);
+    if (ip !== undefined && isBlockedAddress(ip)) {
       const path = paths[field];
-      throw new ApiError("target_not_allowed", `${path}: ${ip} is in a private, loopback or reserved range`, [
-        { path, message: "address not allowed" },
-      ]);
+      const shown = ip === stripBrackets(host) ? ip : `${host} (${ip})`;
+      throw new ApiError(
+        "target_not_allowed",
+        `${path}: ${shown} is in a private, loopback or reserved range`,
+        [{ path, message: "address not allowed" }],
+      );
     }
+  }
+}
+
+/** The address family of a literal IP target, or undefined for a name (known only once a node resolves it). */
+export function literalTargetFamily(spec: ProbeJobSpec): 4 | 6 | undefined {
+  const target = literalHosts(spec).find((h) => h.field === "target");
+  const ip = target && literalAddress(target.host);
+  return ip === undefined ? undefined : isIP(ip) === 6 ? 6 : 4;
+}
+
+/**
+ * The IP a host string denotes without DNS: an IP literal (brackets allowed), or an IPv4 number in one of
+ * the other notations that resolvers (inet_aton) and URL parsers accept: `2130706433`, `0x7f.1`,
+ * `0177.0.0.1`, `127.1`. The agent would resolve those to the same address and refuse it; catching them
+ * here answers 422 before any node is asked or any quota is spent.
+ */
+export function literalAddress(host: string): string | undefined {
+  const h = stripBrackets(host);
+  if (isIP(h) !== 0) return h;
+  if (!/^[0-9a-fx.]+$/i.test(h)) return undefined;
+  try {
+    const parsed = new URL(`http://${h}/`).hostname;
+    return isIP(parsed) === 4 ? parsed : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,0 +1,213 @@
+import { describe, expect, it } from "vitest";
+import { dbKinds, type Form, forms } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { doneReply, serveNode, settle } from "./test-agents.js";
+import { runTask, tcpBody } from "./test-requests.js";
+
+/**
+ * What the controller makes of awkward input before and after the nodes: other notations of IPv4,
+ * characters PostgreSQL cannot store, IPv6 targets and redirect options. Both forms, both databases.
+ */
+describe.each(dbKinds)("probe input on %s", (kind) => {
+  const db = useTestDb(kind);
+  const fresh = (form: Form, env: Record<string, string> = {}) =>
+    db.freshApp(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", VANTAGE_PROBE_LIMIT_ANON: "0", ...env });
+
+  describe.each(forms)("form %s", (form) => {
+    const hostBody = (type: "ping" | "traceroute", host: string) =>
+      form === "a" ? { target: host } : { host };
+    const serverBody = (server: string) =>
+      form === "a" ? { target: "example.com", params: { server } } : { domain: "example.com", server };
+    const httpBody = (url: string, extra: Record<string, unknown> = {}) =>
+      form === "a"
+        ? { target: url, ...(Object.keys(extra).length ? { params: extra } : {}) }
+        : { url, ...extra };
+
+    it("IPv4 in other notations (127.1, 2130706433, 0x7f.1, 0177.0.0.1) is 422 before any node is asked", async () => {
+      const t = await fresh(form);
+      const node = serveNode(t.bus, { id: "n1" });
+      await settle();
+      const cases: [string, unknown, string, string][] = [
+        ["ping", hostBody("ping", "127.1"), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
+        [
+          "traceroute",
+          hostBody("traceroute", "2130706433"),
+          form === "a" ? "body.target" : "body.host",
+          "127.0.0.1",
+        ],
+        ["tcp", tcpBody(form, "0x7f.1", 80), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
+        ["ping", hostBody("ping", "0"), form === "a" ? "body.target" : "body.host", "0.0.0.0"],
+        [
+          "dns",
+          serverBody("0177.0.0.1:53"),
+          form === "a" ? "body.params.server" : "body.server",
+          "127.0.0.1",
+        ],
+        ["dns", serverBody("0xa000001"), form === "a" ? "body.params.server" : "body.server", "10.0.0.1"],
+      ];
+      for (const [type, body, path, ip] of cases) {
+        const res = await t.call("POST", `/v1/probe/${type}`, { body });
+        expect(res.status, JSON.stringify(body)).toBe(422);
+        expect(res.body.error.code).toBe("target_not_allowed");
+        expect(res.body.error.details[0].path).toBe(path);
+        expect(res.body.error.message).toContain(`(${ip})`);
+      }
+      expect(node.jobs).toHaveLength(0);
+      // A public address written the same way is fine: it goes to the (fake) node as the caller wrote it.
+      const ok = await runTask(t, form, "ping", hostBody("ping", "3221226241")); // 192.0.3.1
+      expect(ok.results).toHaveLength(1);
+      expect(node.jobs[0]!.spec).toMatchObject({ params: { host: "3221226241" } });
+    });
+
+    it("a numeric last label that is no IPv4 address, or brackets around a name, is a 400", async () => {
+      const t = await fresh(form);
+      serveNode(t.bus, { id: "n1" });
+      await settle();
+      for (const [type, body] of [
+        ["ping", hostBody("ping", "256.1.1.1")],
+        ["ping", hostBody("ping", "1.2.3.4.5")],
+        ["traceroute", hostBody("traceroute", "[x.invalid]")],
+        ["tcp", form === "a" ? { target: "[x.invalid]:80" } : { host: "[x.invalid]", port: 80 }],
+        ["dns", serverBody("999.1.1.1")],
+      ] as const) {
+        const res = await t.call("POST", `/v1/probe/${type}`, { body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.code).toBe("validation_error");
+      }
+      // Names that merely contain digits stay names.
+      const named = await t.call("POST", "/v1/probe/ping", { body: hostBody("ping", "1.2.3.example.com") });
+      expect(named.status).toBe(form === "a" ? 202 : 200);
+    });
+
+    it("a URL with a control character or an unpaired surrogate is a 400 and stores nothing", async () => {
+      const t = await fresh(form);
+      const node = serveNode(t.bus, { id: "n1" });
+      await settle();
+      for (const url of [
+        "http://x.invalid/\u0000",
+        "http://x.invalid/?a=\ud800",
+        "http://x.invalid/#\u001f",
+      ]) {
+        const res = await t.call("POST", "/v1/probe/http", { body: httpBody(url) });
+        expect(res.status, JSON.stringify(url)).toBe(400);
+        expect(res.body.error.code).toBe("validation_error");
+        expect(res.body.error.details[0].path).toBe(form === "a" ? "body.target" : "body.url");
+      }
+      expect(node.jobs).toHaveLength(0);
+      // A paired surrogate (an emoji) is fine.
+      const emoji = await t.call("POST", "/v1/probe/http", { body: httpBody("http://x.invalid/\u{1f600}") });
+      expect(emoji.status).toBe(form === "a" ? 202 : 200);
+    });
+
+    it("NUL and unpaired surrogates in a node's result become U+FFFD: answered, stored and read back alike", async () => {
+      const t = await fresh(form);
+      serveNode(t.bus, { id: "bin" }, (job) => {
+        const reply = doneReply(job) as { outcome: { detail: Record<string, unknown> } };
+        reply.outcome.detail.body_excerpt = "GIF89a\u0000\u0000\ud800end";
+        reply.outcome.detail.headers = { "x-odd\u0000": "a\u0000b" };
+        return reply;
+      });
+      await settle();
+      const { created, task, results } = await runTask(t, form, "http", httpBody("http://x.invalid/"));
+      expect(task.status).toBe("done");
+      expect(results[0]).toMatchObject({
+        success: true,
+        body_excerpt: "GIF89a\ufffd\ufffd\ufffdend",
+        headers: { "x-odd\ufffd": "a\ufffdb" },
+      });
+      await t.drain();
+      const again = await t.call("GET", `/v1/probe/tasks/${created.body.data.task_id}`);
+      expect(again.status).toBe(200);
+      expect(again.body.data.results).toEqual(results);
+    });
+
+    it("an IPv6 literal target goes to nodes that have IPv6 when any does", async () => {
+      const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+      serveNode(t.bus, { id: "v4a", country: "DE", capabilities: ["ipv4", "tcp"] });
+      serveNode(t.bus, { id: "v4b", country: "US", capabilities: ["ipv4", "tcp"] });
+      serveNode(t.bus, { id: "v6", country: "SG", capabilities: ["ipv4", "ipv6", "tcp"] });
+      await settle();
+      const v6 = await runTask(
+        t,
+        form,
+        "tcp",
+        tcpBody(form, form === "a" ? "[2001:db8::10]" : "2001:db8::10", 443),
+      );
+      expect(v6.results.map((r) => r.node_id)).toEqual(["v6"]);
+      const v4 = await runTask(t, form, "tcp", tcpBody(form, "192.0.2.10", 443));
+      expect(v4.results.map((r) => r.node_id).sort()).toEqual(["v4a", "v4b", "v6"]);
+    });
+
+    it("an IPv6 target with no IPv6 node still runs on the online nodes, which report what they can", async () => {
+      const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+      serveNode(t.bus, { id: "v4", capabilities: ["ipv4", "tcp"] });
+      await settle();
+      const res = await runTask(
+        t,
+        form,
+        "tcp",
+        tcpBody(form, form === "a" ? "[2001:db8::10]" : "2001:db8::10", 443),
+      );
+      expect(res.results.map((r) => r.node_id)).toEqual(["v4"]);
+    });
+
+    it("follow_redirects and max_redirects reach the node; the defaults are off and 5", async () => {
+      const t = await fresh(form);
+      const node = serveNode(t.bus, { id: "n1" });
+      await settle();
+      await runTask(t, form, "http", httpBody("http://x.invalid/"));
+      await runTask(
+        t,
+        form,
+        "http",
+        httpBody("http://x.invalid/", { follow_redirects: true, max_redirects: 2 }),
+      );
+      expect(node.jobs.map((j) => j.spec.params)).toMatchObject([
+        { follow_redirects: false, max_redirects: 5 },
+        { follow_redirects: true, max_redirects: 2 },
+      ]);
+      const tooMany = await t.call("POST", "/v1/probe/http", {
+        body: httpBody("http://x.invalid/", { max_redirects: 11 }),
+      });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.error.details[0].path).toBe(
+        form === "a" ? "body.params.max_redirects" : "body.max_redirects",
+      );
+    });
+
+    it("the error code follows the first issue: a missing field before an unknown one is validation_error", async () => {
+      const t = await fresh(form);
+      const wrongForm = form === "a" ? { host: "x.invalid" } : { target: "x.invalid" };
+      const res = await t.call("POST", "/v1/probe/ping", { body: wrongForm });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("validation_error");
+      expect(res.body.error.message).toBe(
+        `${res.body.error.details[0].path}: ${res.body.error.details[0].message}`,
+      );
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(
+        form === "a" ? "body.host" : "body.target",
+      );
+      const onlyUnknown = await t.call("POST", "/v1/probe/ping", {
+        body: { ...(form === "a" ? { target: "x.invalid" } : { host: "x.invalid" }), colour: "red" },
+      });
+      expect(onlyUnknown.body.error.code).toBe("unknown_field");
+    });
+  });
+
+  it("Form A ignores X-API-Key on public routes: the call is anonymous, not a 401", async () => {
+    const t = await fresh("a", { VANTAGE_PROBE_LIMIT_ANON: "100" });
+    serveNode(t.bus, { id: "n1" });
+    await settle();
+    const headers = { "x-api-key": "garbage" };
+    const probe = await t.call("POST", "/v1/probe/ping", { body: { target: "x.invalid" }, headers });
+    expect(probe.status).toBe(202);
+    expect(probe.headers.get("ratelimit-limit")).toBe("100");
+    const quota = await t.call("GET", "/v1/probe/quota", { headers });
+    expect(quota.status).toBe(200);
+    expect(quota.body.data.caller).toBe("ip");
+    // Form B takes the header, so a bad key there is a 401.
+    const b = await fresh("b");
+    const refused = await b.call("GET", "/v1/probe/quota", { headers });
+    expect(refused.status).toBe(401);
+  });
+});
