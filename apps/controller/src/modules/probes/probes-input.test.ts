@@ -14,8 +14,7 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
     db.freshApp(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", VANTAGE_PROBE_LIMIT_ANON: "0", ...env });
 
   describe.each(forms)("form %s", (form) => {
-    const hostBody = (type: "ping" | "traceroute", host: string) =>
-      form === "a" ? { target: host } : { host };
+    const hostBody = (host: string) => (form === "a" ? { target: host } : { host });
     const serverBody = (server: string) =>
       form === "a" ? { target: "example.com", params: { server } } : { domain: "example.com", server };
     const httpBody = (url: string, extra: Record<string, unknown> = {}) =>
@@ -28,15 +27,10 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       const node = serveNode(t.bus, { id: "n1" });
       await settle();
       const cases: [string, unknown, string, string][] = [
-        ["ping", hostBody("ping", "127.1"), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
-        [
-          "traceroute",
-          hostBody("traceroute", "2130706433"),
-          form === "a" ? "body.target" : "body.host",
-          "127.0.0.1",
-        ],
+        ["ping", hostBody("127.1"), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
+        ["traceroute", hostBody("2130706433"), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
         ["tcp", tcpBody(form, "0x7f.1", 80), form === "a" ? "body.target" : "body.host", "127.0.0.1"],
-        ["ping", hostBody("ping", "0"), form === "a" ? "body.target" : "body.host", "0.0.0.0"],
+        ["ping", hostBody("0"), form === "a" ? "body.target" : "body.host", "0.0.0.0"],
         [
           "dns",
           serverBody("0177.0.0.1:53"),
@@ -54,7 +48,7 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       }
       expect(node.jobs).toHaveLength(0);
       // A public address written the same way is fine: it goes to the (fake) node as the caller wrote it.
-      const ok = await runTask(t, form, "ping", hostBody("ping", "3221226241")); // 192.0.3.1
+      const ok = await runTask(t, form, "ping", hostBody("3221226241")); // 192.0.3.1
       expect(ok.results).toHaveLength(1);
       expect(node.jobs[0]!.spec).toMatchObject({ params: { host: "3221226241" } });
     });
@@ -64,9 +58,9 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       serveNode(t.bus, { id: "n1" });
       await settle();
       for (const [type, body] of [
-        ["ping", hostBody("ping", "256.1.1.1")],
-        ["ping", hostBody("ping", "1.2.3.4.5")],
-        ["traceroute", hostBody("traceroute", "[x.invalid]")],
+        ["ping", hostBody("256.1.1.1")],
+        ["ping", hostBody("1.2.3.4.5")],
+        ["traceroute", hostBody("[x.invalid]")],
         ["tcp", form === "a" ? { target: "[x.invalid]:80" } : { host: "[x.invalid]", port: 80 }],
         ["dns", serverBody("999.1.1.1")],
       ] as const) {
@@ -75,7 +69,7 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
         expect(res.body.error.code).toBe("validation_error");
       }
       // Names that merely contain digits stay names.
-      const named = await t.call("POST", "/v1/probe/ping", { body: hostBody("ping", "1.2.3.example.com") });
+      const named = await t.call("POST", "/v1/probe/ping", { body: hostBody("1.2.3.example.com") });
       expect(named.status).toBe(form === "a" ? 202 : 200);
     });
 
