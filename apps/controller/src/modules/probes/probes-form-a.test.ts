@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { dbKinds } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { doneReply, serveNode, settle } from "./test-agents.js";
+
+/** Form A's task life as a poller sees it: queued at once, running with results as they come, then done. */
+describe.each(dbKinds)("form A task states on %s", (kind) => {
+  const db = useTestDb(kind);
+
+  it("queued → running (the quick node's result already readable) → done with every entry", async () => {
+    const t = await db.freshApp("a", { VANTAGE_PROBE_LIMIT_ANON: "0" });
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let jobsSeen = 0;
+    let seen: () => void = () => {};
+    const bothArrived = new Promise<void>((r) => {
+      seen = r;
+    });
+    const count = () => {
+      if (++jobsSeen === 2) seen();
+    };
+    serveNode(t.bus, { id: "quick", country: "DE" }, (job) => {
+      count();
+      return doneReply(job, 2);
+    });
+    serveNode(t.bus, { id: "slow", country: "US" }, async (job) => {
+      count();
+      await held;
+      return doneReply(job, 40);
+    });
+    await settle();
+
+    const created = await t.call("POST", "/v1/probe/tcp", {
+      body: { target: "example.com:443", node_ids: ["quick", "slow"] },
+    });
+    expect(created.status).toBe(202);
+    const id = created.body.data.task_id as string;
+    const first = await t.call("GET", `/v1/probe/tasks/${id}`);
+    expect(first.status).toBe(200);
+    expect(["queued", "running"]).toContain(first.body.data.status);
+    expect(first.body.data.finished_at).toBeNull();
+
+    await bothArrived;
+    // The quick node's result is stored as it arrives, while the slow one still holds its job.
+    let running = first;
+    for (let i = 0; i < 100 && running.body.data.results.length < 1; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      running = await t.call("GET", `/v1/probe/tasks/${id}`);
+    }
+    expect(running.body.data.status).toBe("running");
+    expect(running.body.data.finished_at).toBeNull();
+    expect(running.body.data.results.map((r: { node_id: string }) => r.node_id)).toEqual(["quick"]);
+
+    release();
+    let done = running;
+    for (let i = 0; i < 100 && done.body.data.status !== "done"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      done = await t.call("GET", `/v1/probe/tasks/${id}`);
+    }
+    expect(done.body.data.status).toBe("done");
+    expect(done.body.data.finished_at).toMatch(/Z$/);
+    expect(
+      done.body.data.results.map((r: { node_id: string; latency_ms: number }) => [r.node_id, r.latency_ms]),
+    ).toEqual([
+      ["quick", 2],
+      ["slow", 40],
+    ]);
+  });
+});
