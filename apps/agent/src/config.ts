@@ -45,6 +45,11 @@ export const configSchema = z
     VANTAGE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(60_000).default(5000),
     VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
     VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /**
+     * libuv's thread pool (name lookups, fs). Read by libuv itself before this code runs, so it is only
+     * checked here: libuv would turn a non-number into 1 thread. Set by the `threadpool.cjs` preload.
+     */
+    UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.NATS_NKEY_SEED_FILE && c.NATS_CREDS_FILE) {

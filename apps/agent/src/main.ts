@@ -8,6 +8,8 @@ import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
 import { AGENT_VERSION } from "./presence.js";
 
 const CLOSE_TIMEOUT_MS = 5000;
+/** libuv's pool size when UV_THREADPOOL_SIZE was not in the environment at start. */
+const LIBUV_DEFAULT_THREADPOOL_SIZE = 4;
 
 /** Composition root: config → logger → NATS → agent; SIGTERM/SIGINT drain the agent and exit 0. */
 async function main(): Promise<void> {
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     timestamp: pino.stdTimeFunctions.isoTime,
   });
   warnOnOpenSeedFile(config, log);
+  warnOnDefaultThreadpool(config, log);
   // Loaded after the config check, so a bad variable is reported even when probe code fails to load.
   const { startAgent } = await import("./agent.js");
 
@@ -66,7 +69,12 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
   log.info(
-    { node_id: config.VANTAGE_NODE_ID, version: AGENT_VERSION, servers: config.NATS_URL },
+    {
+      node_id: config.VANTAGE_NODE_ID,
+      version: AGENT_VERSION,
+      servers: config.NATS_URL,
+      uv_threadpool_size: config.UV_THREADPOOL_SIZE ?? LIBUV_DEFAULT_THREADPOOL_SIZE,
+    },
     "connecting to NATS (retries until the server answers)",
   );
   let nc: NatsConnection;
@@ -123,6 +131,20 @@ function isOwnJobSubscriptionRefused(err: Error, nodeId: string): boolean {
     err instanceof errors.PermissionViolationError &&
     err.operation === "subscription" &&
     err.subject === subjects.job(nodeId)
+  );
+}
+
+/**
+ * The pool is sized before any of this code runs (see threadpool.cjs): all main.ts can do is say so when
+ * the process was started without the preload and without the variable.
+ */
+function warnOnDefaultThreadpool(config: AgentConfig, log: Logger): void {
+  if (config.UV_THREADPOOL_SIZE !== undefined) return;
+  log.warn(
+    { uv_threadpool_size: LIBUV_DEFAULT_THREADPOOL_SIZE },
+    "libuv thread pool left at 4 threads: a few hanging name lookups stall all others; start the agent " +
+      "with `node --require ./apps/agent/src/threadpool.cjs --import tsx apps/agent/src/main.ts` or set " +
+      "UV_THREADPOOL_SIZE in its environment (docs/operations.md)",
   );
 }
 

@@ -91,18 +91,23 @@ export async function startLabAgents(
       children.push(relay);
       const spec = labNodes.find((n) => n.name === client);
       const nodeId = opts.nodeId?.(client) ?? `lab-${client}`;
-      const agent = lab.spawn(client, process.execPath, ["--import", "tsx", "apps/agent/src/main.ts"], {
-        ...process.env,
-        VANTAGE_NODE_ID: nodeId,
-        VANTAGE_NODE_NAME: `lab ${client} (${spec?.region ?? "lab"})`,
-        VANTAGE_NODE_COUNTRY: spec?.country ?? "ZZ",
-        VANTAGE_NODE_REGION: spec?.region ?? "lab",
-        VANTAGE_NODE_PROVIDER: "netlab",
-        NATS_URL: `nats://127.0.0.1:${labNatsPort}`,
-        VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-        VANTAGE_HEARTBEAT_MS: "1000",
-        ...opts.env,
-      });
+      const agent = lab.spawn(
+        client,
+        process.execPath,
+        ["--require", "./apps/agent/src/threadpool.cjs", "--import", "tsx", "apps/agent/src/main.ts"],
+        {
+          ...process.env,
+          VANTAGE_NODE_ID: nodeId,
+          VANTAGE_NODE_NAME: `lab ${client} (${spec?.region ?? "lab"})`,
+          VANTAGE_NODE_COUNTRY: spec?.country ?? "ZZ",
+          VANTAGE_NODE_REGION: spec?.region ?? "lab",
+          VANTAGE_NODE_PROVIDER: "netlab",
+          NATS_URL: `nats://127.0.0.1:${labNatsPort}`,
+          VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+          VANTAGE_HEARTBEAT_MS: "1000",
+          ...opts.env,
+        },
+      );
       // Keep only a tail: enough to explain a failure, never a full pipe blocking a chatty agent.
       let tail = "";
       const keep = (d: Buffer): void => {

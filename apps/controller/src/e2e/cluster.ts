@@ -44,8 +44,16 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-function spawnTs(entry: string, env: Record<string, string>, name: string): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+/** Agents start as `pnpm agent` starts them: the thread-pool preload first (apps/agent/src/threadpool.cjs). */
+const agentPreload = ["--require", "./apps/agent/src/threadpool.cjs"];
+
+function spawnTs(
+  entry: string,
+  env: Record<string, string>,
+  name: string,
+  preload: string[] = [],
+): ChildProcess {
+  const child = spawn(process.execPath, [...preload, "--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -99,6 +107,7 @@ export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cl
           VANTAGE_HEARTBEAT_MS: "1000",
         },
         `agent ${spec.id}`,
+        agentPreload,
       ),
     );
   }
