@@ -22,10 +22,10 @@ import {
 } from "@vantage/protocol";
 import { type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsAgentLink, natsControllerTransport } from "@vantage/transport";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
+import { captureLog } from "./test-log.js";
 
 /**
  * A real nats-server with per-agent nkey users: what each agent's credentials may and may not do, and a
@@ -84,6 +84,7 @@ function violations(seen: Status[]): InstanceType<typeof errors.PermissionViolat
 }
 
 const mainPath = fileURLToPath(new URL("./main.ts", import.meta.url));
+const threadpoolPreload = fileURLToPath(new URL("./threadpool.cjs", import.meta.url));
 
 function agentEnv(seedFile: string): NodeJS.ProcessEnv {
   return {
@@ -106,7 +107,7 @@ function job(overrides: Record<string, unknown> = {}) {
   return {
     v: PROTOCOL_VERSION,
     job_id: `job-${Math.random().toString(36).slice(2, 10)}`,
-    deadline: Date.now() + 8000,
+    budget_ms: 7600,
     spec: { type: "tcp", params: { host: "127.0.0.1", port: 9 } },
     ...overrides,
   };
@@ -171,7 +172,7 @@ describe("per-agent NATS credentials", () => {
     expect(nc.isClosed()).toBe(false);
   });
 
-  it("agent A serves its own jobs, publishes its own heartbeat, refuses another protocol version", async () => {
+  it("agent A serves its own jobs, publishes its own heartbeat, refuses and logs another protocol version", async () => {
     const nc = await dial(creds.a, "agent-a");
     const seen = statusLog(nc);
     const link = natsAgentLink(nc, false);
@@ -185,10 +186,11 @@ describe("per-agent NATS credentials", () => {
       VANTAGE_HEARTBEAT_MS: 60_000,
       VANTAGE_ALLOW_PRIVATE_TARGETS: true,
     };
+    const { log, lines } = captureLog();
     const agent = startAgent({
       config: settings,
       link,
-      log: pino({ level: "silent" }),
+      log,
       // This test is about permissions; the agent process below runs the real probes.
       probe: async () => ({ success: true, latency_ms: 1, error: null, detail: null }),
     });
@@ -198,6 +200,15 @@ describe("per-agent NATS credentials", () => {
 
     const reply = jobReplySchema.parse(await controller.request("node-a", job({ job_id: "a-1" }), 3000));
     expect(reply).toMatchObject({ job_id: "a-1", status: "done", outcome: { success: true } });
+
+    // The controller's notice (a publish on the job subject, no reply) gets through both users' permissions.
+    controller.notify("node-a", { v: 999, notice: "incompatible_version", message: "heartbeats dropped" });
+    const warned = await until("the version warning", () => lines.find((l) => l.level === 40));
+    expect(warned).toMatchObject({
+      remote_v: 999,
+      agent_v: PROTOCOL_VERSION,
+      controller_says: "heartbeats dropped",
+    });
 
     const old = await controller.request("node-a", job({ v: 999, job_id: "a-2" }), 3000);
     expect(old).toMatchObject({ job_id: "a-2", status: "refused", error: { code: "incompatible_version" } });
@@ -231,7 +242,8 @@ describe("agent process", () => {
     ]);
     const seedFile = join(dir, "proc-1.nk");
     writeFileSync(seedFile, `${creds.proc.seed}\n`, { mode: 0o600 });
-    child = spawn(process.execPath, ["--import", "tsx", mainPath], {
+    // Started as the systemd unit should start it: the preload sizes libuv's thread pool first.
+    child = spawn(process.execPath, ["--require", threadpoolPreload, "--import", "tsx", mainPath], {
       env: agentEnv(seedFile),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -258,6 +270,8 @@ describe("agent process", () => {
     const code = await new Promise<number | null>((r) => impostor.once("exit", (c) => r(c)));
     expect(code, log).toBe(2);
     expect(log).toContain("created for another VANTAGE_NODE_ID");
+    // Started without the preload: the agent says its thread pool is libuv's default.
+    expect(log).toContain("thread pool left at 4");
   });
 
   const procBeats = () =>
@@ -275,6 +289,9 @@ describe("agent process", () => {
       draining: false,
       running_jobs: 0,
     });
+    // VANTAGE_AGENT_CONCURRENCY's default 64, plus libuv's 4.
+    expect(output).toContain('"uv_threadpool_size":68');
+    expect(output).not.toContain("thread pool left at 4");
   });
 
   it("answers a TCP probe to a loopback listener with the real probes", async () => {

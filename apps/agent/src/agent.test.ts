@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
 import type { ProbeFn } from "./runner.js";
+import { captureLog } from "./test-log.js";
 
 const settings: AgentSettings = {
   VANTAGE_NODE_ID: "local-1",
@@ -54,7 +55,7 @@ describe("startAgent over the in-process bus (the embedded mode's local agent)",
     const job = {
       v: PROTOCOL_VERSION,
       job_id: "j-1",
-      deadline: Date.now() + 5000,
+      budget_ms: 5000,
       spec: { type: "tcp", params: { host: "127.0.0.1", port: 1 } },
     };
     const pending = controller.request("local-1", job, 5000);
@@ -75,5 +76,55 @@ describe("startAgent over the in-process bus (the embedded mode's local agent)",
     const after = await controller.request("local-1", job, 1000).catch((e: unknown) => e);
     expect((after as TransportError).code).toBe("no_responders");
     expect(after).toBeInstanceOf(TransportError);
+  });
+
+  it("a message of another version on the job subject: warn log naming both versions; a reply only if asked", async () => {
+    const bus = new InProcessBus();
+    const controller = bus.controller();
+    const { log, lines } = captureLog();
+    let ran = false;
+    const agent = startAgent({
+      config: settings,
+      link: bus.agent(),
+      log,
+      probe: async () => {
+        ran = true;
+        return ok;
+      },
+    });
+    // What the controller's presence publishes when it drops this node's heartbeats: no reply subject.
+    controller.notify("local-1", {
+      v: PROTOCOL_VERSION + 1,
+      notice: "incompatible_version",
+      message: "the controller drops this node's heartbeats",
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    const warns = lines.filter((l) => l.level === 40);
+    expect(warns).toHaveLength(1);
+    expect(warns[0]).toMatchObject({
+      node_id: "local-1",
+      remote_v: PROTOCOL_VERSION + 1,
+      agent_v: PROTOCOL_VERSION,
+    });
+    expect(String(warns[0]?.msg)).toContain(
+      `protocol version ${PROTOCOL_VERSION + 1} from the controller is not this agent's v${PROTOCOL_VERSION}`,
+    );
+    expect(String(warns[0]?.msg)).toContain("upgrade this agent");
+
+    // A request of another version is answered, refused, and does not log again within the minute.
+    const reply = await controller.request(
+      "local-1",
+      { v: PROTOCOL_VERSION + 1, job_id: "new-1", budget_ms: 1000, spec: { type: "tcp" } },
+      1000,
+    );
+    expect(reply).toMatchObject({
+      v: PROTOCOL_VERSION,
+      job_id: "new-1",
+      status: "refused",
+      error: { code: "incompatible_version" },
+    });
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+    expect(ran).toBe(false);
+    await agent.stop();
   });
 });

@@ -37,7 +37,9 @@ export function startAgent(opts: StartAgentOptions): RunningAgent {
     log,
   });
 
-  const stopServing = link.serveJobs(nodeId, (message) => runner.handle(message));
+  const stopServing = link.serveJobs(nodeId, (message, info) =>
+    info.replyExpected ? runner.handle(message) : runner.notice(message),
+  );
   const presence = startPresence(config, {
     publish: (hb) => link.publishHeartbeat(nodeId, hb),
     running: () => runner.running(),

@@ -1,21 +1,8 @@
-import { Writable } from "node:stream";
 import type { ProbeOutcome } from "@vantage/probes";
 import { type JobReply, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
-import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { JobRunner, type ProbeFn, type RunnerOptions } from "./runner.js";
-
-function captureLog() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split("\n"))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { log: pino({ level: "debug" }, stream), lines };
-}
+import { captureLog } from "./test-log.js";
 
 const ok: ProbeOutcome = {
   success: true,
@@ -52,7 +39,7 @@ function job(overrides: Record<string, unknown> = {}) {
   return {
     v: PROTOCOL_VERSION,
     job_id: `job-${++seq}`,
-    deadline: Date.now() + 5000,
+    budget_ms: 5000,
     spec: { type: "tcp", params: { host: "127.0.0.1", port: 80 } },
     ...overrides,
   };
@@ -103,7 +90,7 @@ describe("JobRunner", () => {
     if (reply.status === "refused") expect(reply.error.message).toContain("spec");
   });
 
-  it("refuses another protocol version with incompatible_version and logs it clearly", async () => {
+  it("refuses another protocol version with incompatible_version and logs it clearly, once a minute", async () => {
     let ran = false;
     const { runner: r, lines } = runner(async () => {
       ran = true;
@@ -116,10 +103,36 @@ describe("JobRunner", () => {
       status: "refused",
       error: { code: "incompatible_version", message: expect.stringContaining("v999") },
     });
+    expect(await r.handle(job({ v: 999, job_id: "j3b" }))).toMatchObject({
+      status: "refused",
+      error: { code: "incompatible_version" },
+    });
     expect(ran).toBe(false);
-    const line = lines.find((l) => l.job_id === "j3");
-    expect(line?.level).toBe(40);
-    expect(String(line?.msg)).toMatch(/protocol version 999 is not this agent's v1/);
+    const warns = lines.filter((l) => l.level === 40);
+    expect(warns).toHaveLength(1);
+    expect(warns[0]).toMatchObject({ job_id: "j3", remote_v: 999, agent_v: PROTOCOL_VERSION });
+    expect(String(warns[0]?.msg)).toMatch(
+      /protocol version 999 from the controller is not this agent's v1: upgrade this agent/,
+    );
+    expect(lines.find((l) => l.job_id === "j3b")?.level).toBe(20);
+  });
+
+  it("logs a notice (no reply subject) of another version naming both versions and what to do", async () => {
+    const { runner: r, lines } = runner(async () => ok, { versionWarnIntervalMs: 0 });
+    await r.notice({ v: 99, notice: "incompatible_version", message: "controller drops your heartbeats" });
+    await r.notice({ v: 0, notice: "incompatible_version", message: "older controller" });
+    await r.notice(job({ job_id: "no-reply" }));
+    const warns = lines.filter((l) => l.level === 40);
+    expect(warns.map((w) => [w.remote_v, w.agent_v])).toEqual([
+      [99, PROTOCOL_VERSION],
+      [0, PROTOCOL_VERSION],
+    ]);
+    expect(warns[0]).toMatchObject({ controller_says: "controller drops your heartbeats" });
+    expect(String(warns[0]?.msg)).toMatch(/version 99 .* not this agent's v1: upgrade this agent/);
+    expect(String(warns[1]?.msg)).toMatch(/version 0 .* not this agent's v1: upgrade the controller/);
+    // A job of this version without a reply subject has nobody to answer: it does not run.
+    expect(r.running()).toBe(0);
+    expect(lines.find((l) => l.job_id === "no-reply")?.level).toBe(20);
   });
 
   it("refuses with busy at once beyond the cap, without queueing", async () => {
@@ -141,27 +154,58 @@ describe("JobRunner", () => {
     expect((await again).status).toBe("done");
   });
 
-  it("answers timeout at the job's deadline and aborts the probe", async () => {
+  it("at the budget aborts the probe and sends the partial outcome it answers with inside the grace", async () => {
+    const partial: ProbeOutcome = {
+      success: false,
+      latency_ms: null,
+      error: { code: "timeout", message: "stopped at the deadline" },
+      detail: {
+        resolved_ip: "192.0.2.9",
+        reached: false,
+        hops: [{ hop: 1, ip: "192.0.2.1", hostname: null, rtts: [1.2] }],
+      },
+    };
+    let abortedAt: number | undefined;
+    const probe: ProbeFn = (_s, ctx) =>
+      new Promise((resolve) => {
+        ctx.signal?.addEventListener("abort", () => {
+          abortedAt = performance.now();
+          // Like the traceroute: it stops, then settles with the hops it has (a few ms later).
+          setTimeout(() => resolve(partial), 20);
+        });
+      });
+    const { runner: r } = runner(probe, { replyMarginMs: 50, abortGraceMs: 100 });
+    const t0 = performance.now();
+    const reply = await r.handle(job({ budget_ms: 450 }));
+    const elapsed = performance.now() - t0;
+    // Aborted at budget − margin − grace = 300 ms; answered well before the budget runs out.
+    expect((abortedAt ?? 0) - t0).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(400);
+    expect(reply).toMatchObject({ status: "done", outcome: partial });
+    expect(r.running()).toBe(0);
+  });
+
+  it("answers timeout at the budget when the aborted probe does not answer within the grace", async () => {
     let aborted = false;
     const probe: ProbeFn = (_s, ctx) =>
       new Promise((resolve) => {
         ctx.signal?.addEventListener("abort", () => {
           aborted = true;
-          // a probe that honours abort settles soon after
-          setTimeout(() => resolve(ok), 5);
+          setTimeout(() => resolve(ok), 300); // too late
         });
       });
-    const { runner: r } = runner(probe, { replyMarginMs: 50 });
+    const { runner: r } = runner(probe, { replyMarginMs: 50, abortGraceMs: 100 });
     const t0 = performance.now();
-    const reply = await r.handle(job({ deadline: Date.now() + 250 }));
+    const reply = await r.handle(job({ budget_ms: 450 }));
     const elapsed = performance.now() - t0;
-    expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(400);
+    expect(elapsed).toBeGreaterThanOrEqual(390);
+    expect(elapsed).toBeLessThan(450);
     expect(aborted).toBe(true);
     expect(reply).toMatchObject({
       status: "done",
       outcome: { success: false, error: { code: "timeout" }, latency_ms: null },
     });
+    expect(r.running()).toBe(1); // the slot stays taken until the probe lets go
     await r.idle();
     expect(r.running()).toBe(0);
   });
@@ -169,7 +213,7 @@ describe("JobRunner", () => {
   it("frees the slot of a probe that ignores its abort after a bounded grace", async () => {
     const g = gatedProbe({ honourAbort: false });
     const { runner: r, lines } = runner(g.probe, { replyMarginMs: 0, abandonAfterMs: 100 });
-    const reply = await r.handle(job({ deadline: Date.now() + 50 }));
+    const reply = await r.handle(job({ budget_ms: 50 }));
     expect(reply).toMatchObject({ status: "done", outcome: { error: { code: "timeout" } } });
     expect(r.running()).toBe(1);
     await r.idle();
@@ -177,17 +221,46 @@ describe("JobRunner", () => {
     expect(lines.some((l) => String(l.msg).includes("ignored its abort"))).toBe(true);
   });
 
-  it("answers a job whose deadline has passed with timeout without running it", async () => {
+  it("answers a job whose budget leaves no time with timeout without running it", async () => {
     let ran = false;
-    const { runner: r, lines } = runner(async () => {
-      ran = true;
-      return ok;
-    });
-    const reply = await r.handle(job({ job_id: "late", deadline: Date.now() - 1000 }));
+    const { runner: r, lines } = runner(
+      async () => {
+        ran = true;
+        return ok;
+      },
+      { replyMarginMs: 50 },
+    );
+    const reply = await r.handle(job({ job_id: "tiny", budget_ms: 40 }));
     expect(reply).toMatchObject({ status: "done", outcome: { error: { code: "timeout" } } });
     expect(ran).toBe(false);
     expect(r.running()).toBe(0);
-    expect(lines.find((l) => l.job_id === "late")?.msg).toMatch(/clock/);
+    expect(lines.find((l) => l.job_id === "tiny")?.msg).toMatch(/budget/);
+  });
+
+  describe("with the agent's wall clock far from the controller's", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    for (const skewMs of [3_600_000, -3_600_000]) {
+      it(`runs the job in full (clock ${skewMs > 0 ? "ahead" : "behind"} by an hour)`, async () => {
+        // The controller builds the job with its own clock; the agent's clock is an hour off.
+        const controllerNow = Date.now();
+        const sent = job({ job_id: `skew${skewMs}`, budget_ms: 2000 });
+        vi.useFakeTimers({ toFake: ["Date"], now: controllerNow + skewMs });
+        let ran = false;
+        const { runner: r } = runner(async () => {
+          ran = true;
+          await new Promise((res) => setTimeout(res, 20));
+          return ok;
+        });
+        const reply = await r.handle(sent);
+        expect(ran).toBe(true);
+        expect(reply).toMatchObject({ job_id: `skew${skewMs}`, status: "done", outcome: ok });
+        if (reply.status === "done")
+          expect(Math.abs(Date.parse(reply.started_at) - (controllerNow + skewMs))).toBeLessThan(1000);
+      });
+    }
   });
 
   it("reports a probe that throws as probe_error", async () => {

@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
 } from "@vantage/protocol";
 import type { Logger } from "pino";
+import { VersionWarnings } from "./version-warnings.js";
 
 /** The probe entry point: `runProbe` from @vantage/probes, or a fake in tests. Must not throw (is guarded). */
 export type ProbeFn = (spec: ProbeJobSpec, ctx: ProbeContext) => Promise<ProbeOutcome>;
@@ -21,21 +22,33 @@ export interface RunnerOptions {
   allowPrivate: boolean;
   probe: ProbeFn;
   log: Logger;
-  /** Kept back from the controller's deadline so the reply reaches it before it stops waiting. */
+  /** Kept back from the job's budget for building and sending the reply (event-loop lag included). */
   replyMarginMs?: number;
-  /** Upper bound of one job whatever its deadline says; NATS accepts replies for 2 minutes at most. */
+  /**
+   * How long a probe aborted at the deadline may take to return its own outcome (e.g. a traceroute's hops
+   * so far) before the runner answers `timeout` without it. Taken from the budget, never added to it.
+   */
+  abortGraceMs?: number;
+  /** Upper bound of one job whatever its budget says; NATS accepts replies for 2 minutes at most. */
   maxJobMs?: number;
   /** How long an aborted probe may keep its slot before the runner gives the slot back anyway. */
   abandonAfterMs?: number;
+  /** At most one `warn` line per protocol version this often (ms); the rest go to `debug`. */
+  versionWarnIntervalMs?: number;
 }
 
-const DEFAULT_REPLY_MARGIN_MS = 200;
+const DEFAULT_REPLY_MARGIN_MS = 50;
+const DEFAULT_ABORT_GRACE_MS = 250;
 const DEFAULT_MAX_JOB_MS = 110_000;
 const DEFAULT_ABANDON_AFTER_MS = 5_000;
 
 /**
  * Runs probe jobs: re-validates each one (the agent trusts nothing it receives), caps concurrency, enforces
- * the job's deadline, and always answers with a JobReply. Stopping refuses new jobs and waits for the rest.
+ * the job's budget, and always answers with a JobReply. Stopping refuses new jobs and waits for the rest.
+ *
+ * Time: a job's `budget_ms` counts from its receipt, on this host's monotonic clock; the wall clock is never
+ * compared with the controller's. Within the budget, the probe runs until `budget − reply margin − abort
+ * grace`, is then aborted, and has the abort grace to answer with what it has.
  */
 export class JobRunner {
   private active = 0;
@@ -43,15 +56,19 @@ export class JobRunner {
   private idleWaiters: Array<() => void> = [];
   private readonly maxJobs: number;
   private readonly replyMarginMs: number;
+  private readonly abortGraceMs: number;
   private readonly maxJobMs: number;
   private readonly abandonAfterMs: number;
+  private readonly versionWarnings: VersionWarnings;
 
   constructor(private readonly opts: RunnerOptions) {
     if (!Number.isInteger(opts.maxJobs) || opts.maxJobs < 1) throw new Error("maxJobs must be >= 1");
     this.maxJobs = opts.maxJobs;
     this.replyMarginMs = opts.replyMarginMs ?? DEFAULT_REPLY_MARGIN_MS;
+    this.abortGraceMs = opts.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
     this.maxJobMs = opts.maxJobMs ?? DEFAULT_MAX_JOB_MS;
     this.abandonAfterMs = opts.abandonAfterMs ?? DEFAULT_ABANDON_AFTER_MS;
+    this.versionWarnings = new VersionWarnings(opts.log, opts.versionWarnIntervalMs);
   }
 
   /** Jobs holding a slot now. */
@@ -86,15 +103,12 @@ export class JobRunner {
 
   /** The job handler: takes the decoded message, resolves with the reply. Never rejects. */
   async handle(message: unknown): Promise<JobReply> {
+    const receivedAt = performance.now();
     const jobId = rawJobId(message);
     const log = this.opts.log;
 
     if (isRecord(message) && "v" in message && !isCompatibleVersion(message.v)) {
-      log.warn(
-        { job_id: jobId, job_v: message.v, agent_v: PROTOCOL_VERSION },
-        `refused job: protocol version ${JSON.stringify(message.v)} is not this agent's v${PROTOCOL_VERSION}; ` +
-          "run the same Vantage release on the controller and the agents",
-      );
+      this.versionWarnings.report(message.v, { job_id: jobId, refused: "incompatible_version" });
       return refuse(
         jobId,
         "incompatible_version",
@@ -117,26 +131,41 @@ export class JobRunner {
       log.debug({ job_id: job.job_id, running: this.active }, "refused job: busy");
       return refuse(job.job_id, "busy", `agent runs ${this.active} jobs, its limit`);
     }
-    return this.run(job);
+    return this.run(job, receivedAt);
   }
 
-  private async run(job: JobMessage): Promise<DoneReply> {
+  /**
+   * A message without a reply subject (the controller's `notify`). The only one there is today tells this
+   * agent that the controller drops its heartbeats for their protocol version: log it, loud enough to act on.
+   */
+  async notice(message: unknown): Promise<void> {
+    if (isRecord(message) && "v" in message && !isCompatibleVersion(message.v)) {
+      const text = typeof message.message === "string" ? message.message.slice(0, 500) : undefined;
+      this.versionWarnings.report(message.v, {
+        notice: typeof message.notice === "string" ? message.notice.slice(0, 64) : undefined,
+        controller_says: text,
+      });
+      return;
+    }
+    this.opts.log.debug({ job_id: rawJobId(message) }, "message without a reply subject ignored");
+  }
+
+  private async run(job: JobMessage, receivedAt: number): Promise<DoneReply> {
     this.active++;
     const log = this.opts.log;
     const startedAt = new Date();
     const t0 = performance.now();
-    const remaining = job.deadline - startedAt.getTime();
-    const budget = Math.max(0, Math.min(remaining - this.replyMarginMs, this.maxJobMs));
-    if (budget <= 0) {
-      if (remaining <= 0) {
-        log.warn(
-          { job_id: job.job_id, late_ms: -remaining },
-          "job arrived after its deadline; if this repeats, check this host's clock (NTP)",
-        );
-      }
+    const total = Math.min(job.budget_ms - this.replyMarginMs - (t0 - receivedAt), this.maxJobMs);
+    if (total <= 0) {
+      log.warn(
+        { job_id: job.job_id, budget_ms: job.budget_ms, reply_margin_ms: this.replyMarginMs },
+        "job budget leaves no time to run the probe: answered timeout",
+      );
       this.release();
-      return doneReply(job, startedAt, performance.now() - t0, timeoutOutcome(0));
+      return doneReply(job, startedAt, performance.now() - t0, timeoutOutcome(job.budget_ms));
     }
+    // Small budgets keep most of their time for the probe itself.
+    const grace = Math.min(this.abortGraceMs, Math.floor(total / 4));
 
     const abort = new AbortController();
     let settled = false;
@@ -147,15 +176,21 @@ export class JobRunner {
       settled = true;
     });
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<ProbeOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        abort.abort(new Error("job deadline reached"));
-        resolve(timeoutOutcome(budget));
-      }, budget);
-    });
+    const after = (ms: number) =>
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      });
 
-    const outcome = await Promise.race([probeRun, deadline]);
+    let outcome = await Promise.race([probeRun, after(total - grace)]);
     clearTimeout(timer);
+    if (outcome === undefined) {
+      // The deadline: abort, then give the probe a bounded moment to answer with what it has (a traceroute
+      // returns the hops it got). Its outcome, if it comes, is the job's; otherwise `timeout`.
+      abort.abort(new Error("job deadline reached"));
+      outcome = await Promise.race([probeRun, after(grace)]);
+      clearTimeout(timer);
+      if (outcome === undefined) outcome = timeoutOutcome(total);
+    }
     const durationMs = performance.now() - t0;
 
     if (settled) {
@@ -235,7 +270,10 @@ function timeoutOutcome(budgetMs: number): ProbeOutcome {
   return {
     success: false,
     latency_ms: null,
-    error: { code: "timeout", message: `probe did not finish within the job's deadline (${budgetMs} ms)` },
+    error: {
+      code: "timeout",
+      message: `probe did not finish within the job's budget (${Math.round(budgetMs)} ms)`,
+    },
     detail: null,
   };
 }

@@ -7,12 +7,18 @@ import { nodeIdPattern, PROTOCOL_VERSION } from "./subjects.js";
  * that receives another version refuses it with `incompatible_version` and logs it.
  */
 
-/** controller → agent, on `probe.v1.node.<id>.job` (a NATS request; the reply is a JobReply). */
+/**
+ * controller → agent, on `probe.v1.node.<id>.job` (a NATS request; the reply is a JobReply).
+ *
+ * Time is relative, never an epoch: `budget_ms` counts from the moment the agent receives the job, so the
+ * agent's and the controller's clocks need not agree. The controller keeps the network round trip out of
+ * it: it waits `budget_ms` plus that allowance for the reply.
+ */
 export const jobMessageSchema = z.object({
   v: z.number().int(),
   job_id: z.string().min(1).max(64),
-  /** Absolute deadline (epoch ms) by which the controller stops waiting. */
-  deadline: z.number().int(),
+  /** Time the agent may spend on the job, from receipt until its reply is sent (ms). */
+  budget_ms: z.number().int().min(1),
   spec: probeJobSpecSchema,
 });
 export type JobMessage = z.infer<typeof jobMessageSchema>;
@@ -69,6 +75,19 @@ export const heartbeatSchema = z.object({
   draining: z.boolean().default(false),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
+
+/**
+ * controller → agent, published (no reply expected) on `probe.v1.node.<id>.job` when the controller drops
+ * that node's heartbeats because their protocol version is not its own: the only way to tell an agent,
+ * whose credentials let it hear nothing but its job subject. `v` is the controller's version; an agent
+ * logs any message of another version it receives there. Kept this small so any version can read it.
+ */
+export const versionNoticeSchema = z.object({
+  v: z.number().int(),
+  notice: z.literal("incompatible_version"),
+  message: z.string().max(500),
+});
+export type VersionNotice = z.infer<typeof versionNoticeSchema>;
 
 export function isCompatibleVersion(v: unknown): boolean {
   return v === PROTOCOL_VERSION;

@@ -1,6 +1,5 @@
-import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
+import { type AgentLink, type ControllerTransport, type JobHandler, TransportError } from "./types.js";
 
-type JobHandler = (message: unknown) => Promise<unknown>;
 type HeartbeatHandler = (nodeId: string, message: unknown) => void;
 
 /** Round-trips through JSON so in-process callers see exactly what NATS would carry. */
@@ -21,6 +20,17 @@ export class InProcessBus {
     return {
       kind: "in-process",
       request: (nodeId, message, timeoutMs) => this.request(nodeId, message, timeoutMs),
+      notify: (nodeId, message) => {
+        const handler = this.closed ? undefined : this.handlers.get(nodeId);
+        if (!handler) return; // like a NATS publish nobody hears
+        const copy = wire(message);
+        queueMicrotask(
+          () =>
+            void handler(copy, { replyExpected: false }).catch(() => {
+              // a notification has nobody to tell
+            }),
+        );
+      },
       subscribeHeartbeats: (handler) => {
         this.heartbeatHandlers.add(handler);
         return () => this.heartbeatHandlers.delete(handler);
@@ -38,8 +48,8 @@ export class InProcessBus {
       kind: "in-process",
       serveJobs: (nodeId, handler) => {
         const inflight = new Set<Promise<unknown>>();
-        const tracked: JobHandler = (message) => {
-          const p = handler(message);
+        const tracked: JobHandler = (message, info) => {
+          const p = handler(message, info);
           const settled = p.then(
             () => undefined,
             () => undefined,
@@ -77,7 +87,7 @@ export class InProcessBus {
         () => reject(new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`)),
         timeoutMs,
       );
-      handler(wire(message)).then(
+      handler(wire(message), { replyExpected: true }).then(
         (reply) => {
           clearTimeout(timer);
           resolve(wire(reply));

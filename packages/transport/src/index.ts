@@ -3,6 +3,8 @@ export { connectNats, type NatsOptions, natsAgentLink, natsControllerTransport }
 export {
   type AgentLink,
   type ControllerTransport,
+  type JobHandler,
+  type JobMessageInfo,
   TransportError,
   type TransportErrorCode,
 } from "./types.js";

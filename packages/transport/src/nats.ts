@@ -83,6 +83,9 @@ export function natsControllerTransport(
       }
       return decode(reply.data);
     },
+    notify(nodeId, message) {
+      if (!nc.isClosed()) nc.publish(subjects.job(nodeId), encode(message));
+    },
     subscribeHeartbeats(handler) {
       const sub = nc.subscribe(subjects.allHeartbeats, {
         callback: (err, msg) => {
@@ -121,15 +124,27 @@ export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentL
       const inflight = new Set<Promise<void>>();
       const sub = nc.subscribe(subjects.job(nodeId), {
         callback: (err, msg) => {
-          if (err || !msg.reply) return;
+          if (err) return;
           let payload: unknown;
           try {
             payload = decode(msg.data);
           } catch {
-            msg.respond(encode({ ok: false, error: { code: "bad_message", message: "job is not JSON" } }));
+            if (msg.reply)
+              msg.respond(encode({ ok: false, error: { code: "bad_message", message: "job is not JSON" } }));
             return;
           }
-          const done = handler(payload)
+          if (!msg.reply) {
+            // A notification: the handler hears it, nobody hears back.
+            const done = handler(payload, { replyExpected: false })
+              .then(
+                () => undefined,
+                () => undefined,
+              )
+              .finally(() => inflight.delete(done));
+            inflight.add(done);
+            return;
+          }
+          const done = handler(payload, { replyExpected: true })
             .then(
               (reply) => void msg.respond(encode(reply)),
               (e: unknown) =>

@@ -114,6 +114,38 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
     expect(seen).toHaveLength(2);
   });
 
+  it("notify reaches the node's job handler as a message that expects no reply; requests expect one", async () => {
+    const seen: Array<{ message: unknown; replyExpected: boolean }> = [];
+    const stop = pair.agent.serveJobs("node-n", async (message, info) => {
+      seen.push({ message, replyExpected: info.replyExpected });
+      return "ack";
+    });
+    await settle();
+    pair.controller.notify("node-n", { v: 99, notice: "incompatible_version", message: "hé" });
+    for (let i = 0; i < 40 && seen.length < 1; i++) await settle();
+    expect(seen).toEqual([
+      { message: { v: 99, notice: "incompatible_version", message: "hé" }, replyExpected: false },
+    ]);
+    expect(await pair.controller.request("node-n", { job: 2 }, 2000)).toBe("ack");
+    expect(seen[1]).toEqual({ message: { job: 2 }, replyExpected: true });
+    await stop();
+  });
+
+  it("notify to a node nobody serves is silently dropped, and reaches only the named node", async () => {
+    const seen: string[] = [];
+    const stop = pair.agent.serveJobs("node-m", async () => {
+      seen.push("node-m");
+      return null;
+    });
+    await settle();
+    expect(() => pair.controller.notify("nobody-here", { v: 99 })).not.toThrow();
+    pair.controller.notify("node-other", { v: 99 });
+    await settle();
+    await settle();
+    expect(seen).toEqual([]);
+    await stop();
+  });
+
   it("stopping a served node finishes its in-flight job before returning", async () => {
     let finished = false;
     const stop = pair.agent.serveJobs("draining", async () => {

@@ -16,16 +16,32 @@ export interface ControllerTransport {
   readonly kind: "in-process" | "nats";
   /** Sends `message` to node `nodeId`'s job subject; resolves with its reply or rejects with TransportError. */
   request(nodeId: string, message: unknown, timeoutMs: number): Promise<unknown>;
+  /**
+   * Publishes `message` on node `nodeId`'s job subject without waiting for anything: no reply is asked
+   * for, and nobody listening is not an error. For notices such as "your protocol version is refused".
+   */
+  notify(nodeId: string, message: unknown): void;
   /** Calls `handler` for every heartbeat; the node id comes from the subject, never from the payload. */
   subscribeHeartbeats(handler: (nodeId: string, message: unknown) => void): () => void;
   close(): Promise<void>;
 }
 
+/** What the agent's job handler learns about a message besides its payload. */
+export interface JobMessageInfo {
+  /** False for a message sent with `notify` (no reply subject): the handler's value is then discarded. */
+  replyExpected: boolean;
+}
+
+export type JobHandler = (message: unknown, info: JobMessageInfo) => Promise<unknown>;
+
 /** What one agent uses: answer its own jobs, publish its own heartbeats. */
 export interface AgentLink {
   readonly kind: "in-process" | "nats";
-  /** Serves jobs; the handler's resolved value is the reply. Returns a function that stops serving. */
-  serveJobs(nodeId: string, handler: (message: unknown) => Promise<unknown>): () => Promise<void>;
+  /**
+   * Serves every message on the node's job subject: requests, whose reply is the handler's resolved value,
+   * and notifications (`replyExpected: false`). Returns a function that stops serving.
+   */
+  serveJobs(nodeId: string, handler: JobHandler): () => Promise<void>;
   publishHeartbeat(nodeId: string, message: unknown): void;
   close(): Promise<void>;
 }

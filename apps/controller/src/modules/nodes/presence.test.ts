@@ -1,8 +1,24 @@
-import { PROTOCOL_VERSION } from "@vantage/protocol";
+import { Writable } from "node:stream";
+import { PROTOCOL_VERSION, versionNoticeSchema } from "@vantage/protocol";
+import { InProcessBus } from "@vantage/transport";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { heartbeatOf, settle } from "../probes/test-agents.js";
+import { startPresence } from "./presence.js";
+
+function captureLog() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split("\n"))
+        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { log: pino({ level: "info" }, stream), lines };
+}
 
 describe.each(dbKinds)("presence on %s", (kind) => {
   const db = useTestDb(kind);
@@ -46,6 +62,68 @@ describe.each(dbKinds)("presence on %s", (kind) => {
     await t.presence.flush();
     expect((await t.call("GET", "/v1/nodes")).body.data.items).toEqual([]);
     expect(await t.presence.list()).toEqual([]);
+  });
+
+  it("tells a node whose heartbeats it drops for their version, on its job subject, and warns; once a minute", async () => {
+    const bus = new InProcessBus();
+    const { log, lines } = captureLog();
+    const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log });
+    const link = bus.agent();
+    const heard: Array<{ nodeId: string; message: unknown; replyExpected: boolean }> = [];
+    for (const nodeId of ["fra5", "fra6"]) {
+      link.serveJobs(nodeId, async (message, info) => {
+        heard.push({ nodeId, message, replyExpected: info.replyExpected });
+        return undefined;
+      });
+    }
+    try {
+      link.publishHeartbeat("fra5", { ...heartbeatOf({ id: "fra5" }), v: 99 });
+      link.publishHeartbeat("fra5", { ...heartbeatOf({ id: "fra5" }), v: 99 });
+      link.publishHeartbeat("fra6", heartbeatOf({ id: "fra6" }));
+      await settle();
+      expect(heard).toHaveLength(1);
+      expect(heard[0]).toMatchObject({ nodeId: "fra5", replyExpected: false });
+      expect(versionNoticeSchema.parse(heard[0]?.message)).toEqual({
+        v: PROTOCOL_VERSION,
+        notice: "incompatible_version",
+        message: expect.stringMatching(/v1 .*v99/),
+      });
+      const warns = lines.filter((l) => l.level === 40);
+      expect(warns).toHaveLength(1);
+      expect(warns[0]).toMatchObject({ node_id: "fra5", version: 99, expected: PROTOCOL_VERSION });
+      expect((await presence.list()).map((n) => n.id)).not.toContain("fra5");
+    } finally {
+      await presence.stop();
+    }
+  });
+
+  it("repeats the version notice after the interval while the heartbeats keep coming", async () => {
+    const bus = new InProcessBus();
+    const presence = startPresence({
+      db: db.testDb.db.kysely,
+      transport: bus.controller(),
+      log: pino({ level: "silent" }),
+      versionNoticeIntervalMs: 50,
+    });
+    const link = bus.agent();
+    let notices = 0;
+    link.serveJobs("fra7", async () => {
+      notices++;
+      return undefined;
+    });
+    try {
+      link.publishHeartbeat("fra7", { ...heartbeatOf({ id: "fra7" }), v: 99 });
+      await settle();
+      link.publishHeartbeat("fra7", { ...heartbeatOf({ id: "fra7" }), v: 99 });
+      await settle();
+      expect(notices).toBe(1);
+      await new Promise((r) => setTimeout(r, 60));
+      link.publishHeartbeat("fra7", { ...heartbeatOf({ id: "fra7" }), v: 99 });
+      await settle();
+      expect(notices).toBe(2);
+    } finally {
+      await presence.stop();
+    }
   });
 
   it("a draining heartbeat marks the node offline at once; the next normal one brings it back", async () => {

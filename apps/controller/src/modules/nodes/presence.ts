@@ -1,4 +1,9 @@
-import { heartbeatSchema, isCompatibleVersion, PROTOCOL_VERSION } from "@vantage/protocol";
+import {
+  heartbeatSchema,
+  isCompatibleVersion,
+  PROTOCOL_VERSION,
+  type VersionNotice,
+} from "@vantage/protocol";
 import type { ControllerTransport } from "@vantage/transport";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
@@ -11,6 +16,8 @@ export interface PresenceOptions {
   log: Logger;
   /** How often buffered heartbeats are written (one multi-row upsert per flush). */
   flushIntervalMs?: number;
+  /** At most one version notice (and warn line) per node this often, while its heartbeats are refused. */
+  versionNoticeIntervalMs?: number;
 }
 
 export interface Presence extends NodeDirectory {
@@ -24,6 +31,8 @@ export interface Presence extends NodeDirectory {
 /** Rows per upsert statement: thousands of agents still cost one statement per batch, never one per beat. */
 const batchSize = 500;
 
+const DEFAULT_VERSION_NOTICE_INTERVAL_MS = 60_000;
+
 /**
  * The presence role: heartbeats → an in-memory directory (used to pick nodes) and, batched, the `nodes`
  * table (read by `GET /v1/nodes` and by controllers without this role). The node id is taken from the
@@ -33,7 +42,9 @@ export function startPresence(opts: PresenceOptions): Presence {
   const { db, log } = opts;
   const nodes = new Map<string, NodeState>();
   const dirty = new Set<string>();
-  const warnedVersion = new Set<string>();
+  // Node id → when it was last told (and the log last warned) that its protocol version is refused.
+  const versionNoticeAt = new Map<string, number>();
+  const versionNoticeIntervalMs = opts.versionNoticeIntervalMs ?? DEFAULT_VERSION_NOTICE_INTERVAL_MS;
   const jobs = new PendingJobs();
   // What `list()` hands out until the next change (see NodeDirectory.list).
   let snapshot: readonly NodeState[] | undefined;
@@ -44,15 +55,28 @@ export function startPresence(opts: PresenceOptions): Presence {
     if (stopped) return;
     const v = (message as { v?: unknown } | null)?.v;
     if (!isCompatibleVersion(v)) {
-      if (!warnedVersion.has(nodeId)) {
-        warnedVersion.add(nodeId);
+      const now = performance.now();
+      const last = versionNoticeAt.get(nodeId);
+      if (last === undefined || now - last >= versionNoticeIntervalMs) {
+        versionNoticeAt.set(nodeId, now);
         log.warn(
           { node_id: nodeId, version: v, expected: PROTOCOL_VERSION },
-          "heartbeat with another protocol version: node not registered",
+          "heartbeat with another protocol version: node not registered; the agent was told on its job " +
+            "subject. Run the same Vantage release on the controller and the agents",
         );
+        // The agent would otherwise never learn why it gets no jobs: its job subject is all it hears.
+        const notice: VersionNotice = {
+          v: PROTOCOL_VERSION,
+          notice: "incompatible_version",
+          message:
+            `the controller speaks protocol v${PROTOCOL_VERSION} and drops this node's heartbeats of ` +
+            `v${JSON.stringify(v) ?? "none"}`,
+        };
+        opts.transport.notify(nodeId, notice);
       }
       return;
     }
+    versionNoticeAt.delete(nodeId);
     const parsed = heartbeatSchema.safeParse(message);
     if (!parsed.success) {
       log.warn({ node_id: nodeId, issue: parsed.error.issues[0]?.message }, "invalid heartbeat dropped");

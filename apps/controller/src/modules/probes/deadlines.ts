@@ -1,7 +1,15 @@
 import type { ProbeJobSpec } from "@vantage/probes";
 
-/** Added to every probe's own budget: transport round trip, agent scheduling, reply encoding. */
+/**
+ * Added to every probe's own budget: the controller waits `probe budget + DISPATCH_GRACE_MS` for a node.
+ * Of it, NETWORK_ALLOWANCE_MS is kept out of the job's `budget_ms` for the job's and the reply's trips;
+ * the agent spends the rest (600 ms) past the probe's budget: it aborts the probe 300 ms after it, gives it
+ * up to 250 ms to answer with what it has (partial results), and keeps 50 ms to send the reply.
+ */
 export const DISPATCH_GRACE_MS = 1000;
+
+/** The network round trip (job out, reply back) the controller keeps out of a job's `budget_ms`. */
+export const NETWORK_ALLOWANCE_MS = 400;
 
 /** A traceroute may not hold a request open longer than this, whatever its hop count. */
 export const TRACEROUTE_BUDGET_CAP_MS = 60_000;
@@ -13,7 +21,7 @@ export const TRACEROUTE_BUDGET_CAP_MS = 60_000;
  * - dns: `2 × timeout_ms` (a truncated UDP answer is retried over TCP);
  * - tcp: `timeout_ms`;
  * - traceroute: `max_hops × queries_per_hop × timeout_ms`, capped at 60 s (a real route answers long before;
- *   an agent stops at the job deadline and reports the hops it has).
+ *   at the job's budget the agent aborts the probe and reports the hops it has, within the grace).
  */
 export function probeBudgetMs(spec: ProbeJobSpec): number {
   switch (spec.type) {
@@ -36,4 +44,12 @@ export function probeBudgetMs(spec: ProbeJobSpec): number {
 /** The per-node request timeout: the probe's budget plus the dispatch grace. */
 export function dispatchTimeoutMs(spec: ProbeJobSpec): number {
   return probeBudgetMs(spec) + DISPATCH_GRACE_MS;
+}
+
+/**
+ * The job's `budget_ms` for a request the controller waits `timeoutMs` for. Relative, counted by the agent
+ * from receipt, so the two clocks need not agree; the allowance covers the round trip.
+ */
+export function jobBudgetMs(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - NETWORK_ALLOWANCE_MS);
 }

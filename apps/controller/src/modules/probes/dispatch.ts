@@ -2,6 +2,7 @@ import type { ProbeJobSpec } from "@vantage/probes";
 import { type JobMessage, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
 import { type ControllerTransport, TransportError } from "@vantage/transport";
 import type { NodeDirectory } from "../nodes/index.js";
+import { jobBudgetMs } from "./deadlines.js";
 import type { SelectedNode } from "./select-nodes.js";
 
 /** One node's entry in a task, whether the probe ran or the node could not run it. */
@@ -54,7 +55,7 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
   const message: JobMessage = {
     v: PROTOCOL_VERSION,
     job_id: input.jobId,
-    deadline: Date.now() + input.timeoutMs,
+    budget_ms: jobBudgetMs(input.timeoutMs),
     spec: input.spec,
   };
   input.directory.reserve(node.id);
