@@ -20,12 +20,11 @@ import {
   PROTOCOL_VERSION,
   subjects,
 } from "@vantage/protocol";
-import { type NatsServer, startNatsServer } from "@vantage/testing";
+import { captureLog, type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsAgentLink, natsControllerTransport } from "@vantage/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
-import { captureLog } from "./test-log.js";
 
 /**
  * A real nats-server with per-agent nkey users: what each agent's credentials may and may not do, and a

@@ -1,12 +1,12 @@
 import type { ProbeOutcome } from "@vantage/probes";
 import { type Heartbeat, heartbeatSchema, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
+import { captureLog } from "@vantage/testing";
 import { InProcessBus, TransportError } from "@vantage/transport";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
 import type { ProbeFn } from "./runner.js";
-import { captureLog } from "./test-log.js";
 
 const settings: AgentSettings = {
   VANTAGE_NODE_ID: "local-1",

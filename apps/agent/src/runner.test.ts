@@ -1,8 +1,8 @@
 import type { ProbeOutcome } from "@vantage/probes";
 import { type JobReply, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
+import { captureLog } from "@vantage/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JobRunner, type ProbeFn, type RunnerOptions } from "./runner.js";
-import { captureLog } from "./test-log.js";
 
 const ok: ProbeOutcome = {
   success: true,

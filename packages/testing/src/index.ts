@@ -1,3 +1,4 @@
+export { captureLog } from "./capture-log.js";
 export {
   type NatsPermissions,
   type NatsServer,

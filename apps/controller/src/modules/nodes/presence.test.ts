@@ -1,5 +1,5 @@
-import { Writable } from "node:stream";
 import { PROTOCOL_VERSION, versionNoticeSchema } from "@vantage/protocol";
+import { captureLog } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
@@ -7,18 +7,6 @@ import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { heartbeatOf, settle } from "../probes/test-agents.js";
 import { startPresence } from "./presence.js";
-
-function captureLog() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split("\n"))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { log: pino({ level: "info" }, stream), lines };
-}
 
 describe.each(dbKinds)("presence on %s", (kind) => {
   const db = useTestDb(kind);
@@ -66,7 +54,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
 
   it("tells a node whose heartbeats it drops for their version, on its job subject, and warns; once a minute", async () => {
     const bus = new InProcessBus();
-    const { log, lines } = captureLog();
+    const { log, lines } = captureLog("info");
     const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log });
     const link = bus.agent();
     const heard: Array<{ nodeId: string; message: unknown; replyExpected: boolean }> = [];

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
-import { type Logger, pino } from "pino";
+import { type Level, type Logger, pino } from "pino";
 
-/** A pino logger at `debug` whose lines the test reads back as objects (level 40 = warn). */
-export function captureLog(): { log: Logger; lines: Array<Record<string, unknown>> } {
+/** A pino logger whose lines a test reads back as objects (`level` 30 = info, 40 = warn). */
+export function captureLog(level: Level = "debug"): { log: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -11,5 +11,5 @@ export function captureLog(): { log: Logger; lines: Array<Record<string, unknown
       cb();
     },
   });
-  return { log: pino({ level: "debug" }, stream), lines };
+  return { log: pino({ level }, stream), lines };
 }
