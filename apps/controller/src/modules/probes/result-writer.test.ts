@@ -6,7 +6,7 @@ import { BackgroundWork } from "./background.js";
 import type { NodeResult } from "./dispatch.js";
 import { findTask, insertTask, newTaskId, type TaskRecord } from "./repo.js";
 import { ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
-import { getProbeTask, type ProbeDeps } from "./service.js";
+import { getProbeTask, type ProbeDeps, runProbeTask } from "./service.js";
 import { ABANDONED_AFTER_MS, startTaskSweeper } from "./sweeper.js";
 import { serveNode, settle } from "./test-agents.js";
 import { tcpBody } from "./test-requests.js";
@@ -107,11 +107,11 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
     const background = new BackgroundWork();
     const writer = new ResultWriter(kysely(), background, log, { flushDelayMs: 20 });
     const dup = task();
-    await writer.write(dup);
+    writer.write(dup);
     await background.drain();
     const good = [task(), task(), task()];
-    await writer.write(dup); // same id again: a primary key violation
-    for (const g of good) await writer.write(g);
+    writer.write(dup); // same id again: a primary key violation
+    for (const g of good) writer.write(g);
     expect(writer.backlog).toBe(4);
     await background.drain();
     expect(writer.backlog).toBe(0);
@@ -141,18 +141,37 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
         },
       ],
     };
-    await writer.write(t);
+    writer.write(t);
     await background.drain();
     const stored = await findTask(kysely(), t.id);
     expect(stored).toEqual({ ...t, owner_id: "usr_{1}" });
   });
 
-  it("with the backlog full, write waits for its own row", async () => {
+  it("with the backlog full (database away), Form B refuses new probes with 503 at once; room again, it takes them", async () => {
+    const gone = await openTestDb(kind);
+    await gone.close();
     const background = new BackgroundWork();
-    const writer = new ResultWriter(kysely(), background, pino({ level: "silent" }), { maxBacklog: 0 });
-    const t = task();
-    await writer.write(t);
-    expect((await findTask(kysely(), t.id))?.status).toBe("done");
+    const writer = new ResultWriter(gone.db.kysely, background, pino({ level: "silent" }), {
+      maxBacklog: 2,
+      retryDelaysMs: [200],
+    });
+    writer.write(task());
+    expect(writer.full).toBe(false);
+    writer.write(task());
+    expect(writer.full).toBe(true);
+    const deps = { ...depsWith(writer), writer } as ProbeDeps;
+    const req = { spec: {}, target: "x", paths: {}, caller: { kind: "ip", ip: "192.0.2.1" } } as never;
+    const started = Date.now();
+    await expect(runProbeTask(deps, req)).rejects.toMatchObject({
+      code: "unavailable",
+      status: 503,
+      headers: { "Retry-After": "5" },
+    });
+    expect(Date.now() - started).toBeLessThan(100);
+    // The writes are given up (logged); the backlog empties and probes are taken again.
+    await background.drain();
+    expect(writer.backlog).toBe(0);
+    expect(writer.full).toBe(false);
   });
 
   it("retries while the database is away, then gives up with an error that names the tasks", async () => {
@@ -165,7 +184,7 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
       retryDelaysMs: [5, 5],
     });
     const t = task();
-    await expect(writer.write(t)).rejects.toBeDefined();
+    writer.write(t);
     await background.drain();
     expect(lines.filter((l) => l.level === 40)).toHaveLength(2);
     expect(lines.filter((l) => l.level === 50).map((l) => l.task_ids)).toEqual([[t.id]]);

@@ -9,7 +9,7 @@ export interface ResultWriterOptions {
   flushDelayMs?: number;
   /** Tasks per statement. */
   maxBatch?: number;
-  /** Answered-but-unwritten tasks beyond which `write` waits for its own write (backpressure). */
+  /** Answered-but-unwritten tasks at which the writer is `full`: Form B takes no new probe (backpressure). */
   maxBacklog?: number;
   /** Waits between attempts of a failed write; after the last one the batch is given up (logged). */
   retryDelaysMs?: readonly number[];
@@ -32,7 +32,6 @@ const DEFAULT_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000, 10_000, 20_000
 export class ResultWriter {
   private readonly unwritten = new Map<string, TaskRecord>();
   private queue: TaskRecord[] = [];
-  private readonly waiters = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
   private flushing = false;
   private readonly flushDelayMs: number;
   private readonly maxBatch: number;
@@ -56,27 +55,28 @@ export class ResultWriter {
     return this.unwritten.size;
   }
 
+  /**
+   * True while the backlog is at its limit (the database is slow or away): Form B refuses new probes with
+   * 503 before running them, rather than answering probes whose results it cannot keep. Requests already
+   * running still write; memory stays within the limit plus the requests in flight.
+   */
+  get full(): boolean {
+    return this.unwritten.size >= this.maxBacklog;
+  }
+
   /** The task as answered, while its write is still on the way. */
   peek(id: string): TaskRecord | undefined {
     return this.unwritten.get(id);
   }
 
-  /**
-   * Queues a finished task. Resolves at once, or — when the backlog is full, e.g. while the database is
-   * slow or down — once this task is written (rejecting if it could not be), so memory stays bounded.
-   */
-  write(task: TaskRecord): Promise<void> {
+  /** Queues a finished task; never waits, so an answer is never held back by the database. */
+  write(task: TaskRecord): void {
     this.unwritten.set(task.id, task);
     this.queue.push(task);
-    const written =
-      this.unwritten.size > this.maxBacklog
-        ? new Promise<void>((resolve, reject) => this.waiters.set(task.id, { resolve, reject }))
-        : Promise.resolve();
     if (!this.flushing) {
       this.flushing = true;
       this.background.run(() => this.flushAll());
     }
-    return written;
   }
 
   private async flushAll(): Promise<void> {
@@ -112,7 +112,7 @@ export class ResultWriter {
             { err, task_ids: batch.map((t) => t.id) },
             "probe tasks could not be stored; their callers had the results, but they cannot be read again",
           );
-          this.settle(batch, err);
+          this.settle(batch);
           return;
         }
         this.log.warn(
@@ -124,14 +124,8 @@ export class ResultWriter {
     }
   }
 
-  private settle(batch: readonly TaskRecord[], error?: unknown): void {
-    for (const task of batch) {
-      this.unwritten.delete(task.id);
-      const waiter = this.waiters.get(task.id);
-      this.waiters.delete(task.id);
-      if (error) waiter?.reject(error);
-      else waiter?.resolve();
-    }
+  private settle(batch: readonly TaskRecord[]): void {
+    for (const task of batch) this.unwritten.delete(task.id);
   }
 }
 

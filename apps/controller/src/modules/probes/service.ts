@@ -127,6 +127,14 @@ function dispatchAll(
  * they land.
  */
 export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<TaskRecord>> {
+  if (deps.writer.full) {
+    throw new ApiError(
+      "unavailable",
+      "probe results cannot be stored right now (the database is behind); try again shortly",
+      undefined,
+      { "Retry-After": "5" },
+    );
+  }
   const { task, nodes, quota } = await prepare(deps, req);
   const results = await dispatchAll(deps, task, req.spec, nodes);
   const record: TaskRecord = {
@@ -141,7 +149,7 @@ export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<
     finished_at: new Date(),
     results,
   };
-  await deps.writer.write(record);
+  deps.writer.write(record);
   return { value: record, quota };
 }
 
