@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { freePort } from "@vantage/testing";
 import { beforeAll, describe, expect, it } from "vitest";
+import { connectDb } from "./db/connect.js";
 import { dbKinds, forms, makeTestApp, openTestDb, type TestApp } from "./testing/test-app.js";
 import { useTestDb } from "./testing/use-test-db.js";
 
@@ -207,5 +209,24 @@ describe("readiness when the database is gone", () => {
     const res = await t.call("GET", "/readyz");
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe("unavailable");
+  });
+
+  it("a route that needs the database answers 503 unavailable with Retry-After while PostgreSQL is away", async () => {
+    // Nothing listens on this port: every connection attempt is refused, as while PostgreSQL restarts.
+    const url = `postgres://postgres@127.0.0.1:${await freePort()}/vantage`;
+    const db = await connectDb({ databaseUrl: url, dataDir: "unused", maxConnections: 1 });
+    try {
+      for (const form of forms) {
+        const t = makeTestApp({ kind: "postgres", db, close: () => db.close() }, form);
+        const res = await t.call("POST", "/v1/auth/login", {
+          body: { email: "someone@example.com", password: "correct horse battery" },
+        });
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("unavailable");
+        expect(res.headers.get("retry-after")).toBe("5");
+      }
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -29,9 +29,33 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
     }
   }
   const log = c.get("log");
+  if (isDatabaseUnavailable(err)) {
+    log?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
+    const res = c.json(
+      errorBody("unavailable", "the database is unavailable; try again shortly", requestId),
+      503,
+    );
+    res.headers.set("Retry-After", "5");
+    return res;
+  }
   log?.error({ err, method: c.req.method, path: c.req.path }, "unhandled error");
   return c.json(
     errorBody("internal_error", "internal error; quote the request id when reporting it", requestId),
     500,
   );
+}
+
+/**
+ * The database is away or refusing connections, as opposed to a bug: no connection (postgres.js
+ * `CONNECTION_*`/`CONNECT_TIMEOUT`, a socket error), PostgreSQL's connection-exception (08), resource (53)
+ * and operator-intervention (57P, e.g. shutting down) classes, or a closed PGlite.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string") {
+    if (/^(08|53|57P)/.test(code)) return true;
+    if (/^(CONNECTION_|CONNECT_TIMEOUT$|ECONNREFUSED$|ECONNRESET$|ETIMEDOUT$|EHOSTUNREACH$)/.test(code))
+      return true;
+  }
+  return err instanceof Error && /PGlite is closed/i.test(err.message);
 }
