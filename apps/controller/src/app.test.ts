@@ -100,6 +100,40 @@ describe.each(dbKinds)("controller core on %s", (kind) => {
       expect(plain.status).toBe(200);
     });
 
+    it("text PostgreSQL cannot store (U+0000, an unpaired surrogate) → 400 naming the field, on any route", async () => {
+      for (const [body, path] of [
+        [{ name: "a\u0000b" }, "body.name"],
+        [{ name: "ok", tags: ["x", "\ud800"] }, "body.tags.1"],
+        [{ name: "ok", "k\u0000": 1 }, "body.k\u0000"],
+      ] as const) {
+        const res = await t.call("POST", "/v1/__echo", { body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.code).toBe("validation_error");
+        expect(res.body.error.details[0].path).toBe(path);
+      }
+      // Paired surrogates (an emoji) and other control characters are ordinary text.
+      const fine = await t.call("POST", "/v1/__echo", { body: { name: "\u{1f600}\t" } });
+      expect(fine.status).toBe(200);
+      for (const url of ["/v1/probe/tasks/task_%00", "/v1/nodes?x=%00"]) {
+        const res = await t.call("GET", url);
+        expect(res.status, url).toBe(400);
+        expect(res.body.error.code).toBe("validation_error");
+      }
+    });
+
+    it("JSON media types: parameters as `; name=value` pass; anything else → 415 unsupported_media_type", async () => {
+      const body = JSON.stringify({ name: "ok" });
+      for (const type of ["application/json; charset=utf-8", "application/vnd.test+json"]) {
+        const res = await t.call("POST", "/v1/__echo", { body, headers: { "content-type": type } });
+        expect(res.status, type).toBe(200);
+      }
+      for (const type of ["application/json;", "application/json ; charset=utf-8", "application/json;;"]) {
+        const res = await t.call("POST", "/v1/__echo", { body, headers: { "content-type": type } });
+        expect(res.status, type).toBe(415);
+        expect(res.body.error.code).toBe("unsupported_media_type");
+      }
+    });
+
     it("malformed JSON → 400 malformed_json", async () => {
       const res = await t.call("POST", "/v1/__echo", {
         body: '{"name": ',

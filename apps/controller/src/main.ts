@@ -1,7 +1,7 @@
-import type { Server } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import { serve } from "@hono/node-server";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { answerClientErrors } from "./http/client-error.js";
+import { guardServerEdges, originFormOnly } from "./http/server-edges.js";
 import { createLogger, flushLogger } from "./logger.js";
 import { startRuntime } from "./runtime.js";
 
@@ -19,13 +19,23 @@ async function main(): Promise<void> {
   const log = createLogger(config.VANTAGE_LOG_LEVEL);
   const runtime = await startRuntime(config, log);
 
-  const server = serve({ fetch: runtime.app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
-    const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-    const url = `http://${host}:${info.port}`;
-    log.info({ url, form: config.VANTAGE_API_FORM }, "listening");
-    if (process.argv.includes("--embedded")) printWelcome(url, config);
-  });
-  answerClientErrors(server as Server, log);
+  const server = serve(
+    {
+      fetch: runtime.app.fetch,
+      hostname: config.HOST,
+      port: config.PORT,
+      // Node's own server, with requests whose target is not a path answered before Hono sees them.
+      createServer: ((options: ServerOptions, listener: RequestListener) =>
+        createServer(options, originFormOnly(listener))) as unknown as typeof createServer,
+    },
+    (info) => {
+      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+      const url = `http://${host}:${info.port}`;
+      log.info({ url, form: config.VANTAGE_API_FORM }, "listening");
+      if (process.argv.includes("--embedded")) printWelcome(url, config);
+    },
+  );
+  guardServerEdges(server as Server, log);
 
   let stopping = false;
   const shutdown = (signal: string) => {

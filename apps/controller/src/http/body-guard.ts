@@ -1,9 +1,12 @@
 import type { Readable } from "node:stream";
 import type { Context } from "hono";
+import { findUnstorableText } from "../lib/unstorable-text.js";
 import type { AppEnv } from "./context.js";
 import { ApiError } from "./errors.js";
 
-const jsonType = /^application\/([a-z0-9.+-]*\+)?json(\s*;.*)?$/i;
+// The same rule as the route validators (@hono/zod-openapi): a JSON type, then only `; name=value`
+// parameters. A type they would refuse is refused here, so the answer is always `unsupported_media_type`.
+const jsonType = /^application\/([a-z.-]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 /**
  * For requests that carry a body: the body must be JSON (415), at most `limit` bytes (413) and parse (400).
@@ -27,20 +30,31 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   const type = c.req.header("content-type");
   const isJson = type !== undefined && jsonType.test(type);
   const notJson = () =>
-    new ApiError("unsupported_media_type", "request body must be JSON (Content-Type: application/json)");
+    new ApiError(
+      "unsupported_media_type",
+      "request body must be JSON (Content-Type: application/json, parameters as `; charset=utf-8`)",
+    );
   if (!isJson && declared !== undefined) throw notJson();
   // Without a declared length the body may still be empty (`curl -X POST` with no data): read it first.
   const raw = incoming ? await readIncoming(incoming, limit) : await readLimited(c.req.raw, limit);
   if (raw.trim() === "") return;
   if (!isJson) throw notJson();
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(raw);
+    parsed = JSON.parse(raw);
     // Seed Hono's body cache so validators and handlers see the parsed value.
     const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
     cache.json = Promise.resolve(parsed);
     cache.text = Promise.resolve(raw);
   } catch {
     throw new ApiError("malformed_json", "request body is not valid JSON");
+  }
+  // Checked for every body, whatever the route: PostgreSQL could not store such text (a 500 otherwise).
+  const bad = findUnstorableText(parsed);
+  if (bad !== undefined) {
+    const path = bad === "" ? "body" : `body.${bad}`;
+    const message = "must not contain U+0000 or an unpaired UTF-16 surrogate";
+    throw new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
   }
 }
 
@@ -78,13 +92,16 @@ function readIncoming(incoming: Readable, limit: number): Promise<string> {
       cleanup();
       resolve(Buffer.concat(chunks, size).toString("utf8"));
     };
-    const onError = (err: Error) => {
+    // The client went away mid-body: its mistake (or its network's), not ours; nobody reads the answer.
+    const ended = () =>
+      new ApiError("malformed_request", "the client closed the connection before the request body ended");
+    const onError = () => {
       cleanup();
-      reject(err);
+      reject(ended());
     };
     const onClose = () => {
       cleanup();
-      reject(new Error("client closed the connection before the request body ended"));
+      reject(ended());
     };
     incoming.on("data", onData);
     incoming.on("end", onEnd);

@@ -4,6 +4,7 @@ import { accessLog } from "../logger.js";
 import { guardBody } from "./body-guard.js";
 import { resolveClientIp } from "./client-ip.js";
 import type { AppEnv } from "./context.js";
+import { ApiError } from "./errors.js";
 import { type HttpMetrics, matchedRoute } from "./metrics.js";
 import { assignRequestId } from "./request-id.js";
 
@@ -28,6 +29,10 @@ export function coreMiddleware(opts: CoreOptions): MiddlewareHandler<AppEnv> {
     const requestId = assignRequestId(c, opts.log);
     c.set("clientIp", ipOf(c));
     try {
+      // A NUL byte in a path or query value could reach PostgreSQL, which cannot store it.
+      if (c.req.url.includes("%00")) {
+        throw new ApiError("validation_error", "the request URL must not contain %00 (a NUL byte)");
+      }
       const m = c.req.method;
       if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") await guardBody(c, opts.bodyLimit);
       await next();

@@ -21,9 +21,11 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
         ? "malformed_json"
         : status === 413
           ? "payload_too_large"
-          : status === 401
-            ? "unauthorized"
-            : "validation_error";
+          : status === 415
+            ? "unsupported_media_type"
+            : status === 401
+              ? "unauthorized"
+              : "validation_error";
     if (status >= 400 && status < 500) {
       return c.json(errorBody(code, err.message || "bad request", requestId), status);
     }

@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import { z } from "@hono/zod-openapi";
 import { dnsRecordTypes, type ProbeJobSpec, probeJobSpecSchema } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
+import { hasUnstorableChars } from "../../lib/unstorable-text.js";
 import { MAX_NODE_IDS } from "./select-nodes.js";
 import { literalAddress } from "./target-check.js";
 
@@ -27,47 +29,67 @@ function isHostName(v: string): boolean {
   return !/^(?:\d+|0x[0-9a-f]*)$/i.test(last) || literalAddress(v) !== undefined;
 }
 
-/** C0 controls, DEL, or a UTF-16 half without its other half: nothing a URL may carry, nothing storable. */
-function hasUnsafeChars(v: string): boolean {
+/** C0 controls or DEL (U+0000 included): nothing a URL may carry. */
+function hasControlChars(v: string): boolean {
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f || (c >= 0xdc00 && c <= 0xdfff)) return true;
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = v.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
-      i++;
-    }
+    if (c < 0x20 || c === 0x7f) return true;
   }
   return false;
+}
+
+/**
+ * An internationalised name (`bücher.example`) in its ASCII form (`xn--bcher-kva.example`), as resolvers
+ * need it; ASCII input, IP addresses and brackets come back unchanged; a name no IDNA mapping accepts
+ * comes back as it was and fails the name check after it.
+ */
+function toAsciiName(v: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range itself, not control characters
+  if (/^[\x00-\x7f]*$/.test(v)) return v;
+  return domainToASCII(v) || v;
 }
 
 export const hostField = z
   .string()
   .min(1)
   .max(253)
+  .transform(toAsciiName)
   .refine(isHostOrIp, "must be a host name or an IP address")
-  .openapi({ example: "example.com" });
+  .openapi({ example: "example.com", description: "Host name (IDN allowed) or IP address" });
 
 export const domainField = z
   .string()
   .min(1)
   .max(253)
-  .refine((v) => hostnamePattern.test(v), "must be a domain name")
-  .openapi({ example: "example.com" });
+  .transform(toAsciiName)
+  .refine((v) => hostnamePattern.test(v) && v.length <= 253, "must be a domain name")
+  .openapi({ example: "example.com", description: "Domain name (IDN allowed)" });
 
 export const urlField = z
   .string()
   .min(1)
   .max(2048)
-  .refine((v) => !hasUnsafeChars(v), "must not contain control characters or unpaired surrogates")
-  .refine((v) => {
+  .refine(
+    (v) => !hasControlChars(v) && !hasUnstorableChars(v),
+    "must not contain control characters or unpaired surrogates",
+  )
+  .superRefine((v, ctx) => {
+    let u: URL;
     try {
-      const u = new URL(v);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+      u = new URL(v);
     } catch {
-      return false;
+      ctx.addIssue({ code: "custom", message: "must be an http:// or https:// URL" });
+      return;
     }
-  }, "must be an http:// or https:// URL")
+    if ((u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "")
+      ctx.addIssue({ code: "custom", message: "must be an http:// or https:// URL" });
+    else if (u.port === "0") ctx.addIssue({ code: "custom", message: "port must be 1–65535" });
+    else if (u.username !== "" || u.password !== "")
+      ctx.addIssue({
+        code: "custom",
+        message: "must not carry credentials (user:password@): they would be stored with the task",
+      });
+  })
   .openapi({ example: "https://example.com/" });
 
 /** `host`, `host:port`, an IPv6 address or `[v6]:port`. */

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import {
@@ -113,8 +114,15 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
       { domain: b.domain, record_type: b.record_type, server: b.server },
       b.nodes,
     ),
+  // The stored target names the port too, as Form A's `host:port` does.
   tcp: (b) =>
-    request("tcp", b.host, "host", { host: strip(b.host), port: b.port, timeout_ms: ms(b.timeout) }, b.nodes),
+    request(
+      "tcp",
+      `${isIP(strip(b.host)) === 6 ? `[${strip(b.host)}]` : b.host}:${b.port}`,
+      "host",
+      { host: strip(b.host), port: b.port, timeout_ms: ms(b.timeout) },
+      b.nodes,
+    ),
   traceroute: (b) =>
     request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
 };

@@ -93,6 +93,51 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       expect(emoji.status).toBe(form === "a" ? 202 : 200);
     });
 
+    it("an http URL with port 0 or credentials is a 400; an IDN host reaches the node in ASCII", async () => {
+      const t = await fresh(form);
+      const node = serveNode(t.bus, { id: "n1" });
+      await settle();
+      for (const [url, message] of [
+        ["http://x.invalid:0/", "port must be 1–65535"],
+        ["https://user:secret@x.invalid/", "must not carry credentials"],
+      ] as const) {
+        const res = await t.call("POST", "/v1/probe/http", { body: httpBody(url) });
+        expect(res.status, url).toBe(400);
+        expect(res.body.error.message).toContain(message);
+      }
+      expect(node.jobs).toHaveLength(0);
+      await runTask(t, form, "ping", hostBody("bücher.example"));
+      await runTask(
+        t,
+        form,
+        "dns",
+        form === "a" ? { target: "münchen.example" } : { domain: "münchen.example" },
+      );
+      expect(node.jobs.map((j) => j.spec.params)).toMatchObject([
+        { host: "xn--bcher-kva.example" },
+        { domain: "xn--mnchen-3ya.example" },
+      ]);
+    });
+
+    it("a tcp task's stored target names host and port in both forms", async () => {
+      const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+      serveNode(t.bus, { id: "n1" });
+      await settle();
+      const v4 = await runTask(t, form, "tcp", tcpBody(form, "192.0.2.10", 443));
+      expect(
+        v4.task.target ?? (await t.call("GET", `/v1/probe/tasks/${v4.task.task_id}`)).body.data.target,
+      ).toBe("192.0.2.10:443");
+      const v6 = await runTask(
+        t,
+        form,
+        "tcp",
+        tcpBody(form, form === "a" ? "[2001:db8::10]" : "2001:db8::10", 25),
+      );
+      await t.drain();
+      const again = await t.call("GET", `/v1/probe/tasks/${v6.created.body.data.task_id}`);
+      expect(again.body.data.target).toBe("[2001:db8::10]:25");
+    });
+
     it("NUL and unpaired surrogates in a node's result become U+FFFD: answered, stored and read back alike", async () => {
       const t = await fresh(form);
       serveNode(t.bus, { id: "bin" }, (job) => {
