@@ -1,6 +1,7 @@
 import { createSocket } from "node:dgram";
 import { connect } from "node:net";
-import * as dnsPacket from "dns-packet";
+import type * as dnsPacket from "dns-packet";
+import { parseMessage } from "./dns-message.js";
 import { onAbort } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
@@ -35,10 +36,20 @@ function once<T>(cleanup: () => void) {
   };
 }
 
-const timeoutError = (x: Exchange, proto: string) =>
-  new ProbeFailure("timeout", `no ${proto} answer from ${x.address}:${x.port} within ${x.timeoutMs} ms`);
+const serverName = (x: Exchange) => (x.family === 6 ? `[${x.address}]:${x.port}` : `${x.address}:${x.port}`);
 
-/** One query over UDP. Datagrams from another source or with another id are ignored (spoofing, stale). */
+const timeoutError = (x: Exchange, proto: string) =>
+  new ProbeFailure("timeout", `no ${proto} answer from ${serverName(x)} within ${x.timeoutMs} ms`);
+
+const malformedError = (x: Exchange, proto: string, reason: string) =>
+  new ProbeFailure("probe_error", `malformed answer from ${serverName(x)} over ${proto}: ${reason}`);
+
+/**
+ * One query over UDP. Datagrams from another source or with another id are ignored (spoofing, stale), as
+ * dig does. A broken datagram carrying our id is the answer, and it ends the query as malformed; one that
+ * cannot be matched to the query (another id, too short for one) is set aside, and if nothing valid
+ * follows, the query ends as malformed rather than as a timeout that would say nothing arrived.
+ */
 export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPacket.DecodedPacket> {
   const socket = createSocket(x.family === 6 ? "udp6" : "udp4");
   const s = once<dnsPacket.DecodedPacket>(() => {
@@ -46,17 +57,23 @@ export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
     removeAbort();
     socket.close();
   });
-  const timer = setTimeout(() => s.reject(timeoutError(x, "UDP")), x.timeoutMs);
+  let malformed: string | null = null;
+  const timer = setTimeout(
+    () => s.reject(malformed === null ? timeoutError(x, "UDP") : malformedError(x, "UDP", malformed)),
+    x.timeoutMs,
+  );
   const removeAbort = onAbort(x.signal, () => s.reject(new ProbeFailure("timeout", "aborted")));
   socket.on("error", (error) => s.reject(toProbeFailure(error)));
   socket.on("message", (msg, rinfo) => {
     // By value: a server written `0:0:0:0:0:0:0:1` or `::ffff:7f00:1` answers from `::1`/`::ffff:127.0.0.1`.
     if (!sameAddress(rinfo.address, x.address) || rinfo.port !== x.port) return;
-    try {
-      const packet = dnsPacket.decode(msg);
-      if (packet.id === id && packet.type === "response") s.resolve(packet);
-    } catch {
-      // A malformed datagram is not our answer; keep waiting for the real one until the timeout.
+    const parsed = parseMessage(msg);
+    if (parsed.ok) {
+      if (parsed.packet.id === id && parsed.packet.type === "response") s.resolve(parsed.packet);
+    } else if (parsed.id === id) {
+      s.reject(malformedError(x, "UDP", parsed.reason));
+    } else {
+      malformed ??= parsed.reason;
     }
   });
   socket.send(query, x.port, x.address, (error) => {
@@ -88,15 +105,22 @@ export function queryTcp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
       if (buffered.length < length + 2) return;
       const message = buffered.subarray(2, length + 2);
       buffered = buffered.subarray(length + 2);
-      try {
-        const packet = dnsPacket.decode(message);
-        if (packet.id === id) return s.resolve(packet);
-      } catch (error) {
-        return s.reject(new ProbeFailure("probe_error", `malformed DNS answer over TCP: ${String(error)}`));
-      }
+      // The connection is the server's own: anything broken on it is its answer, whatever the id says.
+      const parsed = parseMessage(message);
+      if (!parsed.ok) return s.reject(malformedError(x, "TCP", parsed.reason));
+      if (parsed.packet.id === id) return s.resolve(parsed.packet);
     }
   });
   socket.on("error", (error) => s.reject(toProbeFailure(error)));
-  socket.on("end", () => s.reject(new ProbeFailure("probe_error", "server closed the TCP connection")));
+  socket.on("end", () => {
+    if (buffered.length === 0) {
+      return s.reject(new ProbeFailure("probe_error", "server closed the TCP connection"));
+    }
+    const reason =
+      buffered.length < 2
+        ? "connection closed inside the length prefix"
+        : `connection closed after ${buffered.length - 2} of ${buffered.readUInt16BE(0)} bytes`;
+    s.reject(malformedError(x, "TCP", reason));
+  });
   return s.promise;
 }

@@ -2,10 +2,11 @@ import { createSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as dnsPacket from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsProbe } from "./dns.js";
 import { parseServer, systemResolver } from "./dns-server-address.js";
-import { type DnsTestServer, startDnsServer } from "./testing/dns-server.js";
+import { type DnsResponder, type DnsTestServer, startDnsServer, zoneAnswer } from "./testing/dns-server.js";
 import type { DnsParams } from "./types.js";
 
 const allow = { allowPrivate: true };
@@ -116,6 +117,109 @@ describe("dns probe", () => {
   it("refuses a private resolver named by the caller unless allowed", async () => {
     const o = await query({ domain: "www.example.test" }, { allowPrivate: false });
     expect(o).toMatchObject({ success: false, error: { code: "target_not_allowed" } });
+  });
+});
+
+/** A response to `query` with one A record for 1.2.3.4, its RDLENGTH set to 400 and only two data bytes. */
+function shortARecord(query: dnsPacket.DecodedPacket): Buffer {
+  const full = dnsPacket.encode({
+    type: "response",
+    id: query.id ?? 0,
+    questions: query.questions ?? [],
+    answers: [{ type: "A", name: "www.example.test", ttl: 60, data: "1.2.3.4" }],
+  });
+  const short = Buffer.from(full.subarray(0, full.length - 2));
+  short.writeUInt16BE(400, full.length - 6);
+  return short;
+}
+
+/** A header claiming one answer whose name is a compression pointer to itself (offset 12). */
+function pointerLoop(id: number): Buffer {
+  const msg = Buffer.from([
+    0, 0, 0x81, 0x80, 0, 0, 0, 1, 0, 0, 0, 0, 0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4,
+  ]);
+  msg.writeUInt16BE(id, 0);
+  return Buffer.concat([msg, Buffer.from([1, 2, 3, 4])]);
+}
+
+describe("dns probe against a misbehaving server", () => {
+  let respond: DnsResponder = zoneAnswer;
+  let odd: DnsTestServer;
+  beforeAll(async () => {
+    odd = await startDnsServer((q, overTcp) => respond(q, overTcp));
+  });
+  afterAll(() => odd.close());
+  const ask = async (timeout_ms: number) => {
+    const started = performance.now();
+    const outcome = await dnsProbe.run(
+      { domain: "www.example.test", record_type: "A", timeout_ms, server: `127.0.0.1:${odd.port}` },
+      allow,
+    );
+    return { outcome, ms: performance.now() - started };
+  };
+  const otherId = (q: dnsPacket.DecodedPacket) => ((q.id ?? 0) + 1) % 65_536;
+
+  it.each<[string, DnsResponder]>([
+    ["an A record whose RDLENGTH overruns the message", shortARecord],
+    ["a compression-pointer loop", (q) => pointerLoop(q.id ?? 0)],
+    ["a truncated header", (q) => shortARecord(q).subarray(0, 6)],
+  ])("ends at once with probe_error on %s carrying the query's id", async (_what, responder) => {
+    respond = responder;
+    const { outcome, ms } = await ask(5000);
+    expect(outcome).toMatchObject({ success: false, latency_ms: null, error: { code: "probe_error" } });
+    expect(outcome.error?.message).toMatch(new RegExp(`^malformed answer from 127\\.0\\.0\\.1:${odd.port} `));
+    expect(ms).toBeLessThan(2500);
+  });
+
+  it("keeps waiting past a malformed datagram with another id, then says it was malformed", async () => {
+    respond = (q) => pointerLoop(otherId(q));
+    const { outcome } = await ask(300);
+    expect(outcome).toMatchObject({ success: false, error: { code: "probe_error" } });
+    expect(outcome.error?.message).toMatch(/^malformed answer from .*bad pointer/);
+  });
+
+  it("says malformed, not timeout, for a datagram too short to carry an id", async () => {
+    respond = () => ({ raw: Buffer.from([0x42]) });
+    const { outcome } = await ask(300);
+    expect(outcome).toMatchObject({ success: false, error: { code: "probe_error" } });
+    expect(outcome.error?.message).toMatch(/malformed answer .*header is 1 bytes/);
+  });
+
+  it("still ignores a well-formed answer with another id (a timeout)", async () => {
+    respond = (q, overTcp) => zoneAnswer({ ...q, id: otherId(q) }, overTcp);
+    const { outcome } = await ask(300);
+    expect(outcome).toMatchObject({ success: false, error: { code: "timeout" } });
+  });
+
+  it("takes a valid answer that follows a malformed one with another id", async () => {
+    const socket = createSocket("udp4");
+    await new Promise<void>((r) => socket.bind(0, "127.0.0.1", r));
+    socket.on("message", (msg, rinfo) => {
+      const q = dnsPacket.decode(msg);
+      socket.send(pointerLoop(otherId(q)), rinfo.port, rinfo.address);
+      socket.send(zoneAnswer(q, false), rinfo.port, rinfo.address);
+    });
+    try {
+      const o = await query({ domain: "www.example.test", server: `127.0.0.1:${socket.address().port}` });
+      expect(o.success, JSON.stringify(o.error)).toBe(true);
+      expect(o.detail?.answers).toMatchObject([{ value: "192.0.2.10" }]);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it.each<[string, (q: dnsPacket.DecodedPacket) => Buffer | { raw: Buffer }]>([
+    ["an A record whose RDLENGTH overruns the message", shortARecord],
+    ["a connection closed mid-message", () => ({ raw: Buffer.from([0, 100, 1, 2, 3, 4, 5, 6, 7, 8]) })],
+  ])("over TCP, ends with probe_error on %s", async (_what, tcpReply) => {
+    respond = (q, overTcp) =>
+      overTcp
+        ? tcpReply(q)
+        : dnsPacket.encode({ type: "response", id: q.id ?? 0, flags: dnsPacket.TRUNCATED_RESPONSE });
+    const { outcome, ms } = await ask(5000);
+    expect(outcome).toMatchObject({ success: false, error: { code: "probe_error" } });
+    expect(outcome.error?.message).toMatch(/^malformed answer from .* over TCP: /);
+    expect(ms).toBeLessThan(2500);
   });
 });
 

@@ -26,31 +26,76 @@ export function cappedHeaders(rawHeaders: string[]): Record<string, string> {
   return out;
 }
 
+/**
+ * A header value as UTF-8 when its bytes are valid UTF-8. Node hands header values over as latin1 (one char
+ * per byte), so a raw `Location: /\xC3\xA9` arrives as "/Ã©"; browsers and curl read those bytes as "/é".
+ */
+export function utf8HeaderValue(value: string): string {
+  let nonAscii = false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    // Above U+00FF the value did not come from bytes read as latin1: nothing to re-interpret.
+    if (code > 0xff) return value;
+    if (code > 0x7f) nonAscii = true;
+  }
+  if (!nonAscii) return value;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(value, "latin1"));
+  } catch {
+    return value; // not UTF-8: keep the latin1 reading, as browsers do
+  }
+}
+
 export interface BodyExcerpt {
   excerpt: string;
+  /** What HttpResult.body_bytes reports; see there. */
   bytes: number;
   truncated: boolean;
 }
 
-/** Reads at most MAX_BODY_EXCERPT bytes, then stops reading (destroys the response) rather than drain it. */
-export function readExcerpt(res: IncomingMessage): Promise<BodyExcerpt> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const done = (truncated: boolean) => {
+export interface BodyReader {
+  /** The whole body, or the excerpt once reading stopped at the cap. */
+  done: Promise<BodyExcerpt>;
+  /** What arrived so far, for the partial result of a read that failed or ran out of time midway. */
+  soFar: () => BodyExcerpt;
+}
+
+/**
+ * Reads at most MAX_BODY_EXCERPT bytes, then stops reading (destroys the response) rather than drain it.
+ * When it stops early, the declared Content-Length is the body's size; without one, only the bytes received
+ * before stopping are known (how many depends on chunking, so it is a lower bound, past the cap).
+ */
+export function readExcerpt(res: IncomingMessage): BodyReader {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const declared = declaredLength(res.headers["content-length"]);
+  const snapshot = (truncated: boolean): BodyExcerpt => ({
+    excerpt: new TextDecoder("utf-8").decode(Buffer.concat(chunks).subarray(0, MAX_BODY_EXCERPT)),
+    bytes: truncated && declared !== null ? declared : received,
+    truncated,
+  });
+  const done = new Promise<BodyExcerpt>((resolve, reject) => {
+    const finish = (truncated: boolean) => {
       res.removeAllListeners("data");
-      const body = Buffer.concat(chunks).subarray(0, MAX_BODY_EXCERPT);
-      resolve({ excerpt: new TextDecoder("utf-8").decode(body), bytes, truncated });
+      resolve(snapshot(truncated));
     };
     res.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes > MAX_BODY_EXCERPT) {
-        done(true);
+      received += chunk.length;
+      if (received > MAX_BODY_EXCERPT) {
+        finish(true);
         res.destroy();
       }
     });
-    res.once("end", () => done(false));
+    res.once("end", () => finish(false));
     res.once("error", reject);
   });
+  return { done, soFar: () => snapshot(false) };
+}
+
+/** A Content-Length of plain digits as a number; anything else counts as none. */
+function declaredLength(value: string | undefined): number | null {
+  if (value === undefined || !/^\d+$/.test(value)) return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : null;
 }

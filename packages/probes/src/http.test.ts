@@ -41,6 +41,17 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
       else res.once("drain", () => push());
     };
     push();
+  } else if (url === "/big-declared") {
+    // 5 MiB with a Content-Length: the probe reads 10 kB and reports the declared size.
+    const size = 5 * 1024 * 1024;
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": size });
+    let sent = 0;
+    const push = (): void => {
+      while (sent < size && res.write(Buffer.alloc(64 * 1024, 0x62))) sent += 64 * 1024;
+      if (sent >= size) res.end();
+      else res.once("drain", () => push());
+    };
+    push();
   } else if (url.startsWith("/redirect-to?")) {
     res.writeHead(302, { location: decodeURIComponent(url.slice("/redirect-to?".length)) }).end();
   } else if (url === "/loop") {
@@ -134,14 +145,26 @@ describe("http probe", () => {
     for (const value of Object.values(headers)) expect(value.length).toBeLessThanOrEqual(MAX_HEADER_VALUE);
   });
 
-  it("stops reading the body after the 10 kB excerpt", async () => {
+  it("stops reading the body after the 10 kB excerpt; without a length, body_bytes is what arrived", async () => {
     const o = await get(`${origin4}/big`);
     const d = o.detail!;
     expect(o.success).toBe(true);
+    expect(d.headers["content-length"]).toBeUndefined();
     expect(d.body_excerpt.length).toBe(MAX_BODY_EXCERPT);
     expect(d.body_truncated).toBe(true);
     expect(d.body_bytes).toBeGreaterThan(MAX_BODY_EXCERPT);
     expect(d.body_bytes).toBeLessThan(1024 * 1024);
+  });
+
+  it("stops reading a body with a Content-Length after the excerpt and reports the declared size", async () => {
+    const o = await get(`${origin4}/big-declared`);
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail).toMatchObject({
+      status_code: 200,
+      body_truncated: true,
+      body_bytes: 5 * 1024 * 1024,
+      body_excerpt: "b".repeat(MAX_BODY_EXCERPT),
+    });
   });
 
   it("does not follow redirects unless asked", async () => {
@@ -189,7 +212,13 @@ describe("http probe", () => {
       const port = (trickle.address() as { port: number }).port;
       const o = await get(`http://127.0.0.1:${port}/`, { timeout_ms: 400 });
       expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
-      expect(o.detail).toMatchObject({ status_code: 200, resolved_ip: "127.0.0.1" });
+      expect(o.detail).toMatchObject({ status_code: 200, resolved_ip: "127.0.0.1", body_truncated: false });
+      // What had arrived before the deadline: the first byte's time and the bytes of the body so far.
+      const d = o.detail!;
+      expect(d.timings.first_byte).toBeGreaterThan(0);
+      expect(d.timings.first_byte!).toBeLessThanOrEqual(d.timings.total);
+      expect(d.body_excerpt).toMatch(/^x+$/);
+      expect(d.body_bytes).toBe(d.body_excerpt.length);
     } finally {
       await new Promise((r) => trickle.close(r));
     }

@@ -3,7 +3,7 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { elapsedMs, now } from "./clock.js";
-import { cappedHeaders, readExcerpt } from "./http-response.js";
+import { type BodyExcerpt, cappedHeaders, readExcerpt, utf8HeaderValue } from "./http-response.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
@@ -40,6 +40,16 @@ export function createHttpProbe(resolveTarget: ResolveTarget): Probe<"http"> {
 async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: ResolveTarget) {
   const started = now();
   const redirects: HttpResult["redirects"] = [];
+  // The last redirecting response: what a failure on the way to its target still reports.
+  let redirecting: Hop | null = null;
+  const chain = (): HttpResult | null =>
+    redirecting === null
+      ? null
+      : {
+          ...redirecting.result,
+          timings: { ...redirecting.result.timings, total: elapsedMs(started) },
+          redirects,
+        };
   let url = parseUrl(params.url);
   let method = params.method;
   const deadline = new AbortController();
@@ -48,25 +58,31 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
   try {
     for (;;) {
       const hop = await oneRequest(url, method, params, ctx, deadline.signal, started, resolveTarget);
-      const location = hop.result.headers["location"];
       const status = hop.result.status_code ?? 0;
-      if (!params.follow_redirects || !REDIRECTS.has(status) || location === undefined) {
+      if (!params.follow_redirects || !REDIRECTS.has(status) || hop.location === undefined) {
         const detail: HttpResult = { ...hop.result, redirects };
         return { detail, latency_ms: detail.timings.total };
       }
       redirects.push({ url: url.href, status_code: status });
+      redirecting = hop;
       if (redirects.length > params.max_redirects) {
-        throw new ProbeFailure("too_many_redirects", `more than ${params.max_redirects} redirects`, {
-          ...hop.result,
-          redirects,
-        });
+        throw new ProbeFailure("too_many_redirects", `more than ${params.max_redirects} redirects`);
       }
-      url = parseUrl(new URL(location, url).href);
+      url = redirectTarget(hop.location, url);
       // 303 always, and 301/302 after a non-GET, turn into GET the way browsers and curl -L do.
       if (status === 303 || ((status === 301 || status === 302) && method !== "GET" && method !== "HEAD")) {
         method = "GET";
       }
     }
+  } catch (error) {
+    // Whatever ends the exchange keeps the chain: the failing hop's own partial detail when it has one, else
+    // the redirecting response that led to it (e.g. a target the guard refused before any connection).
+    const failure = toProbeFailure<Omit<HttpResult, "redirects">>(error);
+    throw new ProbeFailure(
+      failure.code,
+      failure.message,
+      failure.detail === null ? chain() : { ...failure.detail, redirects },
+    );
   } finally {
     clearTimeout(timer);
     removeAbort();
@@ -86,6 +102,21 @@ function parseUrl(text: string): URL {
   return url;
 }
 
+/** A Location resolved against the URL that sent it, its raw bytes read as UTF-8 as curl and browsers do. */
+function redirectTarget(location: string, base: URL): URL {
+  const text = utf8HeaderValue(location);
+  let url: URL;
+  try {
+    url = new URL(text, base);
+  } catch {
+    throw new ProbeFailure("invalid_target", `redirect to an invalid URL: ${text}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ProbeFailure("invalid_target", `redirect to unsupported scheme ${url.protocol}`);
+  }
+  return url;
+}
+
 interface Marks {
   connectedAt: bigint | null;
   connectMs: number | null;
@@ -97,6 +128,8 @@ interface Marks {
 
 interface Hop {
   result: Omit<HttpResult, "redirects">;
+  /** The Location header whole (the one in `result.headers` is capped for storage). */
+  location: string | undefined;
 }
 
 async function oneRequest(
@@ -202,38 +235,34 @@ async function oneRequest(
   });
   const firstByte = now();
   const headers = cappedHeaders(res.rawHeaders);
-  let body = { excerpt: "", bytes: 0, truncated: false };
+  const result = (body: BodyExcerpt): Omit<HttpResult, "redirects"> => ({
+    resolved_ip: target.address,
+    status_code: res.statusCode ?? null,
+    headers,
+    timings: {
+      dns: dnsMs,
+      connect: m.connectMs,
+      tls: m.tlsMs,
+      first_byte: m.ready === null ? null : elapsedMs(m.ready, firstByte),
+      total: elapsedMs(exchangeStart),
+    },
+    tls: m.tls,
+    body_excerpt: body.excerpt,
+    body_bytes: body.bytes,
+    body_truncated: body.truncated,
+  });
+  const body = readExcerpt(res);
   try {
-    body = await readExcerpt(res);
+    const complete = await body.done;
     // A body without a length ends when the connection does, and the deadline closing it looks the same:
     // a body cut short by the deadline is a timeout, not a success (one cut at the excerpt cap is fine).
-    if (signal.aborted && !body.truncated) throw new Error("aborted at the deadline");
+    if (signal.aborted && !complete.truncated) throw new Error("aborted at the deadline");
+    return { result: result(complete), location: res.headers.location };
   } catch (error) {
     const failure = signal.aborted
       ? new ProbeFailure("timeout", "body not complete in time")
       : toProbeFailure(error);
-    throw new ProbeFailure(failure.code, failure.message, {
-      ...partial(),
-      status_code: res.statusCode ?? null,
-      headers,
-    });
+    // The headers and whatever part of the body had arrived.
+    throw new ProbeFailure(failure.code, failure.message, result(body.soFar()));
   }
-  return {
-    result: {
-      resolved_ip: target.address,
-      status_code: res.statusCode ?? null,
-      headers,
-      timings: {
-        dns: dnsMs,
-        connect: m.connectMs,
-        tls: m.tlsMs,
-        first_byte: m.ready === null ? null : elapsedMs(m.ready, firstByte),
-        total: elapsedMs(exchangeStart),
-      },
-      tls: m.tls,
-      body_excerpt: body.excerpt,
-      body_bytes: body.bytes,
-      body_truncated: body.truncated,
-    },
-  };
 }

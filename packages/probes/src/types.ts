@@ -107,9 +107,17 @@ export const httpResultSchema = z.object({
     total: z.number(),
   }),
   tls: tlsSummarySchema.nullable(),
+  /** The body's first 10 kB, decoded as UTF-8. */
   body_excerpt: z.string(),
   /** True when the body went past the excerpt cap and reading stopped there. */
   body_truncated: z.boolean().optional(),
+  /**
+   * The body's size in bytes as sent (after de-chunking, before any decompression). Read to the end: the bytes
+   * received. Reading stopped at the excerpt cap (`body_truncated`): the Content-Length when the server
+   * declared one, else the bytes received before stopping, a lower bound whose exact value depends on how
+   * the body was chunked (reading the rest only to count it would cost the transfer the cap avoids).
+   * A failure midway (e.g. a timeout): the bytes received so far.
+   */
   body_bytes: z.number().int(),
   redirects: z.array(z.object({ url: z.string(), status_code: z.number().int() })),
 });

@@ -32,7 +32,17 @@ const zone: dnsPacket.Answer[] = [
   },
 ];
 
-function answer(query: dnsPacket.DecodedPacket, overTcp: boolean): Buffer {
+/**
+ * The reply to one query: a DNS message (framed with its length over TCP), `{ raw }` bytes written as they are
+ * (TCP framing included), or null for silence. Tests pass their own to send malformed or stray replies.
+ */
+export type DnsResponder = (
+  query: dnsPacket.DecodedPacket,
+  overTcp: boolean,
+) => Buffer | { raw: Buffer } | null;
+
+/** Answers from the zone above. */
+export function zoneAnswer(query: dnsPacket.DecodedPacket, overTcp: boolean): Buffer {
   const q = query.questions?.[0];
   const name = q?.name.toLowerCase() ?? "";
   const matches = zone.filter((r) => r.name === name && r.type === q?.type);
@@ -59,15 +69,15 @@ export interface DnsTestServer {
 }
 
 /** UDP and TCP on the same random port, on 127.0.0.1 and ::1. */
-export async function startDnsServer(): Promise<DnsTestServer> {
+export async function startDnsServer(respond: DnsResponder = zoneAnswer): Promise<DnsTestServer> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const seen = { udp: 0, tcp: 0 };
-    const udp4 = await bindUdp("udp4", "127.0.0.1", 0, seen);
+    const udp4 = await bindUdp("udp4", "127.0.0.1", 0, seen, respond);
     const port = udp4.address().port;
     try {
-      const udp6 = await bindUdp("udp6", "::1", port, seen);
-      const tcp4 = await listenTcp("127.0.0.1", port, seen);
-      const tcp6 = await listenTcp("::1", port, seen);
+      const udp6 = await bindUdp("udp6", "::1", port, seen, respond);
+      const tcp4 = await listenTcp("127.0.0.1", port, seen, respond);
+      const tcp6 = await listenTcp("::1", port, seen, respond);
       const close = async () => {
         for (const s of [udp4, udp6]) s.close();
         await Promise.all([tcp4, tcp6].map((s) => new Promise((r) => s.close(r))));
@@ -80,19 +90,33 @@ export async function startDnsServer(): Promise<DnsTestServer> {
   throw new Error("no free port for the test DNS server");
 }
 
-function bindUdp(type: "udp4" | "udp6", host: string, port: number, seen: { udp: number }): Promise<Socket> {
+const wire = (reply: Buffer | { raw: Buffer }): Buffer => (Buffer.isBuffer(reply) ? reply : reply.raw);
+
+function bindUdp(
+  type: "udp4" | "udp6",
+  host: string,
+  port: number,
+  seen: { udp: number },
+  respond: DnsResponder,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(type);
     socket.once("error", reject);
     socket.on("message", (msg, rinfo) => {
       seen.udp++;
-      socket.send(answer(dnsPacket.decode(msg), false), rinfo.port, rinfo.address);
+      const reply = respond(dnsPacket.decode(msg), false);
+      if (reply) socket.send(wire(reply), rinfo.port, rinfo.address);
     });
     socket.bind(port, host, () => resolve(socket));
   });
 }
 
-function listenTcp(host: string, port: number, seen: { tcp: number }): Promise<Server> {
+function listenTcp(
+  host: string,
+  port: number,
+  seen: { tcp: number },
+  respond: DnsResponder,
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer((conn) => {
       let buf = Buffer.alloc(0);
@@ -100,10 +124,15 @@ function listenTcp(host: string, port: number, seen: { tcp: number }): Promise<S
         buf = Buffer.concat([buf, chunk]);
         if (buf.length < 2 || buf.length < buf.readUInt16BE(0) + 2) return;
         seen.tcp++;
-        const reply = answer(dnsPacket.decode(buf.subarray(2, buf.readUInt16BE(0) + 2)), true);
-        const prefix = Buffer.alloc(2);
-        prefix.writeUInt16BE(reply.length);
-        conn.end(Buffer.concat([prefix, reply]));
+        const reply = respond(dnsPacket.decode(buf.subarray(2, buf.readUInt16BE(0) + 2)), true);
+        if (reply === null) return;
+        if (Buffer.isBuffer(reply)) {
+          const prefix = Buffer.alloc(2);
+          prefix.writeUInt16BE(reply.length);
+          conn.end(Buffer.concat([prefix, reply]));
+        } else {
+          conn.end(reply.raw);
+        }
       });
       conn.on("error", () => {});
     });
