@@ -2,7 +2,7 @@ import bcrypt from "bcryptjs";
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
-import { ipBucket, rateLimitedError } from "../../http/rate-limit.js";
+import { ipBucket, type RateLimiter, type RateLimitStatus, rateLimitedError } from "../../http/rate-limit.js";
 import { enqueueMail } from "../../mail/index.js";
 import type { AccountsContext } from "./context.js";
 import { newId } from "./ids.js";
@@ -78,6 +78,11 @@ export async function register(
 let dummyHash: Promise<string> | undefined;
 let loginsSinceSweep = 0;
 
+/** Takes back a hit counted by `consume`, unless its window has ended meanwhile (it would land in the next). */
+async function giveBack(limiter: RateLimiter, key: string, counted: RateLimitStatus): Promise<void> {
+  if (Date.now() < counted.resetAt) await limiter.consume(key, -1);
+}
+
 /**
  * Checks email and password. Every failure is the same 401, and an unknown email costs the same bcrypt
  * work as a wrong password, so neither the answer nor its timing tells whether an account exists.
@@ -89,12 +94,21 @@ export async function login(
 ): Promise<IssuedToken> {
   const emailKey = input.email.trim().toLowerCase();
   const ipKey = ipBucket(input.clientIp);
+  // Count the attempt as a failure before checking the password, and give the hit back if it was not one:
+  // reading the counters first would let a burst of concurrent guesses all pass the check. The price: more
+  // than a limit's worth of simultaneous logins to one address (or from one IP) get 429 while in flight.
   const [byEmail, byIp] = await Promise.all([
-    ctx.loginFailuresPerEmail.peek(emailKey),
-    ctx.loginFailuresPerIp.peek(ipKey),
+    ctx.loginFailuresPerEmail.consume(emailKey),
+    ctx.loginFailuresPerIp.consume(ipKey),
   ]);
   const blocked = [byEmail, byIp].filter((s) => s.exceeded);
-  if (blocked.length > 0) throw rateLimitedError(blocked, "too many failed logins");
+  if (blocked.length > 0) {
+    await Promise.all([
+      giveBack(ctx.loginFailuresPerEmail, emailKey, byEmail),
+      giveBack(ctx.loginFailuresPerIp, ipKey, byIp),
+    ]);
+    throw rateLimitedError(blocked, "too many failed logins");
+  }
 
   const user = await repo.findUserByEmail(ctx.db, emailKey);
   const tooLong = Buffer.byteLength(input.password, "utf8") > PASSWORD_MAX_BYTES;
@@ -102,10 +116,12 @@ export async function login(
   const hash = user?.password_hash ?? (await dummyHash);
   const matches = (await bcrypt.compare(input.password, hash)) && !tooLong;
   if (!user?.password_hash || !matches || user.status !== "active") {
-    await Promise.all([ctx.loginFailuresPerEmail.consume(emailKey), ctx.loginFailuresPerIp.consume(ipKey)]);
     throw new ApiError("unauthorized", "invalid email or password");
   }
-  await ctx.loginFailuresPerEmail.reset(emailKey);
+  await Promise.all([
+    ctx.loginFailuresPerEmail.reset(emailKey),
+    giveBack(ctx.loginFailuresPerIp, ipKey, byIp),
+  ]);
   if (++loginsSinceSweep >= 200) {
     loginsSinceSweep = 0;
     await repo.deleteExpiredSessions(ctx.db);
@@ -190,24 +206,31 @@ export async function createKey(
   userId: string,
   input: NewKeyInput,
 ): Promise<CreatedKey> {
-  if ((await repo.countActiveKeys(ctx.db, userId, input.kind)) >= MAX_KEYS_PER_ACCOUNT) {
-    throw new ApiError(
-      "conflict",
-      `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys of a kind`,
-    );
-  }
   const scopes: Scope[] =
     input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)].sort() : ["read", "write"];
   const secret = generateSecret(input.secretPrefix);
-  const row = await repo.insertKey(ctx.db, {
-    id: newId(input.kind === "pat" ? "pat" : "key"),
-    userId,
-    kind: input.kind,
-    name: input.name,
-    hash: hashSecret(secret),
-    prefix: displayPrefix(secret, input.secretPrefix),
-    scopes,
-    expiresAt: input.expiresDays === null ? null : new Date(Date.now() + input.expiresDays * 86_400_000),
+  // Count and insert under a lock on the account's row, else concurrent creates all see a count under the
+  // limit and all insert. A row lock rather than an advisory lock: it needs no key space shared with other
+  // modules' advisory locks, and it tells a deleted account (404) from a full one. On PGlite (one
+  // connection, transactions queued by the dialect) the lock is uncontended and changes nothing.
+  const row = await ctx.db.transaction().execute(async (tx) => {
+    if (!(await repo.lockUser(tx, userId))) throw new ApiError("not_found", "account not found");
+    if ((await repo.countActiveKeys(tx, userId, input.kind)) >= MAX_KEYS_PER_ACCOUNT) {
+      throw new ApiError(
+        "conflict",
+        `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys of a kind`,
+      );
+    }
+    return repo.insertKey(tx, {
+      id: newId(input.kind === "pat" ? "pat" : "key"),
+      userId,
+      kind: input.kind,
+      name: input.name,
+      hash: hashSecret(secret),
+      prefix: displayPrefix(secret, input.secretPrefix),
+      scopes,
+      expiresAt: input.expiresDays === null ? null : new Date(Date.now() + input.expiresDays * 86_400_000),
+    });
   });
   ctx.log.info({ user_id: userId, key_id: row.id, kind: input.kind }, "credential created");
   return { row, secret };
