@@ -1,9 +1,8 @@
 import autocannon from "autocannon";
 import { connectDb } from "../apps/controller/src/db/connect.js";
 import { startCluster } from "../apps/controller/src/e2e/cluster.js";
-import { startTargets } from "../apps/controller/src/e2e/targets.js";
 import { leanClient } from "./lib/client.js";
-import { printTable } from "./lib/run.js";
+import { printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:probe-fanout`: Form B TCP probes to a loopback listener, fanned out over real NATS to three
@@ -21,7 +20,11 @@ const agents = [
   { id: "bench-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
 
-const [cluster, targets] = await Promise.all([startCluster(agents), startTargets()]);
+// The target listener runs in a process of its own, as a real target is elsewhere (bench/servers).
+const [cluster, target] = await Promise.all([
+  startCluster(agents),
+  startServer(new URL("./servers/tcp-target.ts", import.meta.url).pathname),
+]);
 const controller = await cluster.startController({
   VANTAGE_API_FORM: "b",
   // As deployed by default: level info and one JSON access-log line per request (stdout, discarded here).
@@ -36,7 +39,7 @@ try {
     agents.map((a) => a.id),
   );
   const url = `${controller.url}/v1/probe/tcp`;
-  const body = JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 5 });
+  const body = JSON.stringify({ host: "127.0.0.1", port: target.port, timeout: 5 });
   const headers = { "content-type": "application/json" };
   const client = leanClient(controller.url);
   const probe = () => client.send("POST", "/v1/probe/tcp", body);
@@ -122,6 +125,6 @@ try {
   );
 } finally {
   await controller.stop();
-  await targets.close();
+  await target.stop();
   await cluster.stop();
 }
