@@ -35,6 +35,7 @@ export class InProcessBus {
         this.heartbeatHandlers.add(handler);
         return () => this.heartbeatHandlers.delete(handler);
       },
+      connected: () => !this.closed,
       close: async () => {
         this.closed = true;
         this.heartbeatHandlers.clear();

@@ -1,5 +1,11 @@
 export { InProcessBus } from "./in-process.js";
-export { connectNats, type NatsOptions, natsAgentLink, natsControllerTransport } from "./nats.js";
+export {
+  connectNats,
+  isNatsAuthorizationError,
+  type NatsOptions,
+  natsAgentLink,
+  natsControllerTransport,
+} from "./nats.js";
 export {
   type AgentLink,
   type ControllerTransport,

@@ -26,6 +26,14 @@ export interface NatsOptions {
   tlsCaFile?: string | undefined;
 }
 
+/**
+ * NATS refused the credentials (unknown or removed key, expired JWT): retrying cannot help, an operator
+ * has to act. Unreachable servers are retried by the connection itself and never end up here.
+ */
+export function isNatsAuthorizationError(err: unknown): boolean {
+  return err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError;
+}
+
 export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
   const authenticator = opts.credsFile
     ? credsAuthenticator(readFileSync(opts.credsFile))
@@ -72,8 +80,17 @@ export function natsControllerTransport(
 ): ControllerTransport {
   const subs = new Set<Subscription>();
   const replies = new ReplyMux(nc, inboxPrefix);
+  // Down from a `disconnect` until the `reconnect`: nats.js keeps publishing into its buffer meanwhile.
+  let up = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect") up = false;
+      else if (s.type === "reconnect") up = true;
+    }
+  })();
   return {
     kind: "nats",
+    connected: () => up && !nc.isClosed(),
     async request(nodeId, message, timeoutMs) {
       let reply: Msg;
       try {

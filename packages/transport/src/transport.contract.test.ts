@@ -161,3 +161,35 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
     expect(await reply).toBe("done");
   });
 });
+
+describe.each(Object.keys(implementations))("transport link state: %s", (name) => {
+  it("connected() is true while the link is up and false once it is closed", async () => {
+    const pair = await implementations[name]!();
+    expect(pair.controller.connected()).toBe(true);
+    await pair.close();
+    expect(pair.controller.connected()).toBe(false);
+  });
+});
+
+describe("transport link state: nats server away", () => {
+  it("connected() turns false while the server is down and true again after it is back", async () => {
+    const own = await startNatsServer();
+    const controller = natsControllerTransport(await connectNats({ servers: own.url, name: "link-state" }));
+    const waitFor = async (want: boolean) => {
+      const until = Date.now() + 10_000;
+      while (controller.connected() !== want && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20));
+      return controller.connected();
+    };
+    try {
+      expect(controller.connected()).toBe(true);
+      const back = own.restart();
+      expect(await waitFor(false)).toBe(false);
+      await back;
+      expect(await waitFor(true)).toBe(true);
+    } finally {
+      await controller.close();
+      await own.stop();
+    }
+  });
+});

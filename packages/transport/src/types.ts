@@ -23,6 +23,11 @@ export interface ControllerTransport {
   notify(nodeId: string, message: unknown): void;
   /** Calls `handler` for every heartbeat; the node id comes from the subject, never from the payload. */
   subscribeHeartbeats(handler: (nodeId: string, message: unknown) => void): () => void;
+  /**
+   * False while the link to the agents is down (NATS disconnected and reconnecting, or closed): a request
+   * now could only wait out its deadline, so callers can refuse at once instead.
+   */
+  connected(): boolean;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dbKinds, type Form, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+import { type ProbeDeps, type ProbeRequest, queueProbeTask, runProbeTask } from "./service.js";
 import { doneReply, serveNode, settle } from "./test-agents.js";
 import { runTask, tcpBody } from "./test-requests.js";
 
@@ -113,9 +114,11 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
         "dns",
         form === "a" ? { target: "münchen.example" } : { domain: "münchen.example" },
       );
+      await runTask(t, form, "tcp", tcpBody(form, "bücher.example", 443));
       expect(node.jobs.map((j) => j.spec.params)).toMatchObject([
         { host: "xn--bcher-kva.example" },
         { domain: "xn--mnchen-3ya.example" },
+        { host: "xn--bcher-kva.example", port: 443 },
       ]);
     });
 
@@ -123,6 +126,10 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
       serveNode(t.bus, { id: "n1" });
       await settle();
+      if (form === "a") {
+        const viaParams = await runTask(t, form, "tcp", { target: "192.0.2.11", params: { port: 8443 } });
+        expect(viaParams.task.target).toBe("192.0.2.11:8443");
+      }
       const v4 = await runTask(t, form, "tcp", tcpBody(form, "192.0.2.10", 443));
       expect(
         v4.task.target ?? (await t.call("GET", `/v1/probe/tasks/${v4.task.task_id}`)).body.data.target,
@@ -173,6 +180,10 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
         tcpBody(form, form === "a" ? "[2001:db8::10]" : "2001:db8::10", 443),
       );
       expect(v6.results.map((r) => r.node_id)).toEqual(["v6"]);
+      if (form === "a") {
+        const viaParams = await runTask(t, form, "tcp", { target: "192.0.2.11", params: { port: 8443 } });
+        expect(viaParams.task.target).toBe("192.0.2.11:8443");
+      }
       const v4 = await runTask(t, form, "tcp", tcpBody(form, "192.0.2.10", 443));
       expect(v4.results.map((r) => r.node_id).sort()).toEqual(["v4a", "v4b", "v6"]);
     });
@@ -231,6 +242,29 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       });
       expect(onlyUnknown.body.error.code).toBe("unknown_field");
     });
+  });
+
+  it("while the link to the nodes is down, both forms refuse at once with 503 and Retry-After", async () => {
+    const deps = {
+      transport: { connected: () => false },
+      writer: { full: false },
+      allowPrivateTargets: false,
+    } as unknown as ProbeDeps;
+    const req = {
+      spec: { type: "tcp", params: { host: "192.0.3.1", port: 443, timeout_ms: 5000 } },
+      target: "192.0.3.1:443",
+      paths: { target: "body.host", server: "body.server", nodes: "nodes" },
+      caller: { kind: "ip", ip: "192.0.2.1" },
+    } as ProbeRequest;
+    for (const run of [runProbeTask, queueProbeTask]) {
+      const started = Date.now();
+      await expect(run(deps, req)).rejects.toMatchObject({
+        code: "unavailable",
+        status: 503,
+        headers: { "Retry-After": "5" },
+      });
+      expect(Date.now() - started).toBeLessThan(100);
+    }
   });
 
   it("Form A ignores X-API-Key on public routes: the call is anonymous, not a 401", async () => {

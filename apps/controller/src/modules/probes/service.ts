@@ -73,6 +73,15 @@ async function prepare(
   req: ProbeRequest,
 ): Promise<{ task: NewTask; nodes: SelectedNode[]; quota: RateLimitStatus | undefined }> {
   assertTargetAllowed(req.spec, deps.allowPrivateTargets, req.paths);
+  if (!deps.transport.connected()) {
+    // Every job would wait out its deadline in a buffer: say so now, before any quota is spent.
+    throw new ApiError(
+      "unavailable",
+      "the controller has lost its link to the probe nodes (NATS) and is reconnecting; try again shortly",
+      undefined,
+      { "Retry-After": "5" },
+    );
+  }
   const nodes = await selectNodes(deps.directory, {
     type: req.spec.type,
     requested: req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined,

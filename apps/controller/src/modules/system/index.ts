@@ -59,6 +59,9 @@ export function registerSystem(app: Router, deps: AppDeps): void {
       c.get("log").warn({ err }, "readiness: database unreachable");
       throw new ApiError("unavailable", "database unreachable");
     }
+    if (!deps.transport.connected()) {
+      throw new ApiError("unavailable", "no link to the probe nodes (NATS): reconnecting");
+    }
     return c.json({ status: "ready" as const, database: deps.db.kind, transport: deps.transport.kind }, 200);
   });
 
