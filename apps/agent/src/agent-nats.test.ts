@@ -273,6 +273,20 @@ describe("agent process", () => {
     expect(log).toContain("thread pool left at 4");
   });
 
+  it("exits 2 (no restart) when NATS refuses its key, as after `agent:add --remove`", async () => {
+    const seedFile = join(dir, "unknown.nk");
+    writeFileSync(seedFile, `${createAgentCredentials("proc-1").seed}\n`, { mode: 0o600 });
+    const revoked = spawn(process.execPath, ["--import", "tsx", mainPath], {
+      env: agentEnv(seedFile),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    revoked.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+    const code = await new Promise<number | null>((r) => revoked.once("exit", (c) => r(c)));
+    expect(code, log).toBe(2);
+    expect(log).toContain("NATS refused the connection");
+  });
+
   const procBeats = () =>
     heartbeats.filter((h) => h.nodeId === "proc-1").map((h) => heartbeatSchema.parse(h.message) as Heartbeat);
 

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
 import { subjects } from "@vantage/protocol";
-import { connectNats, natsAgentLink } from "@vantage/transport";
+import { connectNats, isNatsAuthorizationError, natsAgentLink } from "@vantage/transport";
 import { type Logger, pino } from "pino";
 import type { RunningAgent } from "./agent.js";
 import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
@@ -87,13 +87,14 @@ async function main(): Promise<void> {
       tlsCaFile: config.NATS_TLS_CA_FILE,
     });
   } catch (err) {
-    // Unreachable servers are retried for ever; what ends up here is final, e.g. an unknown key.
+    // Unreachable servers are retried for ever; what ends up here is final, e.g. an unknown key. Refused
+    // credentials exit 2, which the systemd unit does not restart: only an operator can fix them.
     log.fatal(
       { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) },
       "NATS refused the connection: check that the server's users file holds this agent's public key " +
         "(pnpm agent:add) and was reloaded",
     );
-    process.exit(1);
+    process.exit(isNatsAuthorizationError(err) ? 2 : 1);
   }
   log.info({ server: nc.getServer() }, "connected to NATS");
   void (async () => {
@@ -117,6 +118,14 @@ async function main(): Promise<void> {
   })();
   void nc.closed().then((err) => {
     if (shuttingDown) return;
+    if (isNatsAuthorizationError(err)) {
+      // The server dropped this agent's key (pnpm agent:add --remove) or it expired: restarting cannot help.
+      log.fatal(
+        { error: err instanceof Error ? err.message : String(err) },
+        "NATS no longer accepts this agent's credentials (revoked or expired): exiting for good (code 2)",
+      );
+      process.exit(2);
+    }
     log.fatal({ err }, "NATS connection closed for good; exiting so the supervisor restarts the agent");
     process.exit(1);
   });

@@ -1,6 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createControllerCredentials } from "@vantage/nats-auth";
+import {
+  createTestDatabase,
+  freePort,
+  startNatsServer,
+  type TestDatabase,
+  waitForPort,
+} from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const mainPath = new URL("./main.ts", import.meta.url).pathname;
@@ -60,6 +70,23 @@ describe("controller process", () => {
     const second = await exitOf(child2);
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/VANTAGE_API_FORM/);
+  });
+
+  it("stops with one clear line (exit 2) when NATS refuses its credentials", async () => {
+    const nats = await startNatsServer({ users: [createControllerCredentials().user] });
+    const dir = mkdtempSync(join(tmpdir(), "vantage-ctl-"));
+    try {
+      const seed = join(dir, "other.nk");
+      writeFileSync(seed, `${createControllerCredentials().seed}\n`, { mode: 0o600 });
+      const child = startController({ DATABASE_URL: db.url, NATS_URL: nats.url, NATS_NKEY_SEED_FILE: seed });
+      const { code, stderr } = await exitOf(child);
+      expect(code).toBe(2);
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+      expect(stderr).toContain("NATS refused the controller's credentials");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await nats.stop();
+    }
   });
 
   it("accepts a POST without a body, Content-Length or Content-Type (as curl -X POST sends it)", async () => {

@@ -17,7 +17,18 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.VANTAGE_LOG_LEVEL);
-  const runtime = await startRuntime(config, log);
+  let runtime: Awaited<ReturnType<typeof startRuntime>>;
+  try {
+    runtime = await startRuntime(config, log);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      log.fatal(err.message);
+      flushLogger(log);
+      process.stderr.write(`vantage: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
 
   const server = serve(
     {

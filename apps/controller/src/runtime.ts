@@ -2,11 +2,12 @@ import {
   type ControllerTransport,
   connectNats,
   InProcessBus,
+  isNatsAuthorizationError,
   natsControllerTransport,
 } from "@vantage/transport";
 import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { createMailTransport, startMailWorker } from "./mail/index.js";
@@ -41,14 +42,26 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   let transport: ControllerTransport;
   let bus: InProcessBus | undefined;
   if (config.NATS_URL) {
-    const nc = await connectNats({
-      servers: config.NATS_URL,
-      name: "vantage-controller",
-      nkeySeedFile: config.NATS_NKEY_SEED_FILE,
-      credsFile: config.NATS_CREDS_FILE,
-      tlsCaFile: config.NATS_TLS_CA_FILE,
-      onStatus: (s) => log.info({ nats: s.type }, "nats status"),
-    });
+    log.info({ servers: config.NATS_URL }, "connecting to NATS (retries until the server answers)");
+    let nc: Awaited<ReturnType<typeof connectNats>>;
+    try {
+      nc = await connectNats({
+        servers: config.NATS_URL,
+        name: "vantage-controller",
+        nkeySeedFile: config.NATS_NKEY_SEED_FILE,
+        credsFile: config.NATS_CREDS_FILE,
+        tlsCaFile: config.NATS_TLS_CA_FILE,
+        onStatus: (s) => logNatsStatus(log, s.type),
+      });
+    } catch (err) {
+      if (!isNatsAuthorizationError(err)) throw err;
+      await db.close();
+      throw new ConfigError(
+        `NATS refused the controller's credentials (${(err as Error).message}): set NATS_NKEY_SEED_FILE to ` +
+          "the seed `pnpm nats:controller-user` wrote, and check the server's users file holds its public key " +
+          "and was reloaded",
+      );
+    }
     transport = natsControllerTransport(nc);
     log.info({ servers: config.NATS_URL }, "connected to NATS");
   } else {
@@ -99,6 +112,14 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
       await db.close();
     },
   };
+}
+
+/** Connection trouble is worth a warning; the once-a-second `reconnecting` and pings are noise. */
+function logNatsStatus(log: Logger, type: string): void {
+  if (type === "ping" || type === "reconnecting") log.debug({ nats: type }, "nats status");
+  else if (type === "disconnect" || type === "staleConnection" || type === "slowConsumer" || type === "error")
+    log.warn({ nats: type }, "nats status");
+  else log.info({ nats: type }, "nats status");
 }
 
 /**
