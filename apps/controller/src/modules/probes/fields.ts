@@ -43,7 +43,7 @@ function hasControlChars(v: string): boolean {
  * need it; ASCII input, IP addresses and brackets come back unchanged; a name no IDNA mapping accepts
  * comes back as it was and fails the name check after it.
  */
-function toAsciiName(v: string): string {
+export function toAsciiName(v: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range itself, not control characters
   if (/^[\x00-\x7f]*$/.test(v)) return v;
   return domainToASCII(v) || v;
@@ -132,6 +132,11 @@ export const maxRedirectsField = z
 export const recordTypeField = z.enum(dnsRecordTypes).openapi({ description: "Default A" });
 
 export const portField = z.number().int().min(1).max(65_535);
+
+/** `host:port` as a task's stored target (`[v6]:port` for an IPv6 address). */
+export function hostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
 
 /** Fills the probe's own defaults and checks the result against the wire schema. */
 export function buildSpec(type: ProbeJobSpec["type"], params: Record<string, unknown>): ProbeJobSpec {

@@ -7,6 +7,7 @@ import {
   domainField,
   followRedirectsField,
   hostField,
+  hostPort,
   isHostOrIp,
   maxRedirectsField,
   methodField,
@@ -14,6 +15,7 @@ import {
   portField,
   recordTypeField,
   serverField,
+  toAsciiName,
   urlField,
 } from "./fields.js";
 import type { ProbeInput } from "./service.js";
@@ -96,7 +98,8 @@ export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   dns: (b) => request("dns", b.target, { domain: b.target, ...b.params }, b.node_ids),
   tcp: (b) => {
     const { host, port } = splitHostPort(b.target, b.params?.port);
-    return request("tcp", b.target, { host, port, timeout_ms: b.params?.timeout_ms }, b.node_ids);
+    // The stored target names the port even when it came in params.port.
+    return request("tcp", hostPort(host, port), { host, port, timeout_ms: b.params?.timeout_ms }, b.node_ids);
   },
   traceroute: (b) => request("traceroute", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
 };
@@ -115,6 +118,7 @@ export function splitHostPort(target: string, paramPort: number | undefined): { 
     if (paramPort !== undefined && paramPort !== port)
       throw bad("body.params.port", "differs from the port in target");
   }
+  host = toAsciiName(host);
   if (host.length > 255 || !isHostOrIp(host)) throw bad("body.target", "must be host:port or a host name");
   if (host.startsWith("[")) host = host.slice(1, -1);
   port ??= paramPort;

@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import {
@@ -6,6 +5,7 @@ import {
   domainField,
   followRedirectsField,
   hostField,
+  hostPort,
   maxRedirectsField,
   methodField,
   nodeIdsField,
@@ -118,7 +118,7 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   tcp: (b) =>
     request(
       "tcp",
-      `${isIP(strip(b.host)) === 6 ? `[${strip(b.host)}]` : b.host}:${b.port}`,
+      hostPort(strip(b.host), b.port),
       "host",
       { host: strip(b.host), port: b.port, timeout_ms: ms(b.timeout) },
       b.nodes,
