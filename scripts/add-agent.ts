@@ -93,7 +93,9 @@ function main(): void {
     out(
       `created ${seedFile} (mode 0600): the controller's nkey seed; keep it on the controller hosts only\n`,
     );
-    out(`updated ${usersFile} (${next.length} users): reload nats-server (nats-server --signal reload)\n\n`);
+    out(
+      `updated ${usersFile} (${next.length} users): reload nats-server (systemctl reload nats-server, or nats-server --signal reload[=<pid>])\n\n`,
+    );
     out(`# users entry\n${JSON.stringify(creds.user)} # vantage:controller\n\n`);
     out(
       `# controller environment\nNATS_URL=${natsUrl}\nNATS_NKEY_SEED_FILE=${values["seed-path"] ?? "/etc/vantage/controller.nk"}\n`,
@@ -115,7 +117,7 @@ function main(): void {
     if (next.length === entries.length) fail(`${nodeId} has no entry in ${usersFile}`);
     writeUsers(usersFile, next);
     out(
-      `removed ${nodeId} from ${usersFile}: reload nats-server to disconnect it (nats-server --signal reload)\n`,
+      `removed ${nodeId} from ${usersFile}: reload nats-server to disconnect it (systemctl reload nats-server, or nats-server --signal reload[=<pid>])\n`,
     );
     // A revoked key is worth nothing; leaving its seed would only make a later add of the same id fail.
     const seedFile = join(outDir, `agent-${nodeId}.nk`);
@@ -149,7 +151,9 @@ function main(): void {
   out(
     `created ${seedFile} (mode 0600): copy it to the agent's host as ${values["seed-path"] ?? "/etc/vantage/agent.nk"}\n`,
   );
-  out(`updated ${usersFile} (${next.length} users): reload nats-server (nats-server --signal reload)\n\n`);
+  out(
+    `updated ${usersFile} (${next.length} users): reload nats-server (systemctl reload nats-server, or nats-server --signal reload[=<pid>])\n\n`,
+  );
   out(`# users entry\n${JSON.stringify(creds.user)} # vantage:${agentKey(nodeId)}\n\n`);
   out(`# agent environment (e.g. /etc/vantage/agent.env)\n${env}`);
 }

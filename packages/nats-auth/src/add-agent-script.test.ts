@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,19 @@ describe("scripts/add-agent.ts", () => {
     const added = agentAdd(dir, "fra-1", "--name", "Frankfurt 1", "--country", "DE");
     expect(added.status, added.stderr).toBe(0);
     expect(added.stdout).toContain("VANTAGE_NODE_ID=fra-1");
+    // The printed block can be sourced by a shell as it is (systemd's EnvironmentFile reads it too).
+    const envBlock = added.stdout.slice(added.stdout.indexOf("VANTAGE_NODE_ID="));
+    writeFileSync(join(dir, "agent.env"), envBlock);
+    const sourced = spawnSync(
+      "sh",
+      ["-c", 'set -a; . ./agent.env; printf "%s|%s" "$VANTAGE_NODE_NAME" "$VANTAGE_NODE_COUNTRY"'],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
+    expect(sourced.stderr).toBe("");
+    expect(sourced.stdout).toBe("Frankfurt 1|DE");
     expect(readFileSync(seed, "utf8")).toMatch(/^SU[A-Z2-7]+\n$/);
     expect(statSync(seed).mode & 0o777).toBe(0o600);
     expect(users().map((u) => u.key)).toEqual(["agent:fra-1"]);
