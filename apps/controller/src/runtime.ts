@@ -71,7 +71,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   }
 
   const presence = config.VANTAGE_ROLES.includes("presence")
-    ? startPresence({ db: db.kysely, transport, log })
+    ? startPresence({ db: db.kysely, transport, log, offlineAfterMs: config.VANTAGE_NODE_OFFLINE_AFTER_MS })
     : undefined;
   await presence?.ready;
 

@@ -82,7 +82,12 @@ export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, stri
   const bus = new InProcessBus();
   const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
   const transport = bus.controller();
-  const presence = startPresence({ db: testDb.db.kysely, transport, log });
+  const presence = startPresence({
+    db: testDb.db.kysely,
+    transport,
+    log,
+    offlineAfterMs: config.VANTAGE_NODE_OFFLINE_AFTER_MS,
+  });
   const built = createApp({
     config,
     db: testDb.db,

@@ -52,6 +52,35 @@ describe.each(dbKinds)("presence on %s", (kind) => {
     expect(await t.presence.list()).toEqual([]);
   });
 
+  it("logs a node going quiet once (warn), and its return (info)", async () => {
+    const bus = new InProcessBus();
+    const { log, lines } = captureLog("info");
+    const presence = startPresence({
+      db: db.testDb.db.kysely,
+      transport: bus.controller(),
+      log,
+      offlineAfterMs: 150,
+      flushIntervalMs: 50,
+    });
+    const link = bus.agent();
+    try {
+      link.publishHeartbeat("quiet1", heartbeatOf({ id: "quiet1" }));
+      await settle();
+      await new Promise((r) => setTimeout(r, 500));
+      const offline = lines.filter((l) => l.node_id === "quiet1" && /node offline/.test(String(l.msg)));
+      expect(offline).toHaveLength(1);
+      expect(offline[0]).toMatchObject({ level: 40, msg: expect.stringMatching(/no heartbeat for \d+ s/) });
+      link.publishHeartbeat("quiet1", heartbeatOf({ id: "quiet1" }));
+      await settle();
+      expect(
+        lines.filter((l) => l.node_id === "quiet1" && l.msg === "node back online: heartbeats again"),
+      ).toHaveLength(1);
+    } finally {
+      await presence.stop();
+      await link.close();
+    }
+  });
+
   it("tells a node whose heartbeats it drops for their version, on its job subject, and warns; once a minute", async () => {
     const bus = new InProcessBus();
     const { log, lines } = captureLog("info");

@@ -18,6 +18,8 @@ export interface PresenceOptions {
   flushIntervalMs?: number;
   /** At most one version notice (and warn line) per node this often, while its heartbeats are refused. */
   versionNoticeIntervalMs?: number;
+  /** A node without a heartbeat for this long is offline (`VANTAGE_NODE_OFFLINE_AFTER_MS`): logged once. */
+  offlineAfterMs?: number;
 }
 
 export interface Presence extends NodeDirectory {
@@ -46,6 +48,9 @@ export function startPresence(opts: PresenceOptions): Presence {
   const versionNoticeAt = new Map<string, number>();
   const versionNoticeIntervalMs = opts.versionNoticeIntervalMs ?? DEFAULT_VERSION_NOTICE_INTERVAL_MS;
   const jobs = new PendingJobs();
+  // Nodes whose heartbeats stopped (logged once when they do, and again when they come back).
+  const silent = new Set<string>();
+  const offlineAfterMs = opts.offlineAfterMs ?? 15_000;
   // What `list()` hands out until the next change (see NodeDirectory.list).
   let snapshot: readonly NodeState[] | undefined;
   let flushing: Promise<void> = Promise.resolve();
@@ -91,6 +96,7 @@ export function startPresence(opts: PresenceOptions): Presence {
       return;
     }
     const previous = nodes.get(nodeId);
+    if (silent.delete(nodeId)) log.info({ node_id: nodeId }, "node back online: heartbeats again");
     const next: NodeState = {
       id: nodeId,
       name: hb.node.name,
@@ -137,7 +143,23 @@ export function startPresence(opts: PresenceOptions): Presence {
     return flushing;
   };
 
-  const timer = setInterval(() => void schedule(), opts.flushIntervalMs ?? 1000);
+  // Once per flush: nodes that have just gone quiet (a draining node said goodbye and is logged as such).
+  const noticeSilence = () => {
+    const now = Date.now();
+    for (const n of nodes.values()) {
+      if (n.draining || silent.has(n.id) || now - n.lastSeen <= offlineAfterMs) continue;
+      silent.add(n.id);
+      log.warn(
+        { node_id: n.id, last_seen: new Date(n.lastSeen).toISOString() },
+        `node offline: no heartbeat for ${Math.round((now - n.lastSeen) / 1000)} s`,
+      );
+    }
+  };
+
+  const timer = setInterval(() => {
+    noticeSilence();
+    void schedule();
+  }, opts.flushIntervalMs ?? 1000);
   timer.unref();
 
   // Loaded on first use, not at construction: building an app must not touch the database by itself.
@@ -145,7 +167,12 @@ export function startPresence(opts: PresenceOptions): Presence {
   const load = () => {
     loaded ??= readNodeRows(db).then(
       (rows) => {
-        for (const r of rows) if (!nodes.has(r.id)) nodes.set(r.id, r);
+        for (const r of rows) {
+          if (nodes.has(r.id)) continue;
+          nodes.set(r.id, r);
+          // Known from before this start and quiet since: not news worth a warning.
+          if (Date.now() - r.lastSeen > offlineAfterMs) silent.add(r.id);
+        }
         snapshot = undefined;
       },
       (err: unknown) => log.error({ err }, "presence: loading known nodes failed"),
