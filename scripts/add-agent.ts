@@ -4,6 +4,7 @@
  *   pnpm agent:add <node-id> [--name N] [--country CC] [--region R] [--provider P] [options]
  *   pnpm nats:controller-user [options]              (same as: pnpm agent:add --controller)
  *   pnpm agent:add <node-id> --remove                (revokes the agent: drops its users entry and seed)
+ *   pnpm agent:add <node-id> --env-only [--name …]   (prints the agent's environment again; no key change)
  *
  * Options: --out-dir DIR (seed files, default .vantage/nats), --users-file FILE (default
  * <out-dir>/users.conf), --nats-url URL (for the printed environment), --seed-path PATH (where the seed
@@ -112,6 +113,27 @@ function main(): void {
     fail(err instanceof Error ? err.message : String(err));
   }
 
+  if (values["env-only"]) {
+    // The environment holds no secret: it can be printed again at any time, keys untouched.
+    if (!entries.some((e) => e.key === agentKey(nodeId))) fail(`${nodeId} has no entry in ${usersFile}`);
+    try {
+      out(
+        renderAgentEnv({
+          nodeId,
+          name: values.name,
+          country: values.country,
+          region: values.region,
+          provider: values.provider,
+          natsUrl,
+          seedFile: values["seed-path"] ?? "/etc/vantage/agent.nk",
+        }),
+      );
+    } catch (err) {
+      fail(err instanceof Error ? err.message : String(err));
+    }
+    return;
+  }
+
   if (values.remove) {
     const next = removeUser(entries, agentKey(nodeId));
     if (next.length === entries.length) fail(`${nodeId} has no entry in ${usersFile}`);
@@ -173,6 +195,7 @@ function parse() {
       "inbox-prefix": { type: "string" },
       controller: { type: "boolean", default: false },
       remove: { type: "boolean", default: false },
+      "env-only": { type: "boolean", default: false },
       rotate: { type: "boolean", default: false },
     },
   });

@@ -53,6 +53,11 @@ describe("scripts/add-agent.ts", () => {
     const again = agentAdd(dir, "fra-1");
     expect(again.status).toBe(2);
     expect(again.stderr).toContain("--rotate");
+    const seedBefore = readFileSync(seed, "utf8");
+    const envAgain = agentAdd(dir, "fra-1", "--env-only", "--name", "Frankfurt 1", "--country", "DE");
+    expect(envAgain.status, envAgain.stderr).toBe(0);
+    expect(envAgain.stdout).toBe(envBlock);
+    expect(readFileSync(seed, "utf8")).toBe(seedBefore);
 
     const removed = agentAdd(dir, "fra-1", "--remove");
     expect(removed.status, removed.stderr).toBe(0);
