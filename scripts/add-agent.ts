@@ -113,24 +113,27 @@ function main(): void {
     fail(err instanceof Error ? err.message : String(err));
   }
 
-  if (values["env-only"]) {
-    // The environment holds no secret: it can be printed again at any time, keys untouched.
-    if (!entries.some((e) => e.key === agentKey(nodeId))) fail(`${nodeId} has no entry in ${usersFile}`);
+  const agentSeedPath = values["seed-path"] ?? "/etc/vantage/agent.nk";
+  // The agent's environment block; it holds no secret, so it can be printed again at any time.
+  const agentEnv = () => {
     try {
-      out(
-        renderAgentEnv({
-          nodeId,
-          name: values.name,
-          country: values.country,
-          region: values.region,
-          provider: values.provider,
-          natsUrl,
-          seedFile: values["seed-path"] ?? "/etc/vantage/agent.nk",
-        }),
-      );
+      return renderAgentEnv({
+        nodeId,
+        name: values.name,
+        country: values.country,
+        region: values.region,
+        provider: values.provider,
+        natsUrl,
+        seedFile: agentSeedPath,
+      });
     } catch (err) {
       fail(err instanceof Error ? err.message : String(err));
     }
+  };
+
+  if (values["env-only"]) {
+    if (!entries.some((e) => e.key === agentKey(nodeId))) fail(`${nodeId} has no entry in ${usersFile}`);
+    out(agentEnv());
     return;
   }
 
@@ -152,27 +155,16 @@ function main(): void {
 
   const creds = createAgentCredentials(nodeId);
   let next: UsersEntry[];
-  let env: string;
   try {
     next = upsertUser(entries, { key: agentKey(nodeId), user: creds.user }, { replace: rotate });
-    env = renderAgentEnv({
-      nodeId,
-      name: values.name,
-      country: values.country,
-      region: values.region,
-      provider: values.provider,
-      natsUrl,
-      seedFile: values["seed-path"] ?? "/etc/vantage/agent.nk",
-    });
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
+  const env = agentEnv();
   const seedFile = join(outDir, `agent-${nodeId}.nk`);
   writeSeed(seedFile, creds.seed, rotate);
   writeUsers(usersFile, next);
-  out(
-    `created ${seedFile} (mode 0600): copy it to the agent's host as ${values["seed-path"] ?? "/etc/vantage/agent.nk"}\n`,
-  );
+  out(`created ${seedFile} (mode 0600): copy it to the agent's host as ${agentSeedPath}\n`);
   out(
     `updated ${usersFile} (${next.length} users): reload nats-server (systemctl reload nats-server, or nats-server --signal reload[=<pid>])\n\n`,
   );
