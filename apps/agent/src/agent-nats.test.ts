@@ -258,15 +258,21 @@ describe("agent process", () => {
     http?.close();
   });
 
-  it("exits 2 when its credentials belong to another node id", async () => {
-    const seedFile = join(dir, "proc-1.nk");
-    const impostor = spawn(process.execPath, ["--import", "tsx", mainPath], {
-      env: { ...agentEnv(seedFile), VANTAGE_NODE_ID: "node-b" },
+  /** An agent process started without the preload, run until it exits: its exit code and log. */
+  const runUntilExit = async (env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> => {
+    const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let log = "";
-    impostor.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-    const code = await new Promise<number | null>((r) => impostor.once("exit", (c) => r(c)));
+    agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+    const code = await new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
+    return { code, log };
+  };
+
+  it("exits 2 when its credentials belong to another node id", async () => {
+    const seedFile = join(dir, "proc-1.nk");
+    const { code, log } = await runUntilExit({ ...agentEnv(seedFile), VANTAGE_NODE_ID: "node-b" });
     expect(code, log).toBe(2);
     expect(log).toContain("created for another VANTAGE_NODE_ID");
     // Started without the preload: the agent says its thread pool is libuv's default.
@@ -276,13 +282,7 @@ describe("agent process", () => {
   it("exits 2 (no restart) when NATS refuses its key, as after `agent:add --remove`", async () => {
     const seedFile = join(dir, "unknown.nk");
     writeFileSync(seedFile, `${createAgentCredentials("proc-1").seed}\n`, { mode: 0o600 });
-    const revoked = spawn(process.execPath, ["--import", "tsx", mainPath], {
-      env: agentEnv(seedFile),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let log = "";
-    revoked.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-    const code = await new Promise<number | null>((r) => revoked.once("exit", (c) => r(c)));
+    const { code, log } = await runUntilExit(agentEnv(seedFile));
     expect(code, log).toBe(2);
     expect(log).toContain("NATS refused the connection");
   });

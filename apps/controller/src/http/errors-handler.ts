@@ -1,11 +1,16 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context.js";
-import { ApiError, errorBody } from "./errors.js";
+import { ApiError, errorBody, unavailableError } from "./errors.js";
 
 /** Maps anything thrown to the error envelope; unexpected errors are logged and become a bare 500. */
-export function handleError(err: Error, c: Context<AppEnv>): Response {
+export function handleError(thrown: Error, c: Context<AppEnv>): Response {
   const requestId = c.get("requestId") ?? "unknown";
+  let err = thrown;
+  if (isDatabaseUnavailable(err)) {
+    c.get("log")?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
+    err = unavailableError("the database is unavailable; try again shortly");
+  }
   if (err instanceof ApiError) {
     const res = c.json(errorBody(err.code, err.message, requestId, err.details), err.status);
     for (const [k, v] of Object.entries(err.headers ?? {})) res.headers.set(k, v);
@@ -31,15 +36,6 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
     }
   }
   const log = c.get("log");
-  if (isDatabaseUnavailable(err)) {
-    log?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
-    const res = c.json(
-      errorBody("unavailable", "the database is unavailable; try again shortly", requestId),
-      503,
-    );
-    res.headers.set("Retry-After", "5");
-    return res;
-  }
   log?.error({ err, method: c.req.method, path: c.req.path }, "unhandled error");
   return c.json(
     errorBody("internal_error", "internal error; quote the request id when reporting it", requestId),

@@ -48,6 +48,11 @@ export class ApiError extends Error {
   }
 }
 
+/** 503 `unavailable` for a passing condition (database away, NATS reconnecting): come back in 5 s. */
+export function unavailableError(message: string): ApiError {
+  return new ApiError("unavailable", message, undefined, { "Retry-After": "5" });
+}
+
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: unknown) {
   return {
     error: details === undefined ? { code, message } : { code, message, details },

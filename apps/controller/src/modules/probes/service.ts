@@ -3,7 +3,7 @@ import type { ControllerTransport } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError, unavailableError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
@@ -75,11 +75,8 @@ async function prepare(
   assertTargetAllowed(req.spec, deps.allowPrivateTargets, req.paths);
   if (!deps.transport.connected()) {
     // Every job would wait out its deadline in a buffer: say so now, before any quota is spent.
-    throw new ApiError(
-      "unavailable",
+    throw unavailableError(
       "the controller has lost its link to the probe nodes (NATS) and is reconnecting; try again shortly",
-      undefined,
-      { "Retry-After": "5" },
     );
   }
   const nodes = await selectNodes(deps.directory, {
@@ -137,11 +134,8 @@ function dispatchAll(
  */
 export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<TaskRecord>> {
   if (deps.writer.full) {
-    throw new ApiError(
-      "unavailable",
+    throw unavailableError(
       "probe results cannot be stored right now (the database is behind); try again shortly",
-      undefined,
-      { "Retry-After": "5" },
     );
   }
   const { task, nodes, quota } = await prepare(deps, req);
