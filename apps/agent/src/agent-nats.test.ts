@@ -102,6 +102,27 @@ function agentEnv(seedFile: string): NodeJS.ProcessEnv {
   };
 }
 
+/** An agent process started without the preload, run until it exits: its exit code and log. */
+async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> {
+  const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+  const code = await new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
+  return { code, log };
+}
+
+/** The pino lines of a log at `level` or above (50 error, 60 fatal). */
+function linesAtLeast(log: string, level: number): Array<{ level: number; msg: string }> {
+  return log
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { level: number; msg: string })
+    .filter((l) => l.level >= level);
+}
+
 function job(overrides: Record<string, unknown> = {}) {
   return {
     v: PROTOCOL_VERSION,
@@ -258,18 +279,6 @@ describe("agent process", () => {
     http?.close();
   });
 
-  /** An agent process started without the preload, run until it exits: its exit code and log. */
-  const runUntilExit = async (env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> => {
-    const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let log = "";
-    agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-    const code = await new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
-    return { code, log };
-  };
-
   it("exits 2 when its credentials belong to another node id", async () => {
     const seedFile = join(dir, "proc-1.nk");
     const { code, log } = await runUntilExit({ ...agentEnv(seedFile), VANTAGE_NODE_ID: "node-b" });
@@ -304,6 +313,9 @@ describe("agent process", () => {
     });
     // VANTAGE_AGENT_CONCURRENCY's default 64, plus libuv's 4.
     expect(output).toContain('"uv_threadpool_size":68');
+    // It checked that NATS enforces permissions; the refusal it provoked is not logged as an error.
+    expect(output).toContain("NATS enforces permissions");
+    expect(linesAtLeast(output, 50)).toEqual([]);
     expect(output).not.toContain("thread pool left at 4");
   });
 
@@ -371,5 +383,89 @@ describe("agent process", () => {
     const last = procBeats().at(-1);
     expect(last).toMatchObject({ draining: true, running_jobs: 0 });
     await expect(controller.request("proc-1", job(), 2000)).rejects.toMatchObject({ code: "no_responders" });
+  });
+});
+
+describe("agent process on a NATS server without authorization", () => {
+  let openNats: NatsServer;
+  let openCtl: ControllerTransport;
+  let tcp: TcpServer;
+
+  beforeAll(async () => {
+    openNats = await startNatsServer();
+    const nc = await connect({ servers: openNats.url, name: "open-controller", reconnect: false });
+    open.push(nc);
+    openCtl = natsControllerTransport(nc, false);
+    tcp = createTcpServer((s) => s.end());
+    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+  });
+
+  afterAll(async () => {
+    await openCtl?.close();
+    await openNats?.stop();
+    tcp?.close();
+  });
+
+  const openEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+    const { NATS_NKEY_SEED_FILE: _, ...env } = agentEnv("");
+    return { ...env, NATS_URL: openNats.url, VANTAGE_NODE_ID: "open-1", ...extra };
+  };
+
+  it("refuses to serve: exits 2 (no restart) with one line saying why", async () => {
+    const { code, log } = await runUntilExit(openEnv());
+    expect(code, log).toBe(2);
+    expect(linesAtLeast(log, 50).map((l) => l.msg)).toEqual([
+      "NATS server does not enforce permissions: any client could impersonate this node; configure " +
+        "authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development",
+    ]);
+    expect(log).not.toContain("agent serving jobs");
+  });
+
+  it("with VANTAGE_ALLOW_OPEN_NATS=true warns once and serves jobs", async () => {
+    const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
+      env: openEnv({ VANTAGE_ALLOW_OPEN_NATS: "true" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+    agent.stderr?.on("data", (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
+    try {
+      const port = (tcp.address() as { port: number }).port;
+      const spec = { type: "tcp", params: { host: "127.0.0.1", port } };
+      await until(
+        "the agent to serve",
+        () => (log.includes("agent serving jobs") ? true : undefined),
+        20_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; agent output:\n${log}`);
+      });
+      // Its subscription may reach the server a moment after the log line: "no responders" until then.
+      let reply: unknown;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          reply = await openCtl.request("open-1", job({ job_id: "open-1", spec }), 8000);
+          break;
+        } catch (err) {
+          if (attempt >= 20 || (err as { code?: string }).code !== "no_responders") throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      expect(jobReplySchema.parse(reply), log).toMatchObject({
+        job_id: "open-1",
+        status: "done",
+        outcome: { success: true, detail: { port } },
+      });
+      const warned = log.split("\n").filter((l) => l.includes("VANTAGE_ALLOW_OPEN_NATS=true"));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(warned[0]!)).toMatchObject({
+        level: 40,
+        msg: expect.stringContaining("NATS server does not enforce permissions"),
+      });
+      expect(linesAtLeast(log, 50)).toEqual([]);
+    } finally {
+      agent.kill("SIGTERM");
+      expect(await exited, log).toBe(0);
+    }
   });
 });

@@ -30,8 +30,10 @@ describe("agent config", () => {
       VANTAGE_AGENT_CONCURRENCY: 64,
       VANTAGE_HEARTBEAT_MS: 5000,
       VANTAGE_ALLOW_PRIVATE_TARGETS: false,
+      VANTAGE_ALLOW_OPEN_NATS: false,
       VANTAGE_LOG_LEVEL: "info",
     });
+    expect(loadConfig({ ...base, VANTAGE_ALLOW_OPEN_NATS: "true" }).VANTAGE_ALLOW_OPEN_NATS).toBe(true);
   });
 
   it("names the bad variable in one line", () => {
@@ -46,6 +48,9 @@ describe("agent config", () => {
     );
     expect(errorOf({ ...base, VANTAGE_ALLOW_PRIVATE_TARGETS: "maybe" })).toMatch(
       /VANTAGE_ALLOW_PRIVATE_TARGETS/,
+    );
+    expect(errorOf({ ...base, VANTAGE_ALLOW_OPEN_NATS: "please" })).toMatch(
+      /^invalid configuration: VANTAGE_ALLOW_OPEN_NATS="please": /,
     );
     expect(errorOf({ ...base, NATS_NKEY_SEED_FILE: "/nonexistent/seed.nk" })).toMatch(
       /NATS_NKEY_SEED_FILE=.*not readable/,

@@ -44,6 +44,11 @@ export const configSchema = z
     VANTAGE_AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(64),
     VANTAGE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(60_000).default(5000),
     VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    /**
+     * Serve even when the NATS server enforces no permissions (any client could then receive this node's
+     * jobs or speak as it): development only. Without it the agent exits 2 on such a server.
+     */
+    VANTAGE_ALLOW_OPEN_NATS: bool.default(false),
     VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /**
      * libuv's thread pool (name lookups, fs). Read by libuv itself before this code runs, so it is only

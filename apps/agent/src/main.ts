@@ -1,7 +1,14 @@
 import { statSync } from "node:fs";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
 import { subjects } from "@vantage/protocol";
-import { connectNats, isNatsAuthorizationError, natsAgentLink } from "@vantage/transport";
+import {
+  authorizationProbeSubject,
+  checkAuthorizationEnforced,
+  connectNats,
+  isAuthorizationProbeRefusal,
+  isNatsAuthorizationError,
+  natsAgentLink,
+} from "@vantage/transport";
 import { type Logger, pino } from "pino";
 import type { RunningAgent } from "./agent.js";
 import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
@@ -97,9 +104,13 @@ async function main(): Promise<void> {
     process.exit(isNatsAuthorizationError(err) ? 2 : 1);
   }
   log.info({ server: nc.getServer() }, "connected to NATS");
+  // The start-up check subscribes here on purpose; the server's refusal is the good outcome, not an error.
+  const probeSubject = authorizationProbeSubject();
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === "ping" || s.type === "reconnecting") log.debug({ nats: s.type }, "nats status");
+      else if (s.type === "error" && isAuthorizationProbeRefusal(s.error, probeSubject))
+        log.debug({ nats: s.type, error: s.error.message }, "nats status: the permission check was refused");
       else if (s.type === "error") {
         log.error({ nats: s.type, error: s.error.message }, "nats status");
         if (isOwnJobSubscriptionRefused(s.error, config.VANTAGE_NODE_ID)) {
@@ -130,9 +141,54 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
+  await requireEnforcedPermissions(nc, probeSubject, config, log);
+
   const link = natsAgentLink(nc);
   closeLink = () => link.close();
   agent = startAgent({ config, link, log });
+}
+
+const CHECK_RETRY_MS = 1000;
+
+/**
+ * Before serving, the agent makes sure the server would stop anyone else from receiving this node's jobs
+ * or speaking as it: it subscribes to another node's job subject, which its credentials must not allow.
+ * On a server that accepts it (no authorization, e.g. Debian's packaged default config, or credentials
+ * far too broad) it exits 2 with one line, unless VANTAGE_ALLOW_OPEN_NATS=true (development) says to serve
+ * anyway. A server that answers neither way in time is asked again, as the connection itself retries.
+ */
+async function requireEnforcedPermissions(
+  nc: NatsConnection,
+  probeSubject: string,
+  config: AgentConfig,
+  log: Logger,
+): Promise<void> {
+  for (;;) {
+    const check = await checkAuthorizationEnforced(nc, { probeSubject });
+    if (check.enforced) {
+      log.info(
+        { subject: check.subject },
+        "NATS enforces permissions: another node's jobs are refused to this agent",
+      );
+      return;
+    }
+    if (check.conclusive) break;
+    log.warn({ detail: check.detail }, "could not check that NATS enforces permissions; trying again");
+    await new Promise((r) => setTimeout(r, CHECK_RETRY_MS));
+  }
+  const line = "NATS server does not enforce permissions: any client could impersonate this node";
+  if (config.VANTAGE_ALLOW_OPEN_NATS) {
+    log.warn(
+      { subject: probeSubject },
+      `${line}; serving anyway because VANTAGE_ALLOW_OPEN_NATS=true (development only)`,
+    );
+    return;
+  }
+  log.fatal(
+    { subject: probeSubject },
+    `${line}; configure authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development`,
+  );
+  process.exit(2);
 }
 
 function isOwnJobSubscriptionRefused(err: Error, nodeId: string): boolean {

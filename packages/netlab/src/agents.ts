@@ -57,7 +57,8 @@ function startHostRelay(lab: Lab, natsUrl: string): Promise<{ path: string; serv
  * Starts one agent per client namespace, each a separate `ip netns exec <ns> node --import tsx
  * apps/agent/src/main.ts` process probing from its own place in the lab, all connected to `natsUrl` (a
  * server on the host) through the unix-socket relay. Private targets are allowed: the lab is all
- * documentation addresses.
+ * documentation addresses. So is a NATS server without authorization (`VANTAGE_ALLOW_OPEN_NATS`): the lab
+ * tests probing, not credentials (apps/agent's tests cover those).
  */
 export async function startLabAgents(
   lab: Lab,
@@ -105,6 +106,9 @@ export async function startLabAgents(
           NATS_URL: `nats://127.0.0.1:${labNatsPort}`,
           VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
           VANTAGE_HEARTBEAT_MS: "1000",
+          // The lab's agents carry no credentials and the lab's NATS server has no users: without this an
+          // agent refuses a server that does not enforce permissions (exit 2).
+          VANTAGE_ALLOW_OPEN_NATS: "true",
           ...opts.env,
         },
       );

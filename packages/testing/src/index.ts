@@ -1,3 +1,8 @@
+export {
+  type Credentials,
+  createAgentCredentials,
+  createControllerCredentials,
+} from "@vantage/nats-auth";
 export { captureLog } from "./capture-log.js";
 export {
   type NatsPermissions,

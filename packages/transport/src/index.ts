@@ -1,3 +1,10 @@
+export {
+  type AuthorizationCheck,
+  type AuthorizationCheckOptions,
+  authorizationProbeSubject,
+  checkAuthorizationEnforced,
+  isAuthorizationProbeRefusal,
+} from "./authorization.js";
 export { InProcessBus } from "./in-process.js";
 export {
   connectNats,

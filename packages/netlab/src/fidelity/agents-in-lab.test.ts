@@ -40,6 +40,8 @@ beforeAll(async () => {
       VANTAGE_DATA_DIR: dataDir,
       VANTAGE_API_FORM: "b",
       VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+      // The lab's NATS server has no users (see startLabAgents).
+      VANTAGE_ALLOW_OPEN_NATS: "true",
       VANTAGE_LOG_LEVEL: "warn",
       VANTAGE_ACCESS_LOG: "false",
     },
