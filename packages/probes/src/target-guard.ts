@@ -8,6 +8,8 @@ import type { HostLookup } from "./types.js";
 
 export type { BlockCategory, BlockedRange } from "./blocked-ranges.js";
 export { blockedIpv4Ranges, blockedIpv6Ranges } from "./blocked-ranges.js";
+// What the guard throws, for code that reaches it through the `@vantage/probes/target-guard` subpath.
+export { ProbeFailure } from "./probe-failure.js";
 
 export interface AddressVerdict {
   /** The address as given, brackets and zone removed. */

@@ -1,0 +1,193 @@
+import {
+  type DnsAnswer,
+  type DnsQueryResult,
+  type DnsRecordType,
+  dnsRecordTypes,
+  ProbeFailure,
+  parseServer,
+  queryDns,
+  systemResolver,
+} from "@vantage/probes/dns-query";
+import { resolveAndCheck } from "@vantage/probes/target-guard";
+import { type Lookup, type LookupContext, LookupError } from "../types.js";
+import { type DnsRecord, dnsRecordsInputSchema } from "./schema.js";
+
+/*
+ * Why our own wire client (the dns probe's, from @vantage/probes/dns-query) and not node:dns: the spec's
+ * records carry a TTL for every type, and node:dns (c-ares) gives one only for A and AAAA (`{ttl: true}`);
+ * MX, TXT, NS, CNAME and SOA come back without it. The wire client also shares the probe's handling of
+ * truncation (TCP retry), malformed and spoofed answers, and answers in dig's presentation format.
+ */
+
+/** The whole lookup, the seven queries in parallel included, when the context does not say otherwise. */
+const DEFAULT_TIMEOUT_MS = 5000;
+/** UDP loses datagrams: each query is sent up to twice, each try getting half the time (dig: 3 tries). */
+const TRIES = 2;
+
+/**
+ * The records of one name, like `dig +short NAME TYPE` for each type asked (all seven when `type` is
+ * omitted), in the order A, AAAA, MX, TXT, NS, CNAME, SOA, and within a type as the resolver sent them.
+ * Values are dig's presentation format: names fully qualified with their trailing dot, MX
+ * "10 mail.example.com.", SOA its seven fields, TXT each character-string quoted, joined by spaces.
+ * A name that is an alias gives its CNAME record under CNAME, and under A, AAAA… the records the alias
+ * leads to (as dig +short's last lines): records the resolver adds for names off that chain are dropped.
+ */
+export const dnsRecordsLookup: Lookup<"dns"> = {
+  kind: "dns",
+  inputSchema: dnsRecordsInputSchema,
+  run: async (input, ctx) => {
+    const deadline = startDeadline(ctx);
+    let server: Resolver | undefined;
+    try {
+      const resolver = await pickResolver(ctx, deadline.signal);
+      server = resolver;
+      const types = input.type ? [input.type] : dnsRecordTypes;
+      const settled = await Promise.allSettled(
+        types.map((type) => ask(input.domain, type, resolver, deadline)),
+      );
+      return { domain: input.domain, records: collect(input.domain, types, settled, resolver.label) };
+    } catch (error) {
+      throw toLookupError(error, deadline, server?.label ?? ctx.dnsServer ?? "the system resolver");
+    } finally {
+      deadline.stop();
+    }
+  },
+};
+
+interface Resolver {
+  address: string;
+  family: 4 | 6;
+  port: number;
+  /** For messages: `address:port`, `[v6]:port`. */
+  label: string;
+}
+
+interface Deadline {
+  ms: number;
+  /** Aborts when the time is up or the caller aborts. */
+  signal: AbortSignal;
+  expired: () => boolean;
+  remaining: () => number;
+  stop: () => void;
+}
+
+function startDeadline(ctx: LookupContext): Deadline {
+  const ms = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const endsAt = performance.now() + ms;
+  const timer = new AbortController();
+  const handle = setTimeout(() => timer.abort(), ms);
+  return {
+    ms,
+    signal: ctx.signal ? AbortSignal.any([ctx.signal, timer.signal]) : timer.signal,
+    expired: () => timer.signal.aborted,
+    remaining: () => Math.max(0, endsAt - performance.now()),
+    stop: () => clearTimeout(handle),
+  };
+}
+
+async function pickResolver(ctx: LookupContext, signal: AbortSignal): Promise<Resolver> {
+  // The guard covers a resolver the context names; the host's own (often 127.0.0.53 or a private address) is
+  // the operator's choice, not a target, so it is used as configured.
+  const named = ctx.dnsServer !== undefined && ctx.dnsServer.trim() !== "";
+  const server = named ? parseServer(ctx.dnsServer ?? "") : await systemResolver();
+  const resolved = await resolveAndCheck(server.host, {
+    allowPrivate: ctx.allowPrivate || !named,
+    signal,
+    lookup: ctx.lookup,
+  });
+  const host = resolved.family === 6 ? `[${resolved.address}]` : resolved.address;
+  return {
+    address: resolved.address,
+    family: resolved.family,
+    port: server.port,
+    label: `${host}:${server.port}`,
+  };
+}
+
+/** One type's query, tried again after a lost answer while the deadline allows. */
+async function ask(domain: string, type: DnsRecordType, server: Resolver, deadline: Deadline) {
+  const perTry = Math.ceil(deadline.ms / TRIES);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await queryDns({
+        name: domain,
+        type,
+        address: server.address,
+        family: server.family,
+        port: server.port,
+        timeoutMs: Math.max(1, Math.min(perTry, deadline.remaining())),
+        signal: deadline.signal,
+      });
+    } catch (error) {
+      const lost = error instanceof ProbeFailure && error.code === "timeout" && !deadline.signal.aborted;
+      if (!lost || attempt >= TRIES || deadline.remaining() <= 0) throw error;
+    }
+  }
+}
+
+/**
+ * The name does not exist when any query says so (NXDOMAIN without an alias to follow): that outranks the
+ * other queries' failures. Otherwise any failure fails the lookup, the first in type order: a partial
+ * answer would pass for a name without those records.
+ */
+function collect(
+  domain: string,
+  types: readonly DnsRecordType[],
+  settled: PromiseSettledResult<DnsQueryResult>[],
+  label: string,
+): DnsRecord[] {
+  const answered = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  if (answered.some((r) => r.rcode === "NXDOMAIN" && r.answers.length === 0)) {
+    throw new LookupError("not_found", `${domain} does not exist (NXDOMAIN from ${label})`);
+  }
+  const records: DnsRecord[] = [];
+  for (const [i, type] of types.entries()) {
+    const s = settled[i];
+    if (!s) continue;
+    if (s.status === "rejected") throw s.reason;
+    // NXDOMAIN with answers: an alias to a name that does not exist. The alias itself does.
+    if (s.value.rcode !== "NOERROR" && s.value.rcode !== "NXDOMAIN") {
+      throw new LookupError("upstream_error", `${label} answered ${s.value.rcode} to ${domain} ${type}`);
+    }
+    records.push(...onChain(domain, type, s.value.answers));
+  }
+  return records;
+}
+
+/** The answers of `type` owned by `domain` or by a name its CNAME chain (in the same answer) leads to. */
+function onChain(domain: string, type: DnsRecordType, answers: DnsAnswer[]): DnsRecord[] {
+  const owners = new Set([`${domain}.`]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const a of answers) {
+      const target = a.value.toLowerCase();
+      if (a.type === "CNAME" && owners.has(a.name.toLowerCase()) && !owners.has(target)) {
+        owners.add(target);
+        grew = true;
+      }
+    }
+  }
+  return answers
+    .filter((a) => a.type === type && owners.has(a.name.toLowerCase()))
+    .map((a) => ({ type, value: a.value, ttl: a.ttl }));
+}
+
+/** ProbeFailures (the guard's, the wire client's) → the lookup's codes; anything else is a bug, as it is. */
+function toLookupError(error: unknown, deadline: Deadline, label: string): unknown {
+  if (!(error instanceof ProbeFailure)) return error;
+  switch (error.code) {
+    case "target_not_allowed":
+      return new LookupError("target_not_allowed", `DNS server refused: ${error.message}`);
+    case "invalid_target":
+      return new LookupError("invalid_input", `bad DNS server: ${error.message}`, [
+        { path: "server", message: error.message },
+      ]);
+    case "timeout":
+      if (deadline.expired() || !deadline.signal.aborted) {
+        return new LookupError("upstream_timeout", `no answer from ${label} within ${deadline.ms} ms`);
+      }
+      return new LookupError("upstream_timeout", "the lookup was stopped before an answer came");
+    default:
+      return new LookupError("upstream_error", `DNS server ${label}: ${error.message}`);
+  }
+}

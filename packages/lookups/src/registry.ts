@@ -1,0 +1,42 @@
+import { dnsRecordsLookup } from "./dns/records.js";
+import {
+  type Lookup,
+  type LookupContext,
+  LookupError,
+  type LookupKind,
+  type LookupResultByKind,
+} from "./types.js";
+
+/** Every lookup kind, checked exhaustive by the compiler: a new kind fails to build until it is listed. */
+export const lookups: { [K in LookupKind]: Lookup<K> } = {
+  dns: dnsRecordsLookup,
+};
+
+/**
+ * Validates `input` with the kind's schema and runs the lookup. Rejects with a LookupError: `invalid_input`
+ * (an unknown kind, or input the schema refuses: `issues` lists each field path), or the lookup's own codes.
+ */
+export async function runLookup<K extends LookupKind>(
+  kind: K,
+  input: unknown,
+  ctx: LookupContext,
+): Promise<LookupResultByKind[K]> {
+  // Own keys only: a caller passing an unchecked string must not reach `toString` and the like.
+  const lookup: Lookup<K> | undefined = Object.hasOwn(lookups, kind) ? lookups[kind] : undefined;
+  if (!lookup) throw new LookupError("invalid_input", `unknown lookup kind ${String(kind)}`);
+  const parsed = lookup.inputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.flatMap((issue) => {
+      const path = issue.path.map(String).join(".");
+      // One issue per unknown field, named by its path, as the API's `unknown_field` details are.
+      if (issue.code === "unrecognized_keys") {
+        return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: "unknown field" }));
+      }
+      return [{ path, message: issue.message }];
+    });
+    const first = issues[0];
+    const summary = first ? `${first.path || "input"}: ${first.message}` : "invalid input";
+    throw new LookupError("invalid_input", summary, issues);
+  }
+  return lookup.run(parsed.data, ctx);
+}
