@@ -1,26 +1,21 @@
-import type { ControllerTransport } from "@vantage/transport";
-import type { Logger } from "pino";
-import type { Config } from "./config.js";
-import type { Db } from "./db/connect.js";
+import type { AppDeps } from "./deps.js";
 import { coreMiddleware } from "./http/core-middleware.js";
 import { handleError } from "./http/errors-handler.js";
-import type { HttpMetrics } from "./http/metrics.js";
 import { notFoundHandler } from "./http/not-found.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
-import { registerAccounts } from "./modules/accounts/index.js";
-import { dbNodeDirectory, type NodeDirectory, registerNodes } from "./modules/nodes/index.js";
-import { BackgroundWork, registerProbes } from "./modules/probes/index.js";
-import { registerSystem } from "./modules/system/index.js";
+import { type AccountsModule, createAccounts } from "./modules/accounts/index.js";
+import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
+import { createNodes, type NodesModule } from "./modules/nodes/index.js";
+import { createProbes, type ProbesModule } from "./modules/probes/index.js";
+import { createSystem } from "./modules/system/index.js";
 
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  log: Logger;
-  transport: ControllerTransport;
-  metrics: HttpMetrics;
-  /** The presence role's node directory; without it, probes read the `nodes` table. */
-  nodes?: NodeDirectory | undefined;
+/** Every module of the controller, created once; each reaches the others only through their `service`. */
+export interface Modules {
+  delivery: DeliveryModule;
+  accounts: AccountsModule;
+  nodes: NodesModule;
+  probes: ProbesModule;
 }
 
 export interface App {
@@ -28,15 +23,26 @@ export interface App {
   app: Router;
   /** The OpenAPI 3.1 document of the active form, generated once. */
   openapi: Record<string, unknown>;
+  /** The modules, for the runtime's roles (their workers) and for in-process callers (their services). */
+  modules: Modules;
   /** Waits for background work started by requests (Form A probe dispatch); call before closing deps. */
   drain(): Promise<void>;
 }
 
-/** Builds the HTTP application for the active API form from its dependencies. */
+/**
+ * The composition root: creates each module once, hands each the services it needs, and registers every
+ * module's routes on one router for the active API form. Nothing imports this file back but the runtime
+ * and the test harness.
+ */
 export function createApp(deps: AppDeps): App {
   const form = deps.config.VANTAGE_API_FORM;
-  const app = createRouter();
+  const delivery = createDelivery(deps);
+  const accounts = createAccounts(deps, { delivery: delivery.service });
+  const nodes = createNodes(deps);
+  const probes = createProbes(deps, { nodes: nodes.service, authenticator: accounts.service.authenticator });
+  const system = createSystem(deps);
 
+  const app = createRouter();
   app.use(
     "*",
     coreMiddleware({
@@ -47,17 +53,8 @@ export function createApp(deps: AppDeps): App {
       bodyLimit: deps.config.VANTAGE_BODY_LIMIT_BYTES,
     }),
   );
-
   registerSecuritySchemes(app, form);
-  // One directory for the node list and for picking nodes: the presence role's, else the table's.
-  const nodes = deps.nodes ?? dbNodeDirectory(deps.db.kysely);
-  deps = { ...deps, nodes };
-  registerSystem(app, deps);
-  registerNodes(app, deps, nodes);
-  registerAccounts(app, deps);
-  const background = new BackgroundWork();
-  const probes = registerProbes(app, deps, background);
-
+  for (const m of [system, nodes, accounts, probes]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -78,5 +75,5 @@ export function createApp(deps: AppDeps): App {
     return c.body(openapiBody);
   });
 
-  return { app, openapi, drain: () => probes.drain() };
+  return { app, openapi, modules: { delivery, accounts, nodes, probes }, drain: () => probes.drain() };
 }

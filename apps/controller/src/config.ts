@@ -1,5 +1,9 @@
 import { z } from "zod";
 
+/** The controller's roles; each runs its own share of the work (see runtime.ts). */
+export const roles = ["api", "scheduler", "notifier", "presence"] as const;
+export type Role = (typeof roles)[number];
+
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((v) => v === "true" || v === "1" || v === "yes");
@@ -16,7 +20,12 @@ export const configSchema = z.object({
     .string()
     .default("api,scheduler,notifier,presence")
     .transform((s) => s.split(",").map((r) => r.trim()))
-    .pipe(z.array(z.enum(["api", "scheduler", "notifier", "presence"])).min(1)),
+    .pipe(
+      z
+        .array(z.enum(roles))
+        .min(1)
+        .transform((list) => [...new Set(list)]),
+    ),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
@@ -26,6 +35,7 @@ export const configSchema = z.object({
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
   NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  VANTAGE_ALLOW_OPEN_NATS: bool.default(false),
   VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   VANTAGE_ACCESS_LOG: bool.default(true),
   VANTAGE_BODY_LIMIT_BYTES: z.coerce

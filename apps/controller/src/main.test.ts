@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,23 +11,7 @@ import {
   waitForPort,
 } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const mainPath = new URL("./main.ts", import.meta.url).pathname;
-
-function startController(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", mainPath], {
-    env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-}
-
-function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr })));
-}
+import { exitOf, startController } from "./testing/controller-process.js";
 
 /** A controller listening on a free port, with its exit (code and stderr) already being watched. */
 async function listeningController(env: Record<string, string>) {

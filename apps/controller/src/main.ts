@@ -1,9 +1,6 @@
-import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
-import { serve } from "@hono/node-server";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { guardServerEdges, originFormOnly } from "./http/server-edges.js";
 import { createLogger, flushLogger } from "./logger.js";
-import { startRuntime } from "./runtime.js";
+import { type Runtime, startRuntime } from "./runtime.js";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -17,7 +14,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.VANTAGE_LOG_LEVEL);
-  let runtime: Awaited<ReturnType<typeof startRuntime>>;
+  let runtime: Runtime;
   try {
     runtime = await startRuntime(config, log);
   } catch (err) {
@@ -29,58 +26,31 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  if (runtime.url && process.argv.includes("--embedded")) printWelcome(runtime.url, config);
 
-  const server = serve(
-    {
-      fetch: runtime.app.fetch,
-      hostname: config.HOST,
-      port: config.PORT,
-      // Node's own server, with requests whose target is not a path answered before Hono sees them.
-      createServer: ((options: ServerOptions, listener: RequestListener) =>
-        createServer(options, originFormOnly(listener))) as unknown as typeof createServer,
-    },
-    (info) => {
-      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-      const url = `http://${host}:${info.port}`;
-      log.info({ url, form: config.VANTAGE_API_FORM }, "listening");
-      if (process.argv.includes("--embedded")) printWelcome(url, config);
-    },
-  );
-  guardServerEdges(server as Server, log);
+  // A controller without the api role has no server to keep the process alive; its roles' timers are
+  // unref'd, so this one holds it until a signal.
+  const alive = setInterval(() => {}, 1 << 30);
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "shutting down: draining in-flight requests");
-    const force = setTimeout(() => {
-      log.warn("grace period over: closing remaining connections");
-      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-    }, config.VANTAGE_SHUTDOWN_GRACE_MS);
-    force.unref();
-    // Keep-alive connections that finish their last response must not hold the exit back.
-    const idle = setInterval(
-      () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.(),
-      100,
-    );
-    idle.unref();
-    server.close(async () => {
-      clearInterval(idle);
-      clearTimeout(force);
-      try {
-        await runtime.stop();
-        log.info("stopped");
-        flushLogger(log);
-        process.exit(0);
-      } catch (err) {
-        log.error({ err }, "error during shutdown");
-        flushLogger(log);
-        process.exit(1);
-      }
-    });
+    try {
+      await runtime.stop();
+      clearInterval(alive);
+      log.info("stopped");
+      flushLogger(log);
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "error during shutdown");
+      flushLogger(log);
+      process.exit(1);
+    }
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
 function printWelcome(url: string, config: Config): void {

@@ -1,19 +1,21 @@
 import {
+  authorizationProbeSubject,
   type ControllerTransport,
+  checkAuthorizationEnforced,
   connectNats,
   InProcessBus,
+  isAuthorizationProbeRefusal,
   isNatsAuthorizationError,
   natsControllerTransport,
 } from "@vantage/transport";
 import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
-import { type Config, ConfigError } from "./config.js";
+import { type Config, ConfigError, type Role } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
+import type { Worker } from "./deps.js";
+import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
-import { createMailTransport, startMailWorker } from "./mail/index.js";
 import { resolveJwtSecret } from "./modules/accounts/index.js";
-import { type Presence, startPresence } from "./modules/nodes/index.js";
-import { startTaskSweeper } from "./modules/probes/index.js";
 
 /** Everything a running controller holds, with one stop function that releases it in reverse order. */
 export interface Runtime extends App {
@@ -21,8 +23,57 @@ export interface Runtime extends App {
   db: Db;
   transport: ControllerTransport;
   bus: InProcessBus | undefined;
-  presence: Presence | undefined;
+  /** The roles running, in start order. */
+  roles: readonly Role[];
+  /** Where the api role listens; undefined on a controller without it. */
+  url: string | undefined;
   stop(): Promise<void>;
+}
+
+/**
+ * One entry per role: what it starts and how it stops. The runtime starts the entries of the roles it was
+ * given, in this order (`embedded` is the in-process agent of the all-in-one mode, run whenever there is
+ * no NATS), and stops them in reverse. The api role comes last, so the port opens only once everything
+ * behind it runs; a controller without it opens no port.
+ */
+function roleEntries(built: App, ctx: { config: Config; log: Logger; bus: InProcessBus | undefined }) {
+  const { nodes, probes, delivery } = built.modules;
+  let http: Listening | undefined;
+  let agent: { stop(): Promise<void> } | undefined;
+  const entries: ({ role: Role | "embedded" } & Worker)[] = [
+    // Heartbeats → the node directory (memory) and the `nodes` table.
+    { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
+    // Background sweeps: probe tasks a stopped controller left unfinished become `failed`.
+    { role: "scheduler", start: () => probes.sweeper.start(), stop: () => probes.sweeper.stop() },
+    // The delivery outbox: mail by SMTP with SMTP_URL, else logged.
+    { role: "notifier", start: () => delivery.worker.start(), stop: () => delivery.worker.stop() },
+    {
+      role: "embedded",
+      async start() {
+        if (ctx.bus) agent = await startLocalAgent(ctx.bus, ctx.config, ctx.log);
+      },
+      async stop() {
+        await agent?.stop();
+      },
+    },
+    {
+      role: "api",
+      async start() {
+        http = await listen({
+          fetch: built.app.fetch,
+          host: ctx.config.HOST,
+          port: ctx.config.PORT,
+          graceMs: ctx.config.VANTAGE_SHUTDOWN_GRACE_MS,
+          log: ctx.log,
+        });
+        ctx.log.info({ url: http.url, form: ctx.config.VANTAGE_API_FORM }, "listening");
+      },
+      async stop() {
+        await http?.close();
+      },
+    },
+  ];
+  return { entries, url: () => http?.url };
 }
 
 export async function startRuntime(config: Config, log: Logger): Promise<Runtime> {
@@ -43,6 +94,8 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   let bus: InProcessBus | undefined;
   if (config.NATS_URL) {
     log.info({ servers: config.NATS_URL }, "connecting to NATS (retries until the server answers)");
+    // The start-up check's own subscription is refused on purpose: not worth a warning.
+    const probeSubject = authorizationProbeSubject();
     let nc: Awaited<ReturnType<typeof connectNats>>;
     try {
       nc = await connectNats({
@@ -51,7 +104,10 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
         nkeySeedFile: config.NATS_NKEY_SEED_FILE,
         credsFile: config.NATS_CREDS_FILE,
         tlsCaFile: config.NATS_TLS_CA_FILE,
-        onStatus: (s) => logNatsStatus(log, s.type),
+        onStatus: (s) => {
+          if (s.type === "error" && isAuthorizationProbeRefusal(s.data, probeSubject)) return;
+          logNatsStatus(log, s.type);
+        },
       });
     } catch (err) {
       if (!isNatsAuthorizationError(err)) throw err;
@@ -62,6 +118,13 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
           "and was reloaded",
       );
     }
+    try {
+      await requireEnforcedPermissions(nc, probeSubject, config, log);
+    } catch (err) {
+      await nc.close().catch(() => {});
+      await db.close();
+      throw err;
+    }
     transport = natsControllerTransport(nc);
     log.info({ servers: config.NATS_URL }, "connected to NATS");
   } else {
@@ -70,48 +133,73 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
     log.info("NATS_URL unset: using the in-process transport");
   }
 
-  const presence = config.VANTAGE_ROLES.includes("presence")
-    ? startPresence({ db: db.kysely, transport, log, offlineAfterMs: config.VANTAGE_NODE_OFFLINE_AFTER_MS })
-    : undefined;
-  await presence?.ready;
-
-  // The mail outbox (verification messages): SMTP with SMTP_URL, else logged.
-  const mailWorker = config.VANTAGE_ROLES.includes("notifier")
-    ? startMailWorker({
-        db: db.kysely,
-        transport: createMailTransport({ smtpUrl: config.SMTP_URL, from: config.SMTP_FROM, log }),
-        log,
-      })
-    : undefined;
-
-  // Probe tasks a stopped controller left unfinished become `failed`.
-  const sweeper = config.VANTAGE_ROLES.includes("scheduler")
-    ? startTaskSweeper({ db: db.kysely, log })
-    : undefined;
-
   const metrics = new HttpMetrics();
-  const built = createApp({ config, db, log, transport, metrics, nodes: presence });
+  const built = createApp({ config, db, log, transport, metrics });
+  const { entries, url } = roleEntries(built, { config, log, bus });
+  const selected = entries.filter((e) =>
+    e.role === "embedded" ? !!bus : config.VANTAGE_ROLES.includes(e.role),
+  );
+  const running: typeof entries = [];
 
-  // Embedded mode: one agent inside this process, so every probe type works with nothing else running.
-  const localAgent = bus ? await startLocalAgent(bus, config, log) : undefined;
-
-  return {
-    ...built,
-    config,
-    db,
-    transport,
-    bus,
-    presence,
-    async stop() {
-      await built.drain();
-      await localAgent?.stop();
-      await presence?.stop();
-      await mailWorker?.stop();
-      await sweeper?.stop();
-      await transport.close();
-      await db.close();
-    },
+  // Requests end first (api), then the work they started (drain), then the other roles in reverse.
+  const stop = async () => {
+    const reversed = [...running].reverse();
+    for (const e of reversed) if (e.role === "api") await e.stop();
+    await built.drain();
+    for (const e of reversed) if (e.role !== "api") await e.stop();
+    await transport.close();
+    await db.close();
   };
+
+  try {
+    for (const e of selected) {
+      await e.start();
+      running.push(e);
+    }
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+  const roles = running.flatMap((e) => (e.role === "embedded" ? [] : [e.role]));
+  log.info({ roles }, "controller running");
+
+  return { ...built, config, db, transport, bus, roles, url: url(), stop };
+}
+
+/**
+ * Before serving, the controller makes sure the NATS server enforces permissions: on an open server any
+ * client could send jobs to the nodes or answer as any of them. The check subscribes to a node's job
+ * subject, which the controller's credentials never allow (it publishes jobs, never receives them). An
+ * open server stops the controller with one line (exit 2) unless VANTAGE_ALLOW_OPEN_NATS=true; a server
+ * that answers neither way in time is asked again.
+ */
+async function requireEnforcedPermissions(
+  nc: Awaited<ReturnType<typeof connectNats>>,
+  probeSubject: string,
+  config: Config,
+  log: Logger,
+): Promise<void> {
+  for (;;) {
+    const check = await checkAuthorizationEnforced(nc, { probeSubject });
+    if (check.enforced) {
+      log.info({ subject: check.subject }, "NATS enforces permissions");
+      return;
+    }
+    if (check.conclusive) break;
+    log.warn({ detail: check.detail }, "could not check that NATS enforces permissions; trying again");
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const line =
+    "NATS server does not enforce permissions: any client could send jobs to the nodes or answer as any of them";
+  if (!config.VANTAGE_ALLOW_OPEN_NATS) {
+    throw new ConfigError(
+      `${line}; configure authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development`,
+    );
+  }
+  log.warn(
+    { subject: probeSubject },
+    `${line}; serving anyway because VANTAGE_ALLOW_OPEN_NATS=true (development only)`,
+  );
 }
 
 /** Connection trouble is worth a warning; the once-a-second `reconnecting` and pings are noise. */

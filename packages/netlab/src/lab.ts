@@ -12,6 +12,7 @@ import {
   unregisterForCleanup,
   writeOwner,
 } from "./cleanup.js";
+import type { Lab } from "./lab-handle.js";
 import { startTargetServices } from "./services/launch.js";
 import { assertRequirements, must, type RunResult, run, tool } from "./shell.js";
 import {
@@ -35,25 +36,7 @@ export interface LabOptions {
   manual?: boolean;
 }
 
-export interface Lab {
-  id: string;
-  dir: string;
-  lossPercent: number;
-  addresses: typeof labAddresses;
-  /** Namespace name of a lab node (`c1` → `vl-1a2b3c-c1`). */
-  ns(node: string): string;
-  clients: string[];
-  /** Runs a command inside a node's namespace to completion. */
-  exec(
-    node: string,
-    file: string,
-    args: readonly string[],
-    opts?: { timeoutMs?: number },
-  ): Promise<RunResult>;
-  /** Starts a long-running process inside a node's namespace, working directory the repository root. */
-  spawn(node: string, file: string, args: readonly string[], env?: NodeJS.ProcessEnv): ChildProcess;
-  destroy(): Promise<void>;
-}
+export type { Lab } from "./lab-handle.js";
 
 /** Builds the whole lab; on any failure it removes what it built and rethrows. */
 export async function startLab(opts: LabOptions = {}): Promise<Lab> {

@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppDeps } from "../app.js";
-import { accountsContext } from "../modules/accounts/context.js";
+import type { Authenticator } from "./authenticator.js";
 import type { AppEnv, Principal, Scope } from "./context.js";
 import { ApiError } from "./errors.js";
 
@@ -16,8 +15,10 @@ export function scopeForMethod(method: string): Scope {
  * credentials, 403 `insufficient_scope` on a missing scope. Put it in `createRoute({ middleware })` next
  * to `security: authSecurity(form)`.
  */
-export function requireAuth(deps: AppDeps, opts: { scope?: Scope } = {}): MiddlewareHandler<AppEnv> {
-  const credentials = accountsContext(deps).credentials;
+export function requireAuth(
+  credentials: Authenticator,
+  opts: { scope?: Scope } = {},
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = await credentials.authenticate({
       authorization: c.req.header("authorization"),
@@ -44,9 +45,8 @@ export function requireAuth(deps: AppDeps, opts: { scope?: Scope } = {}): Middle
  * Form A does not take `X-API-Key` at all, so there it is ignored like any other header: the call is
  * anonymous unless `Authorization` is sent.
  */
-export function optionalAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  const credentials = accountsContext(deps).credentials;
-  const takesApiKeyHeader = deps.config.VANTAGE_API_FORM === "b";
+export function optionalAuth(credentials: Authenticator): MiddlewareHandler<AppEnv> {
+  const takesApiKeyHeader = credentials.acceptsApiKeyHeader;
   return async (c, next) => {
     const authorization = c.req.header("authorization");
     const apiKey = takesApiKeyHeader ? c.req.header("x-api-key") : undefined;

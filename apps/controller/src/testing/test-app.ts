@@ -5,7 +5,7 @@ import { type App, createApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
 import { connectDb, type Db, migrate } from "../db/connect.js";
 import { HttpMetrics } from "../http/metrics.js";
-import { type Presence, startPresence } from "../modules/nodes/index.js";
+import type { Presence } from "../modules/nodes/index.js";
 
 export type DbKind = "pglite" | "postgres";
 export type Form = "a" | "b";
@@ -69,6 +69,8 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     VANTAGE_LOG_LEVEL: "silent",
     VANTAGE_DATA_DIR: "memory://",
     VANTAGE_JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789",
+    // A runtime built from this config (api role) listens on a free port, never on the default 8080.
+    PORT: "0",
     // Every test app shares 127.0.0.1; quota tests set their own limits.
     VANTAGE_PROBE_LIMIT_ANON: "0",
     VANTAGE_PROBE_LIMIT_AUTH: "0",
@@ -82,20 +84,9 @@ export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, stri
   const bus = new InProcessBus();
   const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
   const transport = bus.controller();
-  const presence = startPresence({
-    db: testDb.db.kysely,
-    transport,
-    log,
-    offlineAfterMs: config.VANTAGE_NODE_OFFLINE_AFTER_MS,
-  });
-  const built = createApp({
-    config,
-    db: testDb.db,
-    log,
-    transport,
-    metrics: new HttpMetrics(false),
-    nodes: presence,
-  });
+  const built = createApp({ config, db: testDb.db, log, transport, metrics: new HttpMetrics(false) });
+  // The presence role, subscribed at once; the nodes already known load on first use (`presence.ready`).
+  const presence = built.modules.nodes.presence.attach();
   return {
     ...built,
     config,

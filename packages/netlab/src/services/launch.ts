@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Lab } from "../lab.js";
+import type { Lab } from "../lab-handle.js";
 import { must, tool } from "../shell.js";
 import { labAddresses } from "../topology.js";
 import type { TargetServicesConfig } from "./target-services.js";

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as m20261122_0800 from "./20261122_0800_nodes.js";
 import * as m20261122_0900 from "./20261122_0900_accounts.js";
 import * as m20261122_1000 from "./20261122_1000_probes.js";
+import * as m20261123_0900 from "./20261123_0900_delivery_outbox.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
   "20261122_0800_nodes": m20261122_0800,
   "20261122_0900_accounts": m20261122_0900,
   "20261122_1000_probes": m20261122_1000,
+  "20261123_0900_delivery_outbox": m20261123_0900,
 };
 
 export const inlineMigrations: MigrationProvider = {

@@ -50,29 +50,8 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-export interface MailOutboxTable {
-  id: string;
-  to_address: string;
-  subject: string;
-  body_text: string;
-  created_at: CreatedAt;
-  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
-  attempts: Generated<number>;
-  sent_at: NullableTimestamp;
-  last_error: string | null;
-}
-
-export interface RateLimitsTable {
-  bucket: string;
-  window_start: Timestamp;
-  hits: number;
-  expires_at: Timestamp;
-}
-
 export interface AccountTables {
   users: UsersTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
-  mail_outbox: MailOutboxTable;
-  rate_limits: RateLimitsTable;
 }

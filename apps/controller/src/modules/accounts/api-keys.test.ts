@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { hashSecret } from "./secrets.js";
-import { bearer, issueKey, keyHeaders, newUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("API keys on %s", (kind) => {
   const db = useTestDb(kind);

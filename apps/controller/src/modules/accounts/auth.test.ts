@@ -1,8 +1,8 @@
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { bearer, newUser, PASSWORD, uniqueEmail } from "./test-helpers.js";
 
 describe.each(dbKinds)("accounts: register, login, logout on %s", (kind) => {
   const db = useTestDb(kind);

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import type { AppDeps } from "../../app.js";
 import type { Database } from "../../db/schema.js";
-import { dbRateLimitStore, RateLimiter } from "../../http/rate-limit.js";
+import type { AppDeps } from "../../deps.js";
+import { dbRateLimitStore, RateLimiter } from "../../http/rate-limit/index.js";
 import type { ApiForm } from "../../http/security.js";
+import type { DeliveryService } from "../delivery/index.js";
 import { type CredentialVerifier, createCredentialVerifier } from "./credentials.js";
 import { tokenKey } from "./tokens.js";
 
@@ -13,7 +14,7 @@ export const LOGIN_FAILURES_PER_EMAIL = 5;
 export const LOGIN_FAILURES_PER_IP = 20;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 
-/** What the accounts service and the auth middleware share; one per application. */
+/** What the accounts service and the authenticator share; the composition root creates one per process. */
 export interface AccountsContext {
   db: Kysely<Database>;
   log: Logger;
@@ -23,17 +24,16 @@ export interface AccountsContext {
   loginFailuresPerEmail: RateLimiter;
   loginFailuresPerIp: RateLimiter;
   publicUrl: string | undefined;
+  /** Where verification mail is queued. */
+  delivery: DeliveryService;
 }
 
-const contexts = new WeakMap<AppDeps, AccountsContext>();
-
 /**
- * The application's accounts context, created on first use. Memoised per `deps`, so every module's
- * `requireAuth(deps)` shares one credential cache and a revocation evicts it for all of them.
+ * The accounts context of one application. `createAccounts` calls this once and hands the context's
+ * credential verifier out as the process's one `Authenticator`, so there is one credential cache by
+ * construction and a revocation evicts it for every route.
  */
-export function accountsContext(deps: AppDeps): AccountsContext {
-  let ctx = contexts.get(deps);
-  if (ctx) return ctx;
+export function createAccountsContext(deps: AppDeps, delivery: DeliveryService): AccountsContext {
   let secret = deps.config.VANTAGE_JWT_SECRET;
   if (!secret) {
     // The runtime always resolves a secret (env or data directory); only a bare createApp gets here.
@@ -45,7 +45,7 @@ export function accountsContext(deps: AppDeps): AccountsContext {
   const jwtKey = tokenKey(secret);
   const db = deps.db.kysely;
   const store = dbRateLimitStore(db);
-  ctx = {
+  return {
     db,
     log: deps.log,
     form: deps.config.VANTAGE_API_FORM,
@@ -62,7 +62,6 @@ export function accountsContext(deps: AppDeps): AccountsContext {
       windowMs: LOGIN_WINDOW_MS,
     }),
     publicUrl: deps.config.VANTAGE_PUBLIC_URL,
+    delivery,
   };
-  contexts.set(deps, ctx);
-  return ctx;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
+import type { Authenticator, PresentedCredentials } from "../../http/authenticator.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
 import type { ApiForm } from "../../http/security.js";
@@ -9,14 +10,8 @@ import { findKeyByHash, findSession, touchKey } from "./repo.js";
 import { hashSecret } from "./secrets.js";
 import { verifyAccessToken } from "./tokens.js";
 
-export interface PresentedCredentials {
-  authorization: string | undefined;
-  apiKey: string | undefined;
-}
-
-/** Turns request credentials into a principal, or throws 401. One per application (see `accountsContext`). */
-export interface CredentialVerifier {
-  authenticate(presented: PresentedCredentials): Promise<Principal>;
+/** The `Authenticator` the accounts module implements; one per application (see `createAccountsContext`). */
+export interface CredentialVerifier extends Authenticator {
   /** Drops a revoked key from this process's cache at once (other instances: within the cache TTL). */
   forgetKey(id: string): void;
   forgetSession(jti: string): void;
@@ -147,7 +142,8 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
   }
 
   return {
-    async authenticate({ authorization, apiKey }) {
+    acceptsApiKeyHeader: opts.form === "b",
+    async authenticate({ authorization, apiKey }: PresentedCredentials) {
       let token: string | undefined;
       if (authorization !== undefined) {
         const m = /^Bearer +([^\s]+) *$/i.exec(authorization);

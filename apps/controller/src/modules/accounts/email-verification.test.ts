@@ -1,43 +1,11 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMailTransport, startMailWorker } from "../../mail/index.js";
+import { PASSWORD, uniqueEmail } from "../../testing/accounts.js";
+import { startSmtp } from "../../testing/smtp-server.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { PASSWORD, uniqueEmail } from "./test-helpers.js";
-
-interface Received {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on loopback that keeps what it receives. */
-async function startSmtp(): Promise<{ url: string; inbox: Received[]; stop(): Promise<void> }> {
-  const inbox: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        inbox.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString(),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    inbox,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { createChannels, startDeliveryWorker } from "../delivery/index.js";
 
 /** The token as written in the message body (quoted-printable soft breaks undone). */
 function tokenIn(raw: string): string {
@@ -69,16 +37,17 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
       expect(reg.status).toBe(201);
       const stored = email.replace(/@.*$/, "@example.com");
       const queued = await t.db.kysely
-        .selectFrom("mail_outbox")
+        .selectFrom("delivery_outbox")
         .selectAll()
-        .where("to_address", "=", stored)
+        .where("channel", "=", "email")
+        .where("destination", "=", stored)
         .executeTakeFirstOrThrow();
       expect(queued.sent_at).toBeNull();
 
       const log = pino({ level: "silent" });
-      const worker = startMailWorker({
+      const worker = startDeliveryWorker({
         db: t.db.kysely,
-        transport: createMailTransport({ smtpUrl: t.config.SMTP_URL, from: t.config.SMTP_FROM, log }),
+        channels: createChannels({ smtpUrl: t.config.SMTP_URL, smtpFrom: t.config.SMTP_FROM, log }),
         log,
         poll: false,
       });
@@ -89,7 +58,7 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
       expect(message, "message delivered to the SMTP server").toBeDefined();
       expect(message!.raw).toMatch(/Subject: Verify your Vantage email address/);
       const sent = await t.db.kysely
-        .selectFrom("mail_outbox")
+        .selectFrom("delivery_outbox")
         .select("sent_at")
         .where("id", "=", queued.id)
         .executeTakeFirstOrThrow();
@@ -133,9 +102,9 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
         },
       }),
     );
-    const worker = startMailWorker({
+    const worker = startDeliveryWorker({
       db: t.db.kysely,
-      transport: createMailTransport({ smtpUrl: undefined, from: t.config.SMTP_FROM, log }),
+      channels: createChannels({ smtpUrl: undefined, smtpFrom: t.config.SMTP_FROM, log }),
       log,
       poll: false,
     });

@@ -1,27 +1,63 @@
-import type { AppDeps } from "../../app.js";
+import type { AppDeps, Module } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
+import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
-import { accountsContext } from "./context.js";
-import { registerAuthRoutes } from "./routes-auth.js";
-import { registerKeyRoutes } from "./routes-keys.js";
-import { registerProfileRoutes } from "./routes-profile.js";
+import type { DeliveryService } from "../delivery/index.js";
+import { createAccountsContext } from "./context.js";
+import * as repo from "./repo.js";
+import { registerAuthRoutes } from "./routes/auth.js";
+import { registerCreateKey } from "./routes/create-key.js";
+import { registerGetProfile } from "./routes/get-profile.js";
+import { registerListKeys } from "./routes/list-keys.js";
+import { registerRevokeKey } from "./routes/revoke-key.js";
+import { securedRoute } from "./routes/secured-route.js";
+import { registerTokenRoutes } from "./routes/tokens.js";
+import { registerUpdateProfile } from "./routes/update-profile.js";
+import { type CreatedKey, createKey, type NewKeyInput } from "./service.js";
 
 export {
   type AccountsContext,
-  accountsContext,
   LOGIN_FAILURES_PER_EMAIL,
   LOGIN_FAILURES_PER_IP,
   LOGIN_WINDOW_MS,
 } from "./context.js";
 export { secretPrefix } from "./credential-formats.js";
 export { resolveJwtSecret } from "./jwt-secret.js";
-export { BCRYPT_COST, createKey, MAX_KEYS_PER_ACCOUNT, register } from "./service.js";
+export { BCRYPT_COST, type CreatedKey, MAX_KEYS_PER_ACCOUNT, type NewKeyInput } from "./service.js";
 
-/** Account routes: register/login/logout/verify-email, profile, API keys (and Form A access tokens). */
-export function registerAccounts(app: Router, deps: AppDeps): void {
-  const ctx = accountsContext(deps);
-  const auth = requireAuth(deps);
-  registerAuthRoutes(app, ctx, auth);
-  registerProfileRoutes(app, ctx, auth);
-  registerKeyRoutes(app, ctx, auth);
+/** What other modules, MCP and the dashboard ask of accounts. */
+export interface AccountsService {
+  /** The process's one authenticator: every route's auth middleware (and MCP) checks credentials with it. */
+  readonly authenticator: Authenticator;
+  /** The account's plan (`free` until billing changes it); undefined for an unknown account. */
+  planOf(userId: string): Promise<string | undefined>;
+  /** Issues an API key or personal access token for an account (the secret is in the answer only). */
+  createKey(userId: string, input: NewKeyInput): Promise<CreatedKey>;
+}
+
+export type AccountsModule = Module<AccountsService>;
+
+/** Accounts: register/login/logout/verify-email, profile, API keys (and Form A access tokens). */
+export function createAccounts(deps: AppDeps, services: { delivery: DeliveryService }): AccountsModule {
+  const ctx = createAccountsContext(deps, services.delivery);
+  return {
+    service: {
+      authenticator: ctx.credentials,
+      async planOf(userId) {
+        return (await repo.findUserById(ctx.db, userId))?.plan;
+      },
+      createKey: (userId, input) => createKey(ctx, userId, input),
+    },
+    routes(app: Router) {
+      const auth = requireAuth(ctx.credentials);
+      registerAuthRoutes(app, ctx, auth);
+      const secured = securedRoute(ctx, auth);
+      registerGetProfile(app, ctx, secured);
+      registerUpdateProfile(app, ctx, secured);
+      registerCreateKey(app, ctx, secured);
+      registerListKeys(app, ctx, secured);
+      registerRevokeKey(app, ctx, secured, "api_key");
+      if (ctx.form === "a") registerTokenRoutes(app, ctx, secured);
+    },
+  };
 }

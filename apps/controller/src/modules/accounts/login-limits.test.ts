@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
-import { newUser, PASSWORD, uniqueEmail } from "./test-helpers.js";
 
 let ipCounter = 0;
 /** A fresh documentation-range client IP per scenario (the app trusts 127.0.0.1 as a proxy). */

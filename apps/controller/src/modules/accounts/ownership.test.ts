@@ -1,15 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { pino } from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ownedOr404, requireAuth, requirePrincipal } from "../../http/auth.js";
 import { envelope, ok } from "../../http/envelope.js";
 import { handleError } from "../../http/errors-handler.js";
-import { HttpMetrics } from "../../http/metrics.js";
 import { createRouter } from "../../http/router.js";
 import { authSecurity } from "../../http/security.js";
+import { issueKey, keyHeaders, newUser, type TestUser } from "../../testing/accounts.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { issueKey, keyHeaders, newUser, type TestUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("ownership on %s", (kind) => {
   const db = useTestDb(kind);
@@ -65,14 +63,9 @@ describe.each(dbKinds)("ownership on %s", (kind) => {
     }
 
     it("the exported guard: another account's resource is 404, the owner's is served", async () => {
-      // A module of its own, built the way other modules use requireAuth and ownedOr404.
-      const deps = {
-        config: t.config,
-        db: t.db,
-        log: pino({ level: "silent" }),
-        transport: t.bus.controller(),
-        metrics: new HttpMetrics(false),
-      };
+      // A module of its own, built the way other modules use requireAuth (with the process's one
+      // authenticator, as the composition root hands it out) and ownedOr404.
+      const authenticator = t.modules.accounts.service.authenticator;
       const notes = new Map([["note_1", { id: "note_1", owner_id: a.userId, text: "alice's note" }]]);
       const app = createRouter();
       app.use("*", async (c, next) => {
@@ -83,7 +76,7 @@ describe.each(dbKinds)("ownership on %s", (kind) => {
         method: "get",
         path: "/v1/notes/{id}",
         security: authSecurity(form),
-        middleware: requireAuth(deps),
+        middleware: requireAuth(authenticator),
         request: { params: z.object({ id: z.string() }) },
         responses: {
           200: {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { newUser } from "../../testing/accounts.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { newUser } from "./test-helpers.js";
 
 describe.each(dbKinds)("profile on %s", (kind) => {
   const db = useTestDb(kind);

@@ -2,8 +2,12 @@ import bcrypt from "bcryptjs";
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
-import { ipBucket, type RateLimiter, type RateLimitStatus, rateLimitedError } from "../../http/rate-limit.js";
-import { enqueueMail } from "../../mail/index.js";
+import {
+  ipBucket,
+  type RateLimiter,
+  type RateLimitStatus,
+  rateLimitedError,
+} from "../../http/rate-limit/index.js";
 import type { AccountsContext } from "./context.js";
 import { newId } from "./ids.js";
 import * as repo from "./repo.js";
@@ -47,11 +51,14 @@ function verificationMail(ctx: AccountsContext, email: string, token: string) {
     ? `\nOr open: ${ctx.publicUrl.replace(/\/$/, "")}/v1/auth/verify-email?token=${token}\n`
     : "";
   return {
-    to: email,
-    subject: "Verify your Vantage email address",
-    text:
-      "Welcome to Vantage.\n\nTo verify this email address, send the token below to POST /v1/auth/verify-email " +
-      `as {"token": "…"}. It is valid for 48 hours.\n\nverification token: ${token}\n${link}`,
+    channel: "email" as const,
+    destination: email,
+    payload: {
+      subject: "Verify your Vantage email address",
+      text:
+        "Welcome to Vantage.\n\nTo verify this email address, send the token below to POST /v1/auth/verify-email " +
+        `as {"token": "…"}. It is valid for 48 hours.\n\nverification token: ${token}\n${link}`,
+    },
   };
 }
 
@@ -67,7 +74,7 @@ export async function register(
   const token = await signEmailToken(ctx.jwtKey, userId, email, Math.floor(Date.now() / 1000));
   const created = await ctx.db.transaction().execute(async (tx) => {
     const user = await repo.insertUser(tx, { id: userId, email, passwordHash });
-    if (user) await enqueueMail(tx, verificationMail(ctx, email, token));
+    if (user) await ctx.delivery.enqueue(tx, verificationMail(ctx, email, token));
     return user;
   });
   if (!created) throw new ApiError("conflict", "an account with this email already exists");

@@ -1,56 +1,87 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import type { AppDeps } from "../../app.js";
-import { envelope } from "../../http/envelope.js";
+import type { AppDeps, Module, Worker } from "../../deps.js";
 import type { Router } from "../../http/router.js";
-import type { NodeDirectory } from "./directory.js";
-import { nodeListJson } from "./repo.js";
+import { dbNodeDirectory, isOnline, type NodeDirectory, type NodeState } from "./directory.js";
+import { type Presence, startPresence } from "./presence.js";
+import { type NodeView, nodeListJson, toNodeViews } from "./repo.js";
+import { registerListNodes } from "./routes/list-nodes.js";
 
-export {
-  dbNodeDirectory,
-  isOnline,
-  loadOf,
-  type NodeDirectory,
-  type NodeState,
-} from "./directory.js";
+export { isOnline, loadOf, type NodeDirectory, type NodeState } from "./directory.js";
 export { type Presence, type PresenceOptions, startPresence } from "./presence.js";
+export type { NodeView } from "./repo.js";
+export { nodeSchema } from "./routes/list-nodes.js";
 
-export const nodeSchema = z
-  .object({
-    id: z.string().openapi({ example: "fra1" }),
-    name: z.string().openapi({ example: "Frankfurt 1" }),
-    country: z.string().length(2).openapi({ example: "DE" }),
-    region: z.string().openapi({ example: "eu-central" }),
-    provider: z.string().openapi({ example: "hetzner" }),
-    status: z.enum(["online", "offline"]).openapi({
-      description:
-        "`online` while heartbeats are fresh (VANTAGE_NODE_OFFLINE_AFTER_MS) and the agent is not draining",
-    }),
-    last_seen: z.string().openapi({ description: "ISO 8601 UTC time of the last heartbeat" }),
-    version: z.string().openapi({ description: "Agent software version" }),
-    capabilities: z.array(z.string()).openapi({ description: "e.g. ipv4, ipv6, icmp" }),
-  })
-  .openapi("Node");
+/** What other modules ask of the node directory. */
+export interface NodesService {
+  /**
+   * The directory probes pick nodes from: the presence role's memory (fed by heartbeats) on a controller
+   * that runs it, else the `nodes` table (cached for a second).
+   */
+  readonly directory: NodeDirectory;
+  /** Every known node in the API's view, ordered by id. */
+  list(): Promise<NodeView[]>;
+  /** The nodes online now (fresh heartbeat, not draining). */
+  online(): Promise<NodeState[]>;
+}
 
-const listNodesRoute = createRoute({
-  method: "get",
-  path: "/v1/nodes",
-  tags: ["nodes"],
-  summary: "List probe nodes with their region, provider and online status",
-  responses: {
-    200: {
-      description: "Every node that has ever sent a heartbeat",
-      content: { "application/json": { schema: envelope(z.object({ items: z.array(nodeSchema) })) } },
+/** The presence role's worker. */
+export interface PresenceWorker extends Worker {
+  /**
+   * Subscribes to heartbeats now and returns the in-memory directory, without waiting for the nodes already
+   * in the table (they load on first use): the synchronous half of `start()`, for test harnesses.
+   */
+  attach(): Presence;
+}
+
+export interface NodesModule extends Module<NodesService> {
+  /**
+   * The presence role: heartbeats → the in-memory directory and the `nodes` table. `start()` subscribes at
+   * once and resolves when the nodes already known are loaded.
+   */
+  readonly presence: PresenceWorker;
+}
+
+export function createNodes(deps: AppDeps): NodesModule {
+  const offlineAfterMs = deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS;
+  const fromTable = dbNodeDirectory(deps.db.kysely);
+  let presence: Presence | undefined;
+  const source = (): NodeDirectory => presence ?? fromTable;
+  const directory: NodeDirectory = {
+    list: () => source().list(),
+    reserve: (id) => source().reserve(id),
+    release: (id) => source().release(id),
+    pending: (id) => source().pending(id),
+  };
+  return {
+    service: {
+      directory,
+      async list() {
+        return toNodeViews(await directory.list(), offlineAfterMs);
+      },
+      async online() {
+        const now = Date.now();
+        return (await directory.list()).filter((n) => isOnline(n, offlineAfterMs, now));
+      },
     },
-  },
-});
-
-/** `directory`: the same node directory the probe module picks nodes from. */
-export function registerNodes(app: Router, deps: AppDeps, directory: NodeDirectory): void {
-  const itemsJson = nodeListJson(directory, deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS);
-  app.openapi(listNodesRoute, async (c) => {
-    const data = await itemsJson();
-    // The envelope `{data, request_id}` around the cached JSON of `data`, as `ok()` would build it.
-    const body = `{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`;
-    return c.body(body, 200, { "Content-Type": "application/json" }) as never;
-  });
+    routes(app: Router) {
+      registerListNodes(app, nodeListJson(directory, offlineAfterMs));
+    },
+    presence: {
+      attach() {
+        presence ??= startPresence({
+          db: deps.db.kysely,
+          transport: deps.transport,
+          log: deps.log,
+          offlineAfterMs,
+        });
+        return presence;
+      },
+      async start() {
+        await this.attach().ready;
+      },
+      async stop() {
+        // The directory keeps serving what it knew; only the subscription and the writes end.
+        await presence?.stop();
+      },
+    },
+  };
 }

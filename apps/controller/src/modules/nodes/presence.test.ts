@@ -3,9 +3,9 @@ import { captureLog } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { heartbeatOf, settle } from "../../testing/agents.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { heartbeatOf, settle } from "../probes/test-agents.js";
 import { startPresence } from "./presence.js";
 
 describe.each(dbKinds)("presence on %s", (kind) => {

@@ -1,52 +1,80 @@
-import type { AppDeps } from "../../app.js";
-import { syncedRateLimitStore } from "../../http/rate-limit.js";
+import type { AppDeps, Module, Worker } from "../../deps.js";
+import { optionalAuth } from "../../http/auth.js";
+import type { Authenticator } from "../../http/authenticator.js";
+import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import type { Router } from "../../http/router.js";
-import { dbNodeDirectory } from "../nodes/index.js";
-import type { BackgroundWork } from "./background.js";
+import type { NodesService } from "../nodes/index.js";
+import { BackgroundWork } from "./background.js";
 import { ProbeQuota } from "./quota.js";
 import { ResultWriter } from "./result-writer.js";
-import { registerProbeRoutes } from "./routes.js";
+import { registerCreateProbes } from "./routes/create-probe.js";
+import { registerGetQuota } from "./routes/get-quota.js";
+import { registerGetTask } from "./routes/get-task.js";
+import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
+import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 
-export { BackgroundWork } from "./background.js";
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
+export type { ProbeCaller } from "./quota.js";
+export type { TaskRecord } from "./repo.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
-export { ABANDONED_AFTER_MS, startTaskSweeper, type TaskSweeper } from "./sweeper.js";
+export type { Created, ProbeRequest, ProbesService } from "./service.js";
+export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
+
+export interface ProbesModule extends Module<ProbesService> {
+  /** The scheduler role's share: probe tasks a stopped controller left unfinished become `failed`. */
+  readonly sweeper: Worker;
+  /** Form A dispatches and Form B writes in flight, then the last quota counts: awaited on shutdown. */
+  drain(): Promise<void>;
+}
 
 /**
- * Probe routes of the active form. Nodes come from `deps.nodes` (the presence role's in-memory directory)
- * or, on a controller without that role, from the `nodes` table. Form A's background dispatches run on
- * `background`, which the composition root drains on shutdown; so do Form B's result writes.
+ * Probes: nodes come from the nodes service's directory; credentials (optional on every probe route) are
+ * checked by the process's one authenticator. Form A's background dispatches and Form B's result writes
+ * run on one `BackgroundWork`, drained on shutdown.
  */
-export function registerProbes(
-  app: Router,
+export function createProbes(
   deps: AppDeps,
-  background: BackgroundWork,
-): { drain(): Promise<void> } {
+  services: { nodes: NodesService; authenticator: Authenticator },
+): ProbesModule {
+  const background = new BackgroundWork();
   const counters = syncedRateLimitStore(deps.db.kysely, {
     onError: (err) => deps.log.warn({ err }, "probe quota counters not shared yet; retrying"),
   });
-  registerProbeRoutes(
-    app,
-    {
-      db: deps.db.kysely,
-      transport: deps.transport,
-      directory: deps.nodes ?? dbNodeDirectory(deps.db.kysely),
-      background,
-      writer: new ResultWriter(deps.db.kysely, background, deps.log),
-      quota: new ProbeQuota(counters, {
-        anon: deps.config.VANTAGE_PROBE_LIMIT_ANON,
-        auth: deps.config.VANTAGE_PROBE_LIMIT_AUTH,
-      }),
-      log: deps.log,
-      defaultNodes: deps.config.VANTAGE_DEFAULT_NODES,
-      offlineAfterMs: deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS,
-      allowPrivateTargets: deps.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
-    },
-    deps,
-    deps.config.VANTAGE_API_FORM,
-  );
-  // Form A dispatches and Form B writes first, then the last quota counts.
+  const probeDeps: ProbeDeps = {
+    db: deps.db.kysely,
+    transport: deps.transport,
+    directory: services.nodes.directory,
+    background,
+    writer: new ResultWriter(deps.db.kysely, background, deps.log),
+    quota: new ProbeQuota(counters, {
+      anon: deps.config.VANTAGE_PROBE_LIMIT_ANON,
+      auth: deps.config.VANTAGE_PROBE_LIMIT_AUTH,
+    }),
+    log: deps.log,
+    defaultNodes: deps.config.VANTAGE_DEFAULT_NODES,
+    offlineAfterMs: deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS,
+    allowPrivateTargets: deps.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+  };
+  const service = probesService(probeDeps);
+  let sweeper: TaskSweeper | undefined;
   return {
+    service,
+    routes(app: Router) {
+      const form = deps.config.VANTAGE_API_FORM;
+      const auth = optionalAuth(services.authenticator);
+      registerCreateProbes(app, service, auth, form);
+      registerGetQuota(app, service, auth, form);
+      registerGetTask(app, service, auth, form);
+    },
+    sweeper: {
+      async start() {
+        sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log });
+      },
+      async stop() {
+        await sweeper?.stop();
+        sweeper = undefined;
+      },
+    },
     async drain() {
       await background.drain();
       await counters.stop();

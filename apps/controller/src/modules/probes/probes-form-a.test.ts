@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { doneReply, serveNode, settle } from "../../testing/agents.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { doneReply, serveNode, settle } from "./test-agents.js";
 
 /** Form A's task life as a poller sees it: queued at once, running with results as they come, then done. */
 describe.each(dbKinds)("form A task states on %s", (kind) => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { doneReply, serveNode, settle } from "../../testing/agents.js";
+import { runTask, tcpBody } from "../../testing/probe-requests.js";
 import { dbKinds, type Form, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { type ProbeDeps, type ProbeRequest, queueProbeTask, runProbeTask } from "./service.js";
-import { doneReply, serveNode, settle } from "./test-agents.js";
-import { runTask, tcpBody } from "./test-requests.js";
 
 /**
  * What the controller makes of awkward input before and after the nodes: other notations of IPv4,

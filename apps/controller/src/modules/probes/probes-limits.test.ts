@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveNode, settle } from "../../testing/agents.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { serveNode, settle } from "./test-agents.js";
 
 const long = (n: number) => `${"a".repeat(60)}.`.repeat(Math.ceil(n / 61)).slice(0, n);
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);

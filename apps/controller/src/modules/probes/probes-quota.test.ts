@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { syncedRateLimitStore } from "../../http/rate-limit.js";
+import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
+import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
+import { serveNode, settle } from "../../testing/agents.js";
+import { tcpBody } from "../../testing/probe-requests.js";
 import { dbKinds, forms, openTestDb } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { issueKey, keyHeaders, newUser } from "../accounts/test-helpers.js";
 import { findTask } from "./repo.js";
-import { serveNode, settle } from "./test-agents.js";
-import { tcpBody } from "./test-requests.js";
 
 /** Hourly probe quotas in node-probes: per client IP, per account, shared by controllers on one database. */
 describe.each(dbKinds)("probe quotas on %s", (kind) => {

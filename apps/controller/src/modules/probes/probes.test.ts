@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { never, refusedReply, serveNode, settle } from "../../testing/agents.js";
+import { runTask, tcpBody } from "../../testing/probe-requests.js";
 import { dbKinds, type Form, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { never, refusedReply, serveNode, settle } from "./test-agents.js";
-import { runTask, tcpBody } from "./test-requests.js";
 
 /** Probe task logic through the HTTP API with agent doubles on the in-process bus, both forms, both databases. */
 describe.each(dbKinds)("probes on %s", (kind) => {

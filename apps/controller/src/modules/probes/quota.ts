@@ -3,7 +3,7 @@ import {
   type RateLimitStatus,
   rateLimitedError,
   type SyncedRateLimitStore,
-} from "../../http/rate-limit.js";
+} from "../../http/rate-limit/index.js";
 
 /** Who asks for a probe: an anonymous client (by IP) or an account (any valid credential). */
 export type ProbeCaller = { kind: "ip"; ip: string } | { kind: "account"; userId: string };

@@ -1,5 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { serveNode, settle } from "../../testing/agents.js";
+import { tcpBody } from "../../testing/probe-requests.js";
 import { dbKinds, openTestDb } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { BackgroundWork } from "./background.js";
@@ -8,8 +10,6 @@ import { findTask, insertTask, newTaskId, type TaskRecord } from "./repo.js";
 import { ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
 import { getProbeTask, type ProbeDeps, runProbeTask } from "./service.js";
 import { ABANDONED_AFTER_MS, startTaskSweeper } from "./sweeper.js";
-import { serveNode, settle } from "./test-agents.js";
-import { tcpBody } from "./test-requests.js";
 
 /** Form B's write-behind (ADR 0003), the cross-controller read of an unwritten task, and the sweep. */
 

@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import { ApiError, unavailableError } from "../../http/errors.js";
-import type { RateLimitStatus } from "../../http/rate-limit.js";
+import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
@@ -207,4 +207,25 @@ export async function getProbeTask(
     if (Date.now() >= waitUntil) throw notFound();
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The probe verbs other modules (scheduler, MCP, dashboard) and the routes call. */
+export interface ProbesService {
+  /** Runs a probe on its nodes and resolves with the finished task (Form B's model). */
+  run(req: ProbeRequest): Promise<Created<TaskRecord>>;
+  /** Stores a queued task and dispatches it in the background; resolves with its id (Form A's model). */
+  queue(req: ProbeRequest): Promise<Created<string>>;
+  /** A task as `viewer` (an account id, or undefined for anonymous callers) may see it; 404 otherwise. */
+  get(id: string, viewer: string | undefined): Promise<TaskRecord>;
+  /** The caller's probe quota now, without spending any; undefined when unlimited. */
+  quota(caller: ProbeCaller): RateLimitStatus | undefined;
+}
+
+export function probesService(deps: ProbeDeps): ProbesService {
+  return {
+    run: (req) => runProbeTask(deps, req),
+    queue: (req) => queueProbeTask(deps, req),
+    get: (id, viewer) => getProbeTask(deps, id, viewer),
+    quota: (caller) => deps.quota.peek(caller),
+  };
 }

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { errorResponses } from "../../http/envelope.js";
 import { ApiError } from "../../http/errors.js";
 import type { Router } from "../../http/router.js";
@@ -46,7 +46,11 @@ const readyRoute = createRoute({
 });
 
 /** Operations endpoints: health, readiness, metrics, the landing document and the API docs page. */
-export function registerSystem(app: Router, deps: AppDeps): void {
+export function createSystem(deps: AppDeps): { routes(app: Router): void } {
+  return { routes: (app) => registerSystem(app, deps) };
+}
+
+function registerSystem(app: Router, deps: AppDeps): void {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
   app.openapi(readyRoute, async (c) => {

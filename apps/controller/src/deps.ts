@@ -1,0 +1,37 @@
+import type { ControllerTransport } from "@vantage/transport";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import type { Db } from "./db/connect.js";
+import type { HttpMetrics } from "./http/metrics.js";
+import type { Router } from "./http/router.js";
+
+/**
+ * What the composition root hands every module: the process's parts, created once by the runtime. This file
+ * is a leaf: it imports no module and nothing imports `app.ts` back, so modules depend on it, not on each other.
+ */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+  transport: ControllerTransport;
+  metrics: HttpMetrics;
+}
+
+/** A role's background work: started by the runtime when the controller runs that role, stopped in reverse. */
+export interface Worker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The one face of a module, as its `createX(deps, services)` returns it: `service` is the typed in-process
+ * API that other modules, the scheduler, MCP and the dashboard call; `routes` registers its HTTP operations
+ * (one consumer of the service among several). A module with background work adds named `Worker`s, which
+ * the runtime's role list starts for the roles this controller runs.
+ */
+export interface Module<S> {
+  readonly service: S;
+  routes?(app: Router): void;
+  /** Work that outlives a request (Form A dispatch, write-behind): awaited on shutdown, after the roles stop. */
+  drain?(): Promise<void>;
+}

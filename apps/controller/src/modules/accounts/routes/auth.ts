@@ -1,0 +1,94 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { requirePrincipal } from "../../../http/auth.js";
+import type { AppEnv } from "../../../http/context.js";
+import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { authSecurity } from "../../../http/security.js";
+import type { AccountsContext } from "../context.js";
+import { credentialsBody, tokenSchema, verifyEmailBody, verifyEmailResult } from "../schemas.js";
+import { login, logout, register, verifyEmail } from "../service.js";
+import { toToken } from "../views.js";
+
+/** Register, login, logout and email verification: the same in both forms. */
+export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: MiddlewareHandler<AppEnv>): void {
+  const registerRoute = createRoute({
+    method: "post",
+    path: "/v1/auth/register",
+    tags: ["account"],
+    summary: "Create an account and log in",
+    description:
+      "The email is trimmed and its domain lower-cased; it must be unused (case-insensitively). A verification " +
+      "message is queued to the address (see `POST /v1/auth/verify-email`).",
+    request: jsonBody(credentialsBody),
+    responses: {
+      201: {
+        description: "Account created",
+        content: { "application/json": { schema: envelope(tokenSchema) } },
+      },
+      ...errorResponses(400, 409),
+    },
+  });
+  app.openapi(registerRoute, async (c) => {
+    const body = c.req.valid("json");
+    return ok(c, toToken(await register(ctx, body)), 201);
+  });
+
+  const loginRoute = createRoute({
+    method: "post",
+    path: "/v1/auth/login",
+    tags: ["account"],
+    summary: "Log in: a JWT access token valid 15 minutes",
+    description:
+      "A wrong email and a wrong password give the same 401. After 5 failures for one email, or 20 from one " +
+      "client IP, within 15 minutes, further attempts get 429 with `Retry-After` until the window ends. " +
+      "There are no refresh tokens: log in again when the token expires.",
+    request: jsonBody(credentialsBody),
+    responses: {
+      200: { description: "Logged in", content: { "application/json": { schema: envelope(tokenSchema) } } },
+      ...errorResponses(400, 401, 429),
+    },
+  });
+  app.openapi(loginRoute, async (c) => {
+    const body = c.req.valid("json");
+    const token = await login(ctx, { ...body, clientIp: c.get("clientIp") });
+    return ok(c, toToken(token), 200);
+  });
+
+  const logoutRoute = createRoute({
+    method: "post",
+    path: "/v1/auth/logout",
+    tags: ["account"],
+    summary: "Revoke the access token this request carries",
+    description: "Only a login session can log out; API keys and access tokens are deleted instead.",
+    security: authSecurity(ctx.form),
+    middleware: auth,
+    responses: {
+      200: { description: "Logged out", content: { "application/json": { schema: envelope(z.null()) } } },
+      ...errorResponses(401, 403),
+    },
+  });
+  app.openapi(logoutRoute, async (c) => {
+    await logout(ctx, requirePrincipal(c));
+    return ok(c, null, 200);
+  });
+
+  const verifyRoute = createRoute({
+    method: "post",
+    path: "/v1/auth/verify-email",
+    tags: ["account"],
+    summary: "Confirm the email address with the token from the verification message",
+    request: jsonBody(verifyEmailBody),
+    responses: {
+      200: {
+        description: "Email verified",
+        content: { "application/json": { schema: envelope(verifyEmailResult) } },
+      },
+      ...errorResponses(400),
+    },
+  });
+  app.openapi(verifyRoute, async (c) => {
+    const user = await verifyEmail(ctx, c.req.valid("json").token);
+    return ok(c, { id: user.id, email: user.email, email_verified: user.email_verified }, 200);
+  });
+}

@@ -1,0 +1,59 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { AppDeps, Module, Worker } from "../../deps.js";
+import { type ChannelType, createChannels, type Delivery } from "./channels/index.js";
+import { enqueueDelivery } from "./outbox.js";
+import { type DeliveryWorker, startDeliveryWorker } from "./worker.js";
+
+export {
+  type Channel,
+  type ChannelPayloads,
+  type Channels,
+  type ChannelType,
+  createChannels,
+  type Delivery,
+} from "./channels/index.js";
+export { MAX_DELIVERY_ATTEMPTS } from "./outbox.js";
+export { type DeliveryWorker, startDeliveryWorker } from "./worker.js";
+
+/** The delivery outbox as other modules use it: accounts queue verification mail, alerts their events. */
+export interface DeliveryService {
+  /**
+   * Queues a message for its channel. Pass the transaction that makes the message necessary, so neither
+   * exists without the other; the notifier role delivers it, retrying with backoff.
+   */
+  enqueue<C extends ChannelType>(
+    db: Kysely<Database> | Transaction<Database>,
+    delivery: Delivery<C>,
+  ): Promise<string>;
+}
+
+export interface DeliveryModule extends Module<DeliveryService> {
+  /** The notifier role: polls the outbox and delivers what is due (SMTP_URL unset: mail is logged). */
+  readonly worker: Worker;
+}
+
+/** The general delivery outbox (email is one channel of it) and its worker, which the notifier role runs. */
+export function createDelivery(deps: AppDeps): DeliveryModule {
+  let worker: DeliveryWorker | undefined;
+  return {
+    service: { enqueue: enqueueDelivery },
+    worker: {
+      async start() {
+        worker = startDeliveryWorker({
+          db: deps.db.kysely,
+          channels: createChannels({
+            smtpUrl: deps.config.SMTP_URL,
+            smtpFrom: deps.config.SMTP_FROM,
+            log: deps.log,
+          }),
+          log: deps.log,
+        });
+      },
+      async stop() {
+        await worker?.stop();
+        worker = undefined;
+      },
+    },
+  };
+}

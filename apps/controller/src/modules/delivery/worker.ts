@@ -1,0 +1,79 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import type { Channel, ChannelPayloads, Channels, ChannelType } from "./channels/index.js";
+import { claimDue, markFailed, markSent } from "./outbox.js";
+
+export interface DeliveryWorker {
+  /** Delivers every message due now; resolves with how many were delivered. */
+  runOnce(): Promise<number>;
+  /** Stops polling, waits for a delivery in progress and closes the channels. */
+  stop(): Promise<void>;
+}
+
+const BATCH = 20;
+
+/** Polls the outbox every `intervalMs` (and at once on start), delivering in batches of 20. */
+export function startDeliveryWorker(opts: {
+  db: Kysely<Database>;
+  channels: Channels;
+  log: Logger;
+  intervalMs?: number;
+  poll?: boolean;
+}): DeliveryWorker {
+  const interval = opts.intervalMs ?? 2000;
+  let running: Promise<number> | undefined;
+  let stopped = false;
+
+  const drain = async (): Promise<number> => {
+    let sent = 0;
+    for (;;) {
+      const batch = await claimDue(opts.db, BATCH);
+      for (const m of batch) {
+        try {
+          const channel = opts.channels[m.channel as ChannelType] as Channel<ChannelType> | undefined;
+          if (!channel) throw new Error(`unknown delivery channel "${m.channel}"`);
+          // The payload was written for this channel by `enqueueDelivery`, typed by the same map.
+          await channel.send(m.destination, m.payload as ChannelPayloads[ChannelType]);
+          await markSent(opts.db, m.id);
+          sent++;
+        } catch (err) {
+          opts.log.warn(
+            { err, delivery_id: m.id, channel: m.channel, attempts: m.attempts },
+            "delivery failed; will retry",
+          );
+          await markFailed(opts.db, m.id, m.attempts, err instanceof Error ? err.message : String(err));
+        }
+      }
+      if (batch.length < BATCH) return sent;
+    }
+  };
+
+  // Runs are serialised: a call during a run starts another after it, so nothing queued before the call
+  // is missed.
+  const runOnce = (): Promise<number> => {
+    const next = (running ?? Promise.resolve(0)).catch(() => 0).then(drain);
+    running = next;
+    return next;
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    runOnce()
+      .catch((err: unknown) => opts.log.error({ err }, "delivery outbox poll failed"))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, interval);
+      });
+  };
+  if (opts.poll ?? true) tick();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => 0);
+      for (const channel of Object.values(opts.channels)) channel.close();
+    },
+  };
+}

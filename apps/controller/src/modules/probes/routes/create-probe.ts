@@ -1,0 +1,123 @@
+import { createRoute, type z } from "@hono/zod-openapi";
+import type { ProbeType } from "@vantage/probes";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
+import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.js";
+import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "../form-b.js";
+import type { ProbeInput, ProbesService } from "../service.js";
+import { callerOf, quotaHeaders, quotaNote, setQuotaHeaders } from "./shared.js";
+
+const summaries: Record<ProbeType, string> = {
+  http: "HTTP(S) request from several nodes: status, timings, TLS certificate",
+  ping: "ICMP ping from several nodes: loss and round-trip times",
+  dns: "DNS query from several nodes: answers, rcode, query time",
+  tcp: "TCP connect from several nodes: connect time",
+  traceroute: "Traceroute from several nodes: hops with their round-trip times",
+};
+
+const probeErrors = errorResponses(400, 401, 413, 415, 422, 429, 503);
+
+/** `POST /v1/probe/<type>` in Form A: the task is queued (202) and polled. */
+function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: MiddlewareHandler<AppEnv>) {
+  return createRoute({
+    method: "post",
+    path: `/v1/probe/${type}`,
+    tags: ["probes"],
+    summary: summaries[type],
+    description:
+      "Creates the task and answers at once with 202 and `status: queued`; the nodes run it in the background. " +
+      "Poll `GET /v1/probe/tasks/{task_id}` for the results." +
+      quotaNote,
+    security: optionalAuthSecurity("a"),
+    middleware: [auth] as const,
+    request: jsonBody(body),
+    responses: {
+      202: {
+        description: "Task queued",
+        headers: quotaHeaders,
+        content: { "application/json": { schema: envelope(formACreatedSchema) } },
+      },
+      ...probeErrors,
+    },
+  });
+}
+
+/** `POST /v1/probe/<type>` in Form B: the answer waits for every node (200 with the results). */
+function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: MiddlewareHandler<AppEnv>) {
+  return createRoute({
+    method: "post",
+    path: `/v1/probe/${type}`,
+    tags: ["probes"],
+    summary: summaries[type],
+    description:
+      "Runs the probe on every chosen node and answers when all have answered or timed out (each node has " +
+      "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`." +
+      quotaNote,
+    security: optionalAuthSecurity("b"),
+    middleware: [auth] as const,
+    request: jsonBody(body),
+    responses: {
+      200: {
+        description: "Task done",
+        headers: quotaHeaders,
+        content: { "application/json": { schema: envelope(formBDoneSchema(type)) } },
+      },
+      ...probeErrors,
+    },
+  });
+}
+
+/**
+ * One route per probe type, in the active form. Each type is registered on its own line, its body schema
+ * passed as its own type parameter, so that its handler sees its own body type (over a loop, or indexed by
+ * a type parameter, the body widens to `unknown`).
+ */
+export function registerCreateProbes(
+  app: Router,
+  probes: ProbesService,
+  auth: MiddlewareHandler<AppEnv>,
+  form: ApiForm,
+): void {
+  if (form === "a") {
+    const queued = async (c: Context<AppEnv>, input: ProbeInput) => {
+      const created = await probes.queue({ ...input, caller: callerOf(c) });
+      setQuotaHeaders(c, created.quota);
+      return ok(c, toFormA(created.value), 202);
+    };
+    app.openapi(formARoute("http", formABodies.http, auth), (c) =>
+      queued(c, fromFormA.http(c.req.valid("json"))),
+    );
+    app.openapi(formARoute("ping", formABodies.ping, auth), (c) =>
+      queued(c, fromFormA.ping(c.req.valid("json"))),
+    );
+    app.openapi(formARoute("dns", formABodies.dns, auth), (c) =>
+      queued(c, fromFormA.dns(c.req.valid("json"))),
+    );
+    app.openapi(formARoute("tcp", formABodies.tcp, auth), (c) =>
+      queued(c, fromFormA.tcp(c.req.valid("json"))),
+    );
+    app.openapi(formARoute("traceroute", formABodies.traceroute, auth), (c) =>
+      queued(c, fromFormA.traceroute(c.req.valid("json"))),
+    );
+    return;
+  }
+  const done = async (c: Context<AppEnv>, input: ProbeInput) => {
+    const created = await probes.run({ ...input, caller: callerOf(c) });
+    setQuotaHeaders(c, created.quota);
+    return ok(c, toFormB(created.value), 200);
+  };
+  app.openapi(formBRoute("http", formBBodies.http, auth), (c) =>
+    done(c, fromFormB.http(c.req.valid("json"))),
+  );
+  app.openapi(formBRoute("ping", formBBodies.ping, auth), (c) =>
+    done(c, fromFormB.ping(c.req.valid("json"))),
+  );
+  app.openapi(formBRoute("dns", formBBodies.dns, auth), (c) => done(c, fromFormB.dns(c.req.valid("json"))));
+  app.openapi(formBRoute("tcp", formBBodies.tcp, auth), (c) => done(c, fromFormB.tcp(c.req.valid("json"))));
+  app.openapi(formBRoute("traceroute", formBBodies.traceroute, auth), (c) =>
+    done(c, fromFormB.traceroute(c.req.valid("json"))),
+  );
+}

@@ -1,0 +1,42 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import { envelope, errorResponses, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
+import { taskViewSchema, toTaskView } from "../result-schemas.js";
+import type { ProbesService } from "../service.js";
+
+/** `GET /v1/probe/tasks/{id}`: one route, the task view in the active form's shape. */
+export function registerGetTask(
+  app: Router,
+  probes: ProbesService,
+  auth: MiddlewareHandler<AppEnv>,
+  form: ApiForm,
+): void {
+  const route = createRoute({
+    method: "get",
+    path: "/v1/probe/tasks/{id}",
+    tags: ["probes"],
+    summary: "Read a probe task and its per-node results",
+    description:
+      "Form A polls here after creating a task; its results are stored as they arrive. Form B can read a " +
+      "finished task again, at once after the answer and on any controller. A recent id that is not found " +
+      "is a 404 after a short wait (up to 250 ms) for a write in flight. A task created with credentials " +
+      "belongs to that account: read it with credentials of the same account (any other caller gets 404). " +
+      "A task created without credentials is readable by anyone who has its id.",
+    security: optionalAuthSecurity(form),
+    middleware: [auth] as const,
+    request: {
+      params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
+    },
+    responses: {
+      200: { description: "The task", content: { "application/json": { schema: envelope(taskViewSchema) } } },
+      ...errorResponses(401, 404),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const task = await probes.get(c.req.valid("param").id, c.get("principal")?.userId);
+    return ok(c, toTaskView(task, form), 200);
+  });
+}

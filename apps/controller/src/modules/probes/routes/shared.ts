@@ -1,0 +1,47 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import { type RateLimitStatus, rateLimitHeaders } from "../../../http/rate-limit/index.js";
+import { setResponseHeader } from "../../../http/response-headers.js";
+import type { ProbeCaller } from "../quota.js";
+
+export const quotaNote =
+  " Anonymous calls are limited per client IP, calls with credentials per account, in node-probes per hour " +
+  "(a task on 3 nodes costs 3); `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` tell what " +
+  "is left, and a request that does not fit is refused whole with 429 `rate_limited` and `Retry-After`.";
+
+export const quotaHeaders = {
+  "RateLimit-Limit": {
+    description: "The caller's node-probes per hour (absent when unlimited)",
+    schema: { type: "integer" as const },
+  },
+  "RateLimit-Remaining": {
+    description: "Node-probes left in this hour, after this request",
+    schema: { type: "integer" as const },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until the hour's quota starts afresh",
+    schema: { type: "integer" as const },
+  },
+};
+
+export const quotaSchema = z.object({
+  caller: z.enum(["ip", "account"]).openapi({ description: "Whose quota: the client IP's or the account's" }),
+  limit: z.number().int().nullable().openapi({ description: "Node-probes per hour; null when unlimited" }),
+  used: z
+    .number()
+    .int()
+    .openapi({ description: "Node-probes spent in this hour (0 when unlimited: nothing is counted)" }),
+  remaining: z.number().int().nullable().openapi({ description: "Left in this hour; null when unlimited" }),
+  reset_s: z.number().int().openapi({ description: "Seconds until the hour's quota starts afresh" }),
+});
+
+/** The account behind the request's credentials, else its client IP. */
+export function callerOf(c: Context<AppEnv>): ProbeCaller {
+  const principal = c.get("principal");
+  return principal ? { kind: "account", userId: principal.userId } : { kind: "ip", ip: c.get("clientIp") };
+}
+
+export function setQuotaHeaders(c: Context<AppEnv>, quota: RateLimitStatus | undefined): void {
+  if (quota) for (const [k, v] of Object.entries(rateLimitHeaders(quota))) setResponseHeader(c, k, v);
+}

@@ -1,0 +1,4 @@
+/** Fixture: a file private to module x. */
+export interface Secret {
+  value: string;
+}
