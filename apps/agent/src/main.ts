@@ -3,7 +3,7 @@ import { errors, type NatsConnection } from "@nats-io/transport-node";
 import { subjects } from "@vantage/protocol";
 import {
   authorizationProbeSubject,
-  checkAuthorizationEnforced,
+  checkAuthorizationUntilConclusive,
   connectNats,
   isAuthorizationProbeRefusal,
   isNatsAuthorizationError,
@@ -148,8 +148,6 @@ async function main(): Promise<void> {
   agent = startAgent({ config, link, log });
 }
 
-const CHECK_RETRY_MS = 1000;
-
 /**
  * Before serving, the agent makes sure the server would stop anyone else from receiving this node's jobs
  * or speaking as it: it subscribes to another node's job subject, which its credentials must not allow.
@@ -163,18 +161,17 @@ async function requireEnforcedPermissions(
   config: AgentConfig,
   log: Logger,
 ): Promise<void> {
-  for (;;) {
-    const check = await checkAuthorizationEnforced(nc, { probeSubject });
-    if (check.enforced) {
-      log.info(
-        { subject: check.subject },
-        "NATS enforces permissions: another node's jobs are refused to this agent",
-      );
-      return;
-    }
-    if (check.conclusive) break;
-    log.warn({ detail: check.detail }, "could not check that NATS enforces permissions; trying again");
-    await new Promise((r) => setTimeout(r, CHECK_RETRY_MS));
+  const check = await checkAuthorizationUntilConclusive(nc, {
+    probeSubject,
+    onRetry: (c) =>
+      log.warn({ detail: c.detail }, "could not check that NATS enforces permissions; trying again"),
+  });
+  if (check.enforced) {
+    log.info(
+      { subject: check.subject },
+      "NATS enforces permissions: another node's jobs are refused to this agent",
+    );
+    return;
   }
   const line = "NATS server does not enforce permissions: any client could impersonate this node";
   if (config.VANTAGE_ALLOW_OPEN_NATS) {

@@ -1,7 +1,7 @@
 import {
   authorizationProbeSubject,
   type ControllerTransport,
-  checkAuthorizationEnforced,
+  checkAuthorizationUntilConclusive,
   connectNats,
   InProcessBus,
   isAuthorizationProbeRefusal,
@@ -179,15 +179,14 @@ async function requireEnforcedPermissions(
   config: Config,
   log: Logger,
 ): Promise<void> {
-  for (;;) {
-    const check = await checkAuthorizationEnforced(nc, { probeSubject });
-    if (check.enforced) {
-      log.info({ subject: check.subject }, "NATS enforces permissions");
-      return;
-    }
-    if (check.conclusive) break;
-    log.warn({ detail: check.detail }, "could not check that NATS enforces permissions; trying again");
-    await new Promise((r) => setTimeout(r, 1000));
+  const check = await checkAuthorizationUntilConclusive(nc, {
+    probeSubject,
+    onRetry: (c) =>
+      log.warn({ detail: c.detail }, "could not check that NATS enforces permissions; trying again"),
+  });
+  if (check.enforced) {
+    log.info({ subject: check.subject }, "NATS enforces permissions");
+    return;
   }
   const line =
     "NATS server does not enforce permissions: any client could send jobs to the nodes or answer as any of them";

@@ -136,3 +136,20 @@ export async function checkAuthorizationEnforced(
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * `checkAuthorizationEnforced` until it is conclusive: a server that answers neither way in time is asked
+ * again every `retryMs` (the connection itself keeps reconnecting meanwhile), with `onRetry` told why.
+ * Resolves with the first conclusive answer; it never treats silence as an open server.
+ */
+export async function checkAuthorizationUntilConclusive(
+  nc: NatsConnection,
+  opts: AuthorizationCheckOptions & { retryMs?: number; onRetry?: (check: AuthorizationCheck) => void } = {},
+): Promise<AuthorizationCheck> {
+  for (;;) {
+    const check = await checkAuthorizationEnforced(nc, opts);
+    if (check.conclusive) return check;
+    opts.onRetry?.(check);
+    await new Promise((r) => setTimeout(r, opts.retryMs ?? 1000));
+  }
+}

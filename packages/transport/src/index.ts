@@ -3,6 +3,7 @@ export {
   type AuthorizationCheckOptions,
   authorizationProbeSubject,
   checkAuthorizationEnforced,
+  checkAuthorizationUntilConclusive,
   isAuthorizationProbeRefusal,
 } from "./authorization.js";
 export { InProcessBus } from "./in-process.js";

@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
@@ -8,26 +8,15 @@ import { getUser } from "../service.js";
 import { toProfileA, toProfileB } from "../views.js";
 import type { SecuredRoute } from "./secured-route.js";
 
-const getA = (common: SecuredRoute) =>
+/** The same contract in both forms but for the profile's schema. */
+const getRoute = <S extends z.ZodType>(common: SecuredRoute, profile: S) =>
   createRoute({
     ...common,
     method: "get",
     path: "/v1/account/profile",
     summary: "The caller's profile",
     responses: {
-      200: { description: "Profile", ...jsonContent(envelope(profileA)) },
-      ...errorResponses(401, 403),
-    },
-  });
-
-const getB = (common: SecuredRoute) =>
-  createRoute({
-    ...common,
-    method: "get",
-    path: "/v1/account/profile",
-    summary: "The caller's profile",
-    responses: {
-      200: { description: "Profile", ...jsonContent(envelope(profileB)) },
+      200: { description: "Profile", ...jsonContent(envelope(profile)) },
       ...errorResponses(401, 403),
     },
   });
@@ -35,11 +24,11 @@ const getB = (common: SecuredRoute) =>
 /** `GET /v1/account/profile` in the active form's shape. */
 export function registerGetProfile(app: Router, ctx: AccountsContext, common: SecuredRoute): void {
   if (ctx.form === "a") {
-    app.openapi(getA(common), async (c) =>
+    app.openapi(getRoute(common, profileA), async (c) =>
       ok(c, toProfileA(await getUser(ctx, requirePrincipal(c).userId)), 200),
     );
   } else {
-    app.openapi(getB(common), async (c) =>
+    app.openapi(getRoute(common, profileB), async (c) =>
       ok(c, toProfileB(await getUser(ctx, requirePrincipal(c).userId)), 200),
     );
   }
