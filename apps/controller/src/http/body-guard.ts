@@ -3,14 +3,17 @@ import type { Context } from "hono";
 import { findUnstorableText } from "../lib/unstorable-text.js";
 import type { AppEnv } from "./context.js";
 import { ApiError } from "./errors.js";
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./json-shape.js";
 
 // The same rule as the route validators (@hono/zod-openapi): a JSON type, then only `; name=value`
 // parameters. A type they would refuse is refused here, so the answer is always `unsupported_media_type`.
 const jsonType = /^application\/([a-z.-]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 /**
- * For requests that carry a body: the body must be JSON (415), at most `limit` bytes (413) and parse (400).
- * The parsed body is cached by Hono, so the route validators read it without parsing again.
+ * For requests that carry a body: the body must be JSON (415), at most `limit` bytes (413), nest at most
+ * `MAX_JSON_DEPTH` levels, hold at most `MAX_JSON_VALUES` values and parse (400). The parsed body is cached
+ * by Hono, so the route validators read it without parsing again. Every step is linear in the body's size,
+ * whatever its shape: the body is unauthenticated input on every route that takes one.
  */
 export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void> {
   const lengthHeader = c.req.header("content-length");
@@ -39,6 +42,15 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   const raw = incoming ? await readIncoming(incoming, limit) : await readLimited(c.req.raw, limit);
   if (raw.trim() === "") return;
   if (!isJson) throw notJson();
+  // Before parsing, so nothing deeper or wider than the limits is built, walked or validated.
+  const problem = jsonShapeProblem(raw);
+  if (problem !== undefined) {
+    const message =
+      problem === "too_deep"
+        ? `JSON must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`
+        : `JSON must not hold more than ${MAX_JSON_VALUES} values (array elements and object members, nested ones included)`;
+    throw new ApiError("validation_error", `body: ${message}`, [{ path: "body", message }]);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
