@@ -3,7 +3,7 @@ import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
-import { MAX_KEYS_PER_ACCOUNT } from "./service.js";
+import { MAX_KEYS_PER_ACCOUNT } from "./keys.js";
 
 /** How many statuses of each kind, e.g. `{ 201: 100, 409: 20 }`. */
 function tally(statuses: number[]): Record<number, number> {

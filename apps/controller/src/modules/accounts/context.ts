@@ -7,12 +7,21 @@ import { dbRateLimitStore, RateLimiter } from "../../http/rate-limit/index.js";
 import type { ApiForm } from "../../http/security.js";
 import type { DeliveryService } from "../delivery/index.js";
 import { type CredentialVerifier, createCredentialVerifier } from "./credentials.js";
+import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from "./password-hasher.js";
 import { tokenKey } from "./tokens.js";
 
 /** Failed logins allowed per email address, and per client IP (IPv6: per /64), in 15 minutes. */
 export const LOGIN_FAILURES_PER_EMAIL = 5;
 export const LOGIN_FAILURES_PER_IP = 20;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
+/** Registrations are counted per clock hour (`VANTAGE_REGISTER_LIMIT_IP`, `VANTAGE_REGISTER_LIMIT_EMAIL`). */
+export const REGISTER_WINDOW_MS = 3600_000;
+
+/** What a caller of `createAccounts` may set beyond the configuration (tests, tools). */
+export interface AccountsOptions {
+  /** The password pool's size and queue (see `createPasswordHasher`). */
+  passwords?: PasswordHasherOptions;
+}
 
 /** What the accounts service and the authenticator share; the composition root creates one per process. */
 export interface AccountsContext {
@@ -23,7 +32,11 @@ export interface AccountsContext {
   credentials: CredentialVerifier;
   loginFailuresPerEmail: RateLimiter;
   loginFailuresPerIp: RateLimiter;
-  publicUrl: string | undefined;
+  /** Registrations per client IP (IPv6: per /64) and per address; undefined when turned off (0). */
+  registrationsPerIp: RateLimiter | undefined;
+  registrationsPerAddress: RateLimiter | undefined;
+  /** bcrypt in worker threads: every hash and compare goes through it, never the event loop. */
+  passwords: PasswordHasher;
   /** Where verification mail is queued. */
   delivery: DeliveryService;
 }
@@ -33,7 +46,11 @@ export interface AccountsContext {
  * credential verifier out as the process's one `Authenticator`, so there is one credential cache by
  * construction and a revocation evicts it for every route.
  */
-export function createAccountsContext(deps: AppDeps, delivery: DeliveryService): AccountsContext {
+export function createAccountsContext(
+  deps: AppDeps,
+  delivery: DeliveryService,
+  options: AccountsOptions = {},
+): AccountsContext {
   let secret = deps.config.VANTAGE_JWT_SECRET;
   if (!secret) {
     // The runtime always resolves a secret (env or data directory); only a bare createApp gets here.
@@ -45,6 +62,8 @@ export function createAccountsContext(deps: AppDeps, delivery: DeliveryService):
   const jwtKey = tokenKey(secret);
   const db = deps.db.kysely;
   const store = dbRateLimitStore(db);
+  const perHour = (name: string, limit: number) =>
+    limit > 0 ? new RateLimiter(store, { name, limit, windowMs: REGISTER_WINDOW_MS }) : undefined;
   return {
     db,
     log: deps.log,
@@ -61,7 +80,9 @@ export function createAccountsContext(deps: AppDeps, delivery: DeliveryService):
       limit: LOGIN_FAILURES_PER_IP,
       windowMs: LOGIN_WINDOW_MS,
     }),
-    publicUrl: deps.config.VANTAGE_PUBLIC_URL,
+    registrationsPerIp: perHour("register:ip", deps.config.VANTAGE_REGISTER_LIMIT_IP),
+    registrationsPerAddress: perHour("register:email", deps.config.VANTAGE_REGISTER_LIMIT_EMAIL),
+    passwords: createPasswordHasher(options.passwords),
     delivery,
   };
 }

@@ -15,6 +15,24 @@ function tokenIn(raw: string): string {
   return m[1]!;
 }
 
+/** The text of the verification message queued for `email` (read from the outbox, not sent). */
+async function queuedText(t: TestApp, email: string): Promise<string> {
+  const row = await t.db.kysely
+    .selectFrom("delivery_outbox")
+    .select("payload")
+    .where("channel", "=", "email")
+    .where("destination", "=", email.replace(/@.*$/, "@example.com"))
+    .executeTakeFirstOrThrow();
+  const payload = (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as {
+    text: string;
+  };
+  return payload.text;
+}
+
+async function queuedToken(t: TestApp, email: string): Promise<string> {
+  return tokenIn(await queuedText(t, email));
+}
+
 describe.each(dbKinds)("email verification on %s", (kind) => {
   const db = useTestDb(kind);
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
@@ -74,6 +92,42 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
       expect(verified.body.data).toMatchObject({ email: stored, email_verified: true });
       const after = await t.call("GET", "/v1/account/profile", { headers: auth });
       expect(after.body.data.email_verified).toBe(true);
+    });
+
+    it("a token verifies once: used again it is refused with 400 like a bad one", async () => {
+      const email = uniqueEmail("once");
+      const reg = await t.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
+      expect(reg.status).toBe(201);
+      const token = await queuedToken(t, email);
+      const first = await t.call("POST", "/v1/auth/verify-email", { body: { token } });
+      expect(first.status).toBe(200);
+      const again = await t.call("POST", "/v1/auth/verify-email", { body: { token } });
+      expect(again.status).toBe(400);
+      expect(again.body.error.code).toBe("validation_error");
+      expect(again.body.error.details[0].path).toBe("body.token");
+      expect(again.body.error.message).toMatch(/used/);
+    });
+
+    it("the message offers no GET link: opening a URL (as mail scanners do) cannot use up the token", async () => {
+      const withUrl = db.app(form, { VANTAGE_PUBLIC_URL: "https://vantage.example" });
+      const email = uniqueEmail("link");
+      await withUrl.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
+      const text = await queuedText(withUrl, email);
+      expect(text).not.toMatch(/verify-email\?token=/);
+      const token = tokenIn(text);
+      const opened = await withUrl.call("GET", `/v1/auth/verify-email?token=${token}`);
+      expect(opened.status).toBe(405);
+      expect((await withUrl.call("POST", "/v1/auth/verify-email", { body: { token } })).status).toBe(200);
+    });
+
+    it("of concurrent uses of one token exactly one succeeds", async () => {
+      const email = uniqueEmail("race");
+      await t.call("POST", "/v1/auth/register", { body: { email, password: PASSWORD } });
+      const token = await queuedToken(t, email);
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => t.call("POST", "/v1/auth/verify-email", { body: { token } })),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
     });
 
     it("refuses a bad verification token with 400, and an access token is not one", async () => {

@@ -3,7 +3,8 @@ import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
 import type { DeliveryService } from "../delivery/index.js";
-import { createAccountsContext } from "./context.js";
+import { type AccountsOptions, createAccountsContext } from "./context.js";
+import { type CreatedKey, createKey, type NewKeyInput } from "./keys.js";
 import * as repo from "./repo.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCreateKey } from "./routes/create-key.js";
@@ -13,17 +14,18 @@ import { registerRevokeKey } from "./routes/revoke-key.js";
 import { securedRoute } from "./routes/secured-route.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerUpdateProfile } from "./routes/update-profile.js";
-import { type CreatedKey, createKey, type NewKeyInput } from "./service.js";
 
 export {
   type AccountsContext,
+  type AccountsOptions,
   LOGIN_FAILURES_PER_EMAIL,
   LOGIN_FAILURES_PER_IP,
   LOGIN_WINDOW_MS,
 } from "./context.js";
 export { secretPrefix } from "./credential-formats.js";
 export { resolveJwtSecret } from "./jwt-secret.js";
-export { BCRYPT_COST, type CreatedKey, MAX_KEYS_PER_ACCOUNT, type NewKeyInput } from "./service.js";
+export { type CreatedKey, MAX_KEYS_PER_ACCOUNT, type NewKeyInput } from "./keys.js";
+export { BCRYPT_COST } from "./password-hasher.js";
 
 /** What other modules, MCP and the dashboard ask of accounts. */
 export interface AccountsService {
@@ -35,12 +37,24 @@ export interface AccountsService {
   createKey(userId: string, input: NewKeyInput): Promise<CreatedKey>;
 }
 
-export type AccountsModule = Module<AccountsService>;
+export interface AccountsModule extends Module<AccountsService> {
+  /**
+   * Stops the password pool (bcrypt's worker threads), letting running checks finish; a register or login
+   * after it answers 503. Call on shutdown after the api role has stopped. Idle threads end by themselves
+   * and never hold the process open, so an application that is simply dropped (tests) leaks nothing.
+   */
+  close(): Promise<void>;
+}
 
 /** Accounts: register/login/logout/verify-email, profile, API keys (and Form A access tokens). */
-export function createAccounts(deps: AppDeps, services: { delivery: DeliveryService }): AccountsModule {
-  const ctx = createAccountsContext(deps, services.delivery);
+export function createAccounts(
+  deps: AppDeps,
+  services: { delivery: DeliveryService },
+  options: AccountsOptions = {},
+): AccountsModule {
+  const ctx = createAccountsContext(deps, services.delivery, options);
   return {
+    close: () => ctx.passwords.close(),
     service: {
       authenticator: ctx.credentials,
       async planOf(userId) {

@@ -76,7 +76,10 @@ export async function updateUser(db: Executor, id: string, patch: UserPatch): Pr
     .executeTakeFirst();
 }
 
-/** Marks the email verified only if it is still the address the token was issued for. */
+/**
+ * Marks the email verified only if it is still the address the token was issued for and not verified yet:
+ * undefined otherwise, so of two uses of one token (even concurrent ones) only the first succeeds.
+ */
 export async function markEmailVerified(
   db: Executor,
   id: string,
@@ -87,6 +90,7 @@ export async function markEmailVerified(
     .set({ email_verified: true, updated_at: new Date() })
     .where("id", "=", id)
     .where("email", "=", email)
+    .where("email_verified", "=", false)
     .returningAll()
     .executeTakeFirst();
 }
@@ -151,6 +155,16 @@ export async function insertKey(db: Executor, k: NewKey): Promise<KeyRow> {
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** One of the account's keys or tokens by id (revoked ones included), for the bounds of what it creates. */
+export async function findKeyById(db: Executor, userId: string, id: string) {
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "scopes", "expires_at", "revoked_at"])
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
 }
 
 /** The one indexed lookup behind every API key and personal access token check. */

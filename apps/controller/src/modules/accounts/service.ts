@@ -1,6 +1,4 @@
-import bcrypt from "bcryptjs";
-import type { ApiKeyKind } from "../../db/tables/accounts.js";
-import type { Principal, Scope } from "../../http/context.js";
+import type { Principal } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
 import {
   ipBucket,
@@ -10,8 +8,8 @@ import {
 } from "../../http/rate-limit/index.js";
 import type { AccountsContext } from "./context.js";
 import { newId } from "./ids.js";
+import { DUMMY_HASH } from "./password-hasher.js";
 import * as repo from "./repo.js";
-import { displayPrefix, generateSecret, hashSecret } from "./secrets.js";
 import { ACCESS_TOKEN_TTL_S, signAccessToken, signEmailToken, verifyEmailToken } from "./tokens.js";
 import {
   canonicalTimeZone,
@@ -20,11 +18,6 @@ import {
   normaliseEmail,
   PASSWORD_MAX_BYTES,
 } from "./validation.js";
-
-/** bcrypt cost factor (2^10 rounds, ≈ 50–80 ms here): the floor OWASP accepts for bcrypt. */
-export const BCRYPT_COST = 10;
-/** Active API keys (and, separately, personal access tokens) one account may hold. */
-export const MAX_KEYS_PER_ACCOUNT = 100;
 
 export interface IssuedToken {
   userId: string;
@@ -46,10 +39,11 @@ async function issueSession(ctx: AccountsContext, userId: string): Promise<Issue
   return { userId, accessToken, expiresIn: ACCESS_TOKEN_TTL_S };
 }
 
-function verificationMail(ctx: AccountsContext, email: string, token: string) {
-  const link = ctx.publicUrl
-    ? `\nOr open: ${ctx.publicUrl.replace(/\/$/, "")}/v1/auth/verify-email?token=${token}\n`
-    : "";
+/**
+ * The verification message. It asks for a POST and offers no link: there is no GET form of the route (a
+ * link answered 405), and one would be a trap for a single-use token, since mail scanners open links.
+ */
+function verificationMail(email: string, token: string) {
   return {
     channel: "email" as const,
     destination: email,
@@ -57,24 +51,53 @@ function verificationMail(ctx: AccountsContext, email: string, token: string) {
       subject: "Verify your Vantage email address",
       text:
         "Welcome to Vantage.\n\nTo verify this email address, send the token below to POST /v1/auth/verify-email " +
-        `as {"token": "…"}. It is valid for 48 hours.\n\nverification token: ${token}\n${link}`,
+        `as {"token": "…"}. It is valid for 48 hours and works once.\n\nverification token: ${token}\n`,
     },
   };
 }
 
-/** Creates the account, queues the verification message in the same transaction, and logs the user in. */
+/**
+ * The per-address limit's key: lower-cased, with a `+tag` dropped from the local part, since
+ * `ada+1@x.io` and `Ada+2@x.io` reach one mailbox.
+ */
+export function mailboxKey(email: string): string {
+  const at = email.lastIndexOf("@");
+  return `${email.slice(0, at).replace(/\+.*$/, "")}@${email.slice(at + 1)}`.toLowerCase();
+}
+
+/**
+ * Counts a registration attempt per client IP (IPv6: per /64) and per address, before any password is
+ * hashed or mail queued; over either limit → 429 and the hits are given back (a refused attempt costs
+ * nothing). Counting first, like login, means a burst of concurrent attempts cannot all pass the check.
+ */
+async function countRegistration(ctx: AccountsContext, email: string, clientIp: string): Promise<void> {
+  const counters: [RateLimiter, string][] = [];
+  if (ctx.registrationsPerIp) counters.push([ctx.registrationsPerIp, ipBucket(clientIp)]);
+  if (ctx.registrationsPerAddress) counters.push([ctx.registrationsPerAddress, mailboxKey(email)]);
+  const statuses = await Promise.all(counters.map(([limiter, key]) => limiter.consume(key)));
+  const blocked = statuses.filter((s) => s.exceeded);
+  if (blocked.length === 0) return;
+  await Promise.all(counters.map(([limiter, key], i) => giveBack(limiter, key, statuses[i]!)));
+  throw rateLimitedError(blocked, "too many registrations from this client or for this email address");
+}
+
+/**
+ * Creates the account, queues the verification message in the same transaction, and logs the user in.
+ * Registrations are limited per client IP and per address (`countRegistration`) before the bcrypt work.
+ */
 export async function register(
   ctx: AccountsContext,
-  input: { email: string; password: string },
+  input: { email: string; password: string; clientIp: string },
 ): Promise<IssuedToken> {
   const email = normaliseEmail(input.email);
   checkNewPassword(input.password);
-  const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
+  await countRegistration(ctx, email, input.clientIp);
+  const passwordHash = await ctx.passwords.hash(input.password);
   const userId = newId("usr");
   const token = await signEmailToken(ctx.jwtKey, userId, email, Math.floor(Date.now() / 1000));
   const created = await ctx.db.transaction().execute(async (tx) => {
     const user = await repo.insertUser(tx, { id: userId, email, passwordHash });
-    if (user) await ctx.delivery.enqueue(tx, verificationMail(ctx, email, token));
+    if (user) await ctx.delivery.enqueue(tx, verificationMail(email, token));
     return user;
   });
   if (!created) throw new ApiError("conflict", "an account with this email already exists");
@@ -82,7 +105,6 @@ export async function register(
   return issueSession(ctx, userId);
 }
 
-let dummyHash: Promise<string> | undefined;
 let loginsSinceSweep = 0;
 
 /** Takes back a hit counted by `consume`, unless its window has ended meanwhile (it would land in the next). */
@@ -119,9 +141,18 @@ export async function login(
 
   const user = await repo.findUserByEmail(ctx.db, emailKey);
   const tooLong = Buffer.byteLength(input.password, "utf8") > PASSWORD_MAX_BYTES;
-  dummyHash ??= bcrypt.hash("not-a-real-password", BCRYPT_COST);
-  const hash = user?.password_hash ?? (await dummyHash);
-  const matches = (await bcrypt.compare(input.password, hash)) && !tooLong;
+  let matches: boolean;
+  try {
+    // In the password pool, never on the event loop; an unknown email is compared with the dummy hash.
+    matches = (await ctx.passwords.compare(input.password, user?.password_hash ?? DUMMY_HASH)) && !tooLong;
+  } catch (err) {
+    // Not checked (the pool is full or stopping): not a failure, so the counted hits go back.
+    await Promise.all([
+      giveBack(ctx.loginFailuresPerEmail, emailKey, byEmail),
+      giveBack(ctx.loginFailuresPerIp, ipKey, byIp),
+    ]);
+    throw err;
+  }
   if (!user?.password_hash || !matches || user.status !== "active") {
     throw new ApiError("unauthorized", "invalid email or password");
   }
@@ -179,92 +210,23 @@ export async function updateProfile(
   return user;
 }
 
+function badToken(message: string): ApiError {
+  return new ApiError("validation_error", `body.token: ${message}`, [{ path: "body.token", message }]);
+}
+
+/**
+ * Marks the address verified. A token works once: the update applies only while the address is still
+ * unverified, so a used token (or a second, concurrent use of one) is a 400. The `email_verified` flag is
+ * the record of use; a token is bound to its user and address, so one for a former address is refused too.
+ */
 export async function verifyEmail(ctx: AccountsContext, token: string): Promise<User> {
   const claims = await verifyEmailToken(ctx.jwtKey, token);
-  const user = claims ? await repo.markEmailVerified(ctx.db, claims.userId, claims.email) : undefined;
-  if (!user) {
-    throw new ApiError("validation_error", "body.token: invalid or expired verification token", [
-      { path: "body.token", message: "invalid or expired verification token" },
-    ]);
+  if (!claims) throw badToken("invalid or expired verification token");
+  const user = await repo.markEmailVerified(ctx.db, claims.userId, claims.email);
+  if (user) return user;
+  const current = await repo.findUserById(ctx.db, claims.userId);
+  if (current?.email === claims.email && current.email_verified) {
+    throw badToken("this verification token has already been used");
   }
-  return user;
-}
-
-export interface NewKeyInput {
-  kind: ApiKeyKind;
-  name: string;
-  /** Omitted or empty → read and write. */
-  scopes?: readonly Scope[] | undefined;
-  /** Null → never expires. */
-  expiresDays: number | null;
-  /** The form's prefix for this kind (`sk_live_`, `vantage_live_`, `vantage_pat_`). */
-  secretPrefix: string;
-}
-
-export interface CreatedKey {
-  row: repo.KeyRow;
-  /** The whole secret: returned once, never stored. */
-  secret: string;
-}
-
-/** Needs only the database and logger, so tests and tools can issue keys without an application. */
-export async function createKey(
-  ctx: Pick<AccountsContext, "db" | "log">,
-  userId: string,
-  input: NewKeyInput,
-): Promise<CreatedKey> {
-  const scopes: Scope[] =
-    input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)].sort() : ["read", "write"];
-  const secret = generateSecret(input.secretPrefix);
-  // Count and insert under a lock on the account's row, else concurrent creates all see a count under the
-  // limit and all insert. A row lock rather than an advisory lock: it needs no key space shared with other
-  // modules' advisory locks, and it tells a deleted account (404) from a full one. On PGlite (one
-  // connection, transactions queued by the dialect) the lock is uncontended and changes nothing.
-  const row = await ctx.db.transaction().execute(async (tx) => {
-    if (!(await repo.lockUser(tx, userId))) throw new ApiError("not_found", "account not found");
-    if ((await repo.countActiveKeys(tx, userId, input.kind)) >= MAX_KEYS_PER_ACCOUNT) {
-      throw new ApiError(
-        "conflict",
-        `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys of a kind`,
-      );
-    }
-    return repo.insertKey(tx, {
-      id: newId(input.kind === "pat" ? "pat" : "key"),
-      userId,
-      kind: input.kind,
-      name: input.name,
-      hash: hashSecret(secret),
-      prefix: displayPrefix(secret, input.secretPrefix),
-      scopes,
-      expiresAt: input.expiresDays === null ? null : new Date(Date.now() + input.expiresDays * 86_400_000),
-    });
-  });
-  ctx.log.info({ user_id: userId, key_id: row.id, kind: input.kind }, "credential created");
-  return { row, secret };
-}
-
-export async function listKeys(
-  ctx: AccountsContext,
-  userId: string,
-  kind: ApiKeyKind,
-  page: { limit: number; offset: number },
-): Promise<{ items: repo.KeyRow[]; total: number }> {
-  const [items, total] = await Promise.all([
-    repo.listKeys(ctx.db, userId, kind, page),
-    repo.countActiveKeys(ctx.db, userId, kind),
-  ]);
-  return { items, total };
-}
-
-/** Revokes one of the caller's keys; another account's id is 404 like an unknown one. */
-export async function revokeKey(
-  ctx: AccountsContext,
-  userId: string,
-  kind: ApiKeyKind,
-  id: string,
-): Promise<void> {
-  const done = await repo.revokeKey(ctx.db, userId, kind, id);
-  if (!done) throw new ApiError("not_found", `${kind === "pat" ? "access token" : "API key"} not found`);
-  ctx.credentials.forgetKey(id);
-  ctx.log.info({ user_id: userId, key_id: id }, "credential revoked");
+  throw badToken("invalid or expired verification token");
 }

@@ -10,6 +10,29 @@ import { credentialsBody, tokenSchema, verifyEmailBody, verifyEmailResult } from
 import { login, logout, register, verifyEmail } from "../service.js";
 import { toToken } from "../views.js";
 
+/** Passwords are checked in a bounded pool of worker threads; a full pool answers at once rather than queue. */
+const PASSWORD_POOL_NOTE =
+  "When more password checks are waiting than the server takes on, the request gets 503 `unavailable` " +
+  "with `Retry-After: 1`.";
+
+/** The registration limits as the route documents them (from the configuration). */
+function registrationLimits(ctx: AccountsContext): string {
+  const perIp = ctx.registrationsPerIp?.rule.limit;
+  const perAddress = ctx.registrationsPerAddress?.rule.limit;
+  const parts = [
+    perIp === undefined ? undefined : `${perIp} per hour per client IP (IPv6: per /64)`,
+    perAddress === undefined
+      ? undefined
+      : `${perAddress} per hour per address (\`+tags\` count as one address; a taken address counts too)`,
+  ].filter((p) => p !== undefined);
+  const limits =
+    parts.length === 0
+      ? "Registrations are not limited on this server. "
+      : `Registrations are limited to ${parts.join(" and ")}, counted before any work; beyond a limit → ` +
+        "429 `rate_limited` with `Retry-After` and `RateLimit-*` headers. ";
+  return limits + PASSWORD_POOL_NOTE;
+}
+
 /** Register, login, logout and email verification: the same in both forms. */
 export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: MiddlewareHandler<AppEnv>): void {
   const registerRoute = createRoute({
@@ -19,19 +42,20 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     summary: "Create an account and log in",
     description:
       "The email is trimmed and its domain lower-cased; it must be unused (case-insensitively). A verification " +
-      "message is queued to the address (see `POST /v1/auth/verify-email`).",
+      "message is queued to the address (see `POST /v1/auth/verify-email`). " +
+      registrationLimits(ctx),
     request: jsonBody(credentialsBody),
     responses: {
       201: {
         description: "Account created",
         content: { "application/json": { schema: envelope(tokenSchema) } },
       },
-      ...errorResponses(400, 409),
+      ...errorResponses(400, 409, 429, 503),
     },
   });
   app.openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, toToken(await register(ctx, body)), 201);
+    return ok(c, toToken(await register(ctx, { ...body, clientIp: c.get("clientIp") })), 201);
   });
 
   const loginRoute = createRoute({
@@ -42,11 +66,12 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     description:
       "A wrong email and a wrong password give the same 401. After 5 failures for one email, or 20 from one " +
       "client IP, within 15 minutes, further attempts get 429 with `Retry-After` until the window ends. " +
-      "There are no refresh tokens: log in again when the token expires.",
+      "There are no refresh tokens: log in again when the token expires. " +
+      PASSWORD_POOL_NOTE,
     request: jsonBody(credentialsBody),
     responses: {
       200: { description: "Logged in", content: { "application/json": { schema: envelope(tokenSchema) } } },
-      ...errorResponses(400, 401, 429),
+      ...errorResponses(400, 401, 429, 503),
     },
   });
   app.openapi(loginRoute, async (c) => {
@@ -78,6 +103,9 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     path: "/v1/auth/verify-email",
     tags: ["account"],
     summary: "Confirm the email address with the token from the verification message",
+    description:
+      "A token works once: a used token, one for an address the account no longer has, an expired (48 h) " +
+      "or a malformed one → 400 `validation_error` on `body.token`.",
     request: jsonBody(verifyEmailBody),
     responses: {
       200: {

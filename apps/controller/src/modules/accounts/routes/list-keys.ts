@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
+import { listKeys } from "../keys.js";
 import { keyListA, keyListB, pageQuery } from "../schemas.js";
-import { listKeys } from "../service.js";
 import { toKeyA, toKeyB } from "../views.js";
 import type { SecuredRoute } from "./secured-route.js";
 

@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
+import { revokeKey } from "../keys.js";
 import { idParam } from "../schemas.js";
-import { revokeKey } from "../service.js";
 import type { SecuredRoute } from "./secured-route.js";
 
 const paths = { api_key: "/v1/account/api-keys/{id}", pat: "/v1/account/tokens/{id}" } as const;

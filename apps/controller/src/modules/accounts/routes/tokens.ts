@@ -3,10 +3,10 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
+import { createKeyAs, listKeys } from "../keys.js";
 import { createdPat, createPatBody, pageQuery, patList } from "../schemas.js";
-import { createKey, listKeys } from "../service.js";
 import { toPat } from "../views.js";
-import { formAKeyInput } from "./create-key.js";
+import { FORM_A_KEY_TERMS, formAKeyRequest } from "./create-key.js";
 import { registerRevokeKey } from "./revoke-key.js";
 import type { SecuredRoute } from "./secured-route.js";
 
@@ -20,9 +20,7 @@ export function registerTokenRoutes(app: Router, ctx: AccountsContext, common: S
     method: "post",
     path: "/v1/account/tokens",
     summary: "Create a personal access token (`vantage_pat_…`); shown only in this response",
-    description:
-      "A personal access token acts as the user (CLI, scripts); it has scopes and expiry like an API key " +
-      "(`scopes` omitted or `[]` → read and write; `expires_days` 1–90, default 90).",
+    description: `A personal access token acts as the user (CLI, scripts); it has scopes and expiry like an API key. ${FORM_A_KEY_TERMS}`,
     request: { body: { required: true, ...jsonContent(createPatBody) } },
     responses: {
       201: { description: "Token created", ...jsonContent(envelope(createdPat)) },
@@ -30,8 +28,8 @@ export function registerTokenRoutes(app: Router, ctx: AccountsContext, common: S
     },
   });
   app.openapi(create, async (c) => {
-    const input = formAKeyInput("pat", c.req.valid("json"));
-    const { row, secret } = await createKey(ctx, requirePrincipal(c).userId, input);
+    const input = formAKeyRequest("pat", c.req.valid("json"));
+    const { row, secret } = await createKeyAs(ctx, requirePrincipal(c), input);
     return ok(c, { ...toPat(row), token: secret }, 201);
   });
 
