@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import type { NodesTable } from "../../db/tables/nodes.js";
 
@@ -16,6 +17,11 @@ export interface NodeState {
   /** Epoch ms of the last heartbeat. */
   lastSeen: number;
   draining: boolean;
+  /**
+   * Epoch ms at which a probe found the node offline (`NodeDirectory.markOffline`): offline from then on,
+   * until a heartbeat received after it.
+   */
+  markedOfflineAt?: number;
 }
 
 /**
@@ -32,10 +38,17 @@ export interface NodeDirectory {
   reserve(nodeId: string): void;
   release(nodeId: string): void;
   pending(nodeId: string): number;
+  /**
+   * A probe found the node offline (nobody serves its job subject, or it refuses jobs as it shuts down):
+   * offline at once — in the node list and for node selection — instead of once its heartbeats have been
+   * missing for VANTAGE_NODE_OFFLINE_AFTER_MS. Its next heartbeat brings it back. The next `list()` hands
+   * out a new snapshot. Unknown ids are ignored.
+   */
+  markOffline(nodeId: string): void;
 }
 
 export function isOnline(node: NodeState, offlineAfterMs: number, now = Date.now()): boolean {
-  return !node.draining && now - node.lastSeen <= offlineAfterMs;
+  return !node.draining && node.markedOfflineAt === undefined && now - node.lastSeen <= offlineAfterMs;
 }
 
 /** Load as a fraction of capacity, counting jobs this controller has in flight there. */
@@ -83,24 +96,82 @@ export class PendingJobs {
   }
 }
 
-/** A directory over the `nodes` table, for controllers that do not run the presence role. */
-export function dbNodeDirectory(db: Kysely<Database>, cacheMs = 1000): NodeDirectory {
+export interface DbNodeDirectoryOptions {
+  /** How long one read of the table is served (ms). */
+  cacheMs?: number;
+  log?: Logger;
+}
+
+/**
+ * A directory over the `nodes` table, for controllers that do not run the presence role. A node marked
+ * offline here is offline in this controller's view only (the table has nowhere to keep the mark): until a
+ * heartbeat newer than the mark reaches the table — `last_seen` is when the presence role received it —
+ * however often the table is read again meanwhile. Other controllers learn from their own probes, or when
+ * the heartbeats go stale. The mark's time is this controller's clock and `last_seen` the presence
+ * controller's: skew between them delays a recovery by at most one heartbeat interval, or, if it exceeds
+ * the time between a node's last heartbeat and the probe that found it gone, lets that last heartbeat undo
+ * the mark (the node is then offline once its heartbeats are stale, as without a mark).
+ */
+export function dbNodeDirectory(db: Kysely<Database>, opts: DbNodeDirectoryOptions = {}): NodeDirectory {
+  const cacheMs = opts.cacheMs ?? 1000;
   const jobs = new PendingJobs();
+  // Node id → when this controller found it offline (epoch ms, this controller's clock).
+  const marks = new Map<string, number>();
+  let marksVersion = 0;
   let cached: { at: number; nodes: Promise<NodeState[]> } | undefined;
+  // What `list()` hands out: one table read with the marks applied, rebuilt when either changes.
+  let view: { read: Promise<NodeState[]>; marksVersion: number; nodes: Promise<NodeState[]> } | undefined;
+
+  const read = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > cacheMs) {
+      const nodes = readNodeRows(db);
+      cached = { at: now, nodes };
+      nodes.catch(() => {
+        cached = undefined;
+      });
+    }
+    return cached.nodes;
+  };
+
+  const applyMarks = (rows: NodeState[]): NodeState[] => {
+    if (marks.size === 0) return rows;
+    const known = new Set(rows.map((n) => n.id));
+    for (const id of marks.keys()) if (!known.has(id)) marks.delete(id);
+    return rows.map((n) => {
+      const at = marks.get(n.id);
+      if (at === undefined) return n;
+      if (n.lastSeen > at) {
+        // A heartbeat received after the mark: the node is back (the mark never outlives it).
+        marks.delete(n.id);
+        opts.log?.info({ node_id: n.id }, "node back online: heartbeat after a probe found it offline");
+        return n;
+      }
+      return { ...n, markedOfflineAt: at };
+    });
+  };
+
   return {
     list() {
-      const now = Date.now();
-      if (!cached || now - cached.at > cacheMs) {
-        const nodes = readNodeRows(db);
-        cached = { at: now, nodes };
-        nodes.catch(() => {
-          cached = undefined;
-        });
+      const rows = read();
+      if (!view || view.read !== rows || view.marksVersion !== marksVersion) {
+        view = { read: rows, marksVersion, nodes: rows.then(applyMarks) };
       }
-      return cached.nodes;
+      return view.nodes;
     },
     reserve: (id) => jobs.reserve(id),
     release: (id) => jobs.release(id),
     pending: (id) => jobs.pending(id),
+    markOffline(id) {
+      if (!marks.has(id)) {
+        opts.log?.warn(
+          { node_id: id },
+          "node marked offline by a probe (no responders, or shutting down) until its next heartbeat",
+        );
+      }
+      // A later mark replaces an earlier one: only a heartbeat newer than the latest failure brings it back.
+      marks.set(id, Date.now());
+      marksVersion++;
+    },
   };
 }

@@ -19,7 +19,7 @@ export interface NodesService {
   readonly directory: NodeDirectory;
   /** Every known node in the API's view, ordered by id. */
   list(): Promise<NodeView[]>;
-  /** The nodes online now (fresh heartbeat, not draining). */
+  /** The nodes online now (fresh heartbeat, not draining, not found offline by a probe since). */
   online(): Promise<NodeState[]>;
 }
 
@@ -42,7 +42,7 @@ export interface NodesModule extends Module<NodesService> {
 
 export function createNodes(deps: AppDeps): NodesModule {
   const offlineAfterMs = deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS;
-  const fromTable = dbNodeDirectory(deps.db.kysely);
+  const fromTable = dbNodeDirectory(deps.db.kysely, { log: deps.log });
   let presence: Presence | undefined;
   const source = (): NodeDirectory => presence ?? fromTable;
   const directory: NodeDirectory = {
@@ -50,6 +50,7 @@ export function createNodes(deps: AppDeps): NodesModule {
     reserve: (id) => source().reserve(id),
     release: (id) => source().release(id),
     pending: (id) => source().pending(id),
+    markOffline: (id) => source().markOffline(id),
   };
   return {
     service: {

@@ -7,6 +7,7 @@ import {
 import type { ControllerTransport } from "@vantage/transport";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
+import { z } from "zod";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
 
@@ -18,6 +19,8 @@ export interface PresenceOptions {
   flushIntervalMs?: number;
   /** At most one version notice (and warn line) per node this often, while its heartbeats are refused. */
   versionNoticeIntervalMs?: number;
+  /** At most one warn line per node this often about heartbeats dropped as malformed (or misaddressed). */
+  malformedLogIntervalMs?: number;
   /** A node without a heartbeat for this long is offline (`VANTAGE_NODE_OFFLINE_AFTER_MS`): logged once. */
   offlineAfterMs?: number;
 }
@@ -34,6 +37,40 @@ export interface Presence extends NodeDirectory {
 const batchSize = 500;
 
 const DEFAULT_VERSION_NOTICE_INTERVAL_MS = 60_000;
+const DEFAULT_MALFORMED_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * What any protocol version's heartbeat has in common: an object with an integer `v`. Only such a message
+ * can be "of another version"; anything else is malformed whatever version its sender meant to speak.
+ */
+const versionedSchema = z.object({ v: z.number().int() });
+
+/** The first validation issue, as `path: message`, for the log. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  const path = issue.path.map(String).join(".");
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** Per node: allows one event per interval (log lines, notices), so a broken agent cannot flood anything. */
+class PerNodeLimit {
+  private readonly last = new Map<string, number>();
+  constructor(private readonly intervalMs: number) {}
+  allow(nodeId: string, now = performance.now()): boolean {
+    const last = this.last.get(nodeId);
+    if (last !== undefined && now - last < this.intervalMs) return false;
+    this.last.set(nodeId, now);
+    return true;
+  }
+  forget(nodeId: string): void {
+    this.last.delete(nodeId);
+  }
+  /** Drops entries whose interval has passed (they would allow anyway), so the map stays small. */
+  prune(now = performance.now()): void {
+    for (const [id, at] of this.last) if (now - at >= this.intervalMs) this.last.delete(id);
+  }
+}
 
 /**
  * The presence role: heartbeats → an in-memory directory (used to pick nodes) and, batched, the `nodes`
@@ -44,9 +81,12 @@ export function startPresence(opts: PresenceOptions): Presence {
   const { db, log } = opts;
   const nodes = new Map<string, NodeState>();
   const dirty = new Set<string>();
-  // Node id → when it was last told (and the log last warned) that its protocol version is refused.
-  const versionNoticeAt = new Map<string, number>();
-  const versionNoticeIntervalMs = opts.versionNoticeIntervalMs ?? DEFAULT_VERSION_NOTICE_INTERVAL_MS;
+  // When a node was last told (and the log last warned) that its protocol version is refused.
+  const versionNotices = new PerNodeLimit(opts.versionNoticeIntervalMs ?? DEFAULT_VERSION_NOTICE_INTERVAL_MS);
+  // When the log last warned about a node's malformed (or misaddressed) heartbeats.
+  const malformedWarnings = new PerNodeLimit(
+    opts.malformedLogIntervalMs ?? DEFAULT_MALFORMED_LOG_INTERVAL_MS,
+  );
   const jobs = new PendingJobs();
   // Nodes whose heartbeats stopped (logged once when they do, and again when they come back).
   const silent = new Set<string>();
@@ -56,14 +96,23 @@ export function startPresence(opts: PresenceOptions): Presence {
   let flushing: Promise<void> = Promise.resolve();
   let stopped = false;
 
+  const malformed = (nodeId: string, issue: string) => {
+    if (!malformedWarnings.allow(nodeId)) return;
+    log.warn({ node_id: nodeId, issue }, "malformed heartbeat dropped");
+  };
+
   const onHeartbeat = (nodeId: string, message: unknown) => {
     if (stopped) return;
-    const v = (message as { v?: unknown } | null)?.v;
+    // The version is judged before the shape (another version may well have another shape), but only on a
+    // message that has one: without an integer `v` it is malformed, not of another version.
+    const versioned = versionedSchema.safeParse(message);
+    if (!versioned.success) {
+      malformed(nodeId, firstIssue(versioned.error));
+      return;
+    }
+    const v = versioned.data.v;
     if (!isCompatibleVersion(v)) {
-      const now = performance.now();
-      const last = versionNoticeAt.get(nodeId);
-      if (last === undefined || now - last >= versionNoticeIntervalMs) {
-        versionNoticeAt.set(nodeId, now);
+      if (versionNotices.allow(nodeId)) {
         log.warn(
           { node_id: nodeId, version: v, expected: PROTOCOL_VERSION },
           "heartbeat with another protocol version: node not registered; the agent was told on its job " +
@@ -75,28 +124,33 @@ export function startPresence(opts: PresenceOptions): Presence {
           notice: "incompatible_version",
           message:
             `the controller speaks protocol v${PROTOCOL_VERSION} and drops this node's heartbeats of ` +
-            `v${JSON.stringify(v) ?? "none"}`,
+            `v${v}`,
         };
         opts.transport.notify(nodeId, notice);
       }
       return;
     }
-    versionNoticeAt.delete(nodeId);
+    versionNotices.forget(nodeId);
     const parsed = heartbeatSchema.safeParse(message);
     if (!parsed.success) {
-      log.warn({ node_id: nodeId, issue: parsed.error.issues[0]?.message }, "invalid heartbeat dropped");
+      malformed(nodeId, firstIssue(parsed.error));
       return;
     }
     const hb = parsed.data;
     if (hb.node.id !== nodeId) {
-      log.warn(
-        { node_id: nodeId, claimed: hb.node.id },
-        "heartbeat names another node than its subject: dropped",
-      );
+      if (malformedWarnings.allow(nodeId)) {
+        log.warn(
+          { node_id: nodeId, claimed: hb.node.id },
+          "heartbeat names another node than its subject: dropped",
+        );
+      }
       return;
     }
     const previous = nodes.get(nodeId);
     if (silent.delete(nodeId)) log.info({ node_id: nodeId }, "node back online: heartbeats again");
+    else if (previous?.markedOfflineAt !== undefined) {
+      log.info({ node_id: nodeId }, "node back online: heartbeat after a probe found it offline");
+    }
     const next: NodeState = {
       id: nodeId,
       name: hb.node.name,
@@ -149,6 +203,8 @@ export function startPresence(opts: PresenceOptions): Presence {
     for (const n of nodes.values()) {
       if (n.draining || silent.has(n.id) || now - n.lastSeen <= offlineAfterMs) continue;
       silent.add(n.id);
+      // Already logged as offline when a probe found it gone.
+      if (n.markedOfflineAt !== undefined) continue;
       log.warn(
         { node_id: n.id, last_seen: new Date(n.lastSeen).toISOString() },
         `node offline: no heartbeat for ${Math.round((now - n.lastSeen) / 1000)} s`,
@@ -158,6 +214,8 @@ export function startPresence(opts: PresenceOptions): Presence {
 
   const timer = setInterval(() => {
     noticeSilence();
+    versionNotices.prune();
+    malformedWarnings.prune();
     void schedule();
   }, opts.flushIntervalMs ?? 1000);
   timer.unref();
@@ -192,6 +250,17 @@ export function startPresence(opts: PresenceOptions): Presence {
     reserve: (id) => jobs.reserve(id),
     release: (id) => jobs.release(id),
     pending: (id) => jobs.pending(id),
+    markOffline(id) {
+      const node = nodes.get(id);
+      if (!node || node.markedOfflineAt !== undefined) return;
+      // A new object: the next heartbeat replaces it with one without the mark (the node is back).
+      nodes.set(id, { ...node, markedOfflineAt: Date.now() });
+      snapshot = undefined;
+      log.warn(
+        { node_id: id },
+        "node marked offline by a probe (no responders, or shutting down) until its next heartbeat",
+      );
+    },
     flush: () => schedule(),
     async stop() {
       if (stopped) return;

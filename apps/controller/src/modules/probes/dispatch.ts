@@ -64,7 +64,17 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     raw = await withDeadline(input.transport.request(node.id, message, input.timeoutMs), input.timeoutMs);
   } catch (err) {
     const code = err instanceof TransportError ? err.code : "transport_error";
-    if (code === "no_responders") return failed("node_offline", `node ${node.id} is offline`);
+    if (code === "no_responders") {
+      // Nobody serves its job subject: the agent is gone (NATS drops a closed connection's subscriptions
+      // at once). The directory learns it now, not when the heartbeats have gone stale.
+      input.directory.markOffline(node.id);
+      return failed("node_offline", `node ${node.id} is offline`);
+    }
+    // A timeout does not mark the node offline: a slow node is not a gone one. It may be busy, its target
+    // slow, a reply late or this controller's event loop stalled, and one slow probe must not take a
+    // healthy node out of every caller's selection until its next heartbeat (which would then flap it
+    // back). Fresh heartbeats stay the authority; a node that dies without closing its connection goes
+    // offline when they stop (VANTAGE_NODE_OFFLINE_AFTER_MS).
     if (code === "timeout")
       return failed("node_timeout", `node ${node.id} did not answer within ${input.timeoutMs} ms`);
     return failed("node_error", `node ${node.id} could not be reached`);
@@ -84,7 +94,11 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     const c = reply.error.code;
     if (c === "busy") return failed("node_busy", `node ${node.id} is at its job limit`);
     if (c === "incompatible_version") return failed("incompatible_version", reply.error.message);
-    if (c === "shutting_down") return failed("node_offline", `node ${node.id} is shutting down`);
+    if (c === "shutting_down") {
+      // It said so itself: offline at once, as its draining heartbeat will say too.
+      input.directory.markOffline(node.id);
+      return failed("node_offline", `node ${node.id} is shutting down`);
+    }
     return failed("node_error", `node ${node.id} refused the job: ${reply.error.message}`);
   }
   const { outcome } = reply;

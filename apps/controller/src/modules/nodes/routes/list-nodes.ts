@@ -11,7 +11,8 @@ export const nodeSchema = z
     provider: z.string().openapi({ example: "hetzner" }),
     status: z.enum(["online", "offline"]).openapi({
       description:
-        "`online` while heartbeats are fresh (VANTAGE_NODE_OFFLINE_AFTER_MS) and the agent is not draining",
+        "`online` while heartbeats are fresh (VANTAGE_NODE_OFFLINE_AFTER_MS), the agent is not draining, and " +
+        "no probe has found it unreachable (no agent serving its jobs) since its last heartbeat",
     }),
     last_seen: z.string().openapi({ description: "ISO 8601 UTC time of the last heartbeat" }),
     version: z.string().openapi({ description: "Agent software version" }),
