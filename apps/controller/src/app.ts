@@ -25,8 +25,11 @@ export interface App {
   openapi: Record<string, unknown>;
   /** The modules, for the runtime's roles (their workers) and for in-process callers (their services). */
   modules: Modules;
-  /** Waits for background work started by requests (Form A probe dispatch); call before closing deps. */
-  drain(): Promise<void>;
+  /**
+   * Waits for background work started by requests (Form A probe dispatch, Form B writes); call before
+   * closing deps. Writes still failing `graceMs` later (the database away) are given up and logged.
+   */
+  drain(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -75,5 +78,10 @@ export function createApp(deps: AppDeps): App {
     return c.body(openapiBody);
   });
 
-  return { app, openapi, modules: { delivery, accounts, nodes, probes }, drain: () => probes.drain() };
+  return {
+    app,
+    openapi,
+    modules: { delivery, accounts, nodes, probes },
+    drain: (graceMs) => probes.drain(graceMs),
+  };
 }

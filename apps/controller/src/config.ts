@@ -31,6 +31,7 @@ export const configSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
     .optional(),
   VANTAGE_DATA_DIR: z.string().min(1).default("./.vantage"),
+  VANTAGE_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   NATS_URL: z.string().min(1).optional(),
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
@@ -49,6 +50,8 @@ export const configSchema = z.object({
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
   VANTAGE_PROBE_LIMIT_ANON: z.coerce.number().int().min(0).max(1_000_000_000).default(250),
   VANTAGE_PROBE_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
+  VANTAGE_REGISTER_LIMIT_IP: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
+  VANTAGE_REGISTER_LIMIT_EMAIL: z.coerce.number().int().min(0).max(1_000_000_000).default(3),
   VANTAGE_NODE_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   VANTAGE_PUBLIC_URL: z.string().url().optional(),
   VANTAGE_TRUSTED_PROXIES: z

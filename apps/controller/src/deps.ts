@@ -15,6 +15,8 @@ export interface AppDeps {
   log: Logger;
   transport: ControllerTransport;
   metrics: HttpMetrics;
+  /** This controller process (`ctl_…`, one per start): the id of its lease in `controller_leases`. */
+  instanceId: string;
 }
 
 /** A role's background work: started by the runtime when the controller runs that role, stopped in reverse. */

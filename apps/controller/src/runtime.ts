@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
 import { type Config, ConfigError, type Role } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
+import { newInstanceId, startLease } from "./db/lease.js";
 import type { Worker } from "./deps.js";
 import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
@@ -86,7 +87,16 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
     log,
   );
   config = { ...config, VANTAGE_JWT_SECRET: jwtSecret };
-  const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
+  const db = await connectDb({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.VANTAGE_DATA_DIR,
+    connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
+    onAvailabilityChange: (up, err) => {
+      if (up) log.info("database answers again");
+      else
+        log.warn({ err }, "database unavailable: requests that need it answer 503 at once until it is back");
+    },
+  });
   const applied = await migrate(db);
   log.info({ database: db.kind, applied }, "database ready");
 
@@ -134,7 +144,9 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   }
 
   const metrics = new HttpMetrics();
-  const built = createApp({ config, db, log, transport, metrics });
+  const instanceId = newInstanceId();
+  const lease = startLease(db, instanceId, log);
+  const built = createApp({ config, db, log, transport, metrics, instanceId });
   const { entries, url } = roleEntries(built, { config, log, bus });
   const selected = entries.filter((e) =>
     e.role === "embedded" ? !!bus : config.VANTAGE_ROLES.includes(e.role),
@@ -145,8 +157,11 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   const stop = async () => {
     const reversed = [...running].reverse();
     for (const e of reversed) if (e.role === "api") await e.stop();
-    await built.drain();
+    await built.drain(config.VANTAGE_SHUTDOWN_GRACE_MS);
     for (const e of reversed) if (e.role !== "api") await e.stop();
+    await built.modules.accounts.close();
+    // Last: the lease says this controller still finishes its tasks, and it has.
+    await lease.stop();
     await transport.close();
     await db.close();
   };

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import {
 } from "./cleanup.js";
 import type { Lab } from "./lab-handle.js";
 import { startTargetServices } from "./services/launch.js";
-import { assertRequirements, must, type RunResult, run, tool } from "./shell.js";
+import { assertRequirements, must, run, tool } from "./shell.js";
 import {
   blackholePrefixes,
   extraAddresses,

@@ -12,5 +12,6 @@ export {
   renderNatsConfig,
   startNatsServer,
 } from "./nats-server.js";
+export { type PostgresCluster, startPostgresCluster } from "./pg-cluster.js";
 export { freePort, waitForPort } from "./ports.js";
 export { adminUrl, createTestDatabase, type TestDatabase } from "./postgres.js";

@@ -3,14 +3,17 @@ import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
-import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
+import { AvailabilityGate, guardedDialect } from "./availability.js";
 import { inlineMigrations } from "./migrations/index.js";
+import { postgresDialect } from "./postgres-dialect.js";
 import type { Database } from "./schema.js";
 
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly kind: "postgres" | "pglite";
+  /** False while PostgreSQL is known to be away (requests fail fast); PGlite is always available. */
+  readonly available: boolean;
   /** True once migrations have run in this process. */
   migrated: boolean;
   ping(): Promise<void>;
@@ -22,6 +25,10 @@ export interface DbOptions {
   /** PGlite data directory; `memory://` keeps everything in memory (tests). */
   dataDir: string;
   maxConnections?: number;
+  /** PostgreSQL: how long a connection attempt may take before it counts as failed (the database away). */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: told when the database goes away and comes back (for the log). */
+  onAvailabilityChange?: (up: boolean, err?: unknown) => void;
 }
 
 export async function connectDb(opts: DbOptions): Promise<Db> {
@@ -29,10 +36,17 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     const client = postgres(opts.databaseUrl, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
-      connect_timeout: 10,
+      connect_timeout: (opts.connectTimeoutMs ?? 2000) / 1000,
+      // postgres.js backs off up to 20 s between reconnection attempts by default, and queries queue
+      // behind them: after a long outage requests were held for many seconds. Retry every ≤ 0.5 s instead.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     });
-    const kysely = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
-    return makeDb(kysely, "postgres");
+    const gate = new AvailabilityGate({
+      probeEveryMs: 500,
+      ...(opts.onAvailabilityChange ? { onChange: opts.onAvailabilityChange } : {}),
+    });
+    const dialect = guardedDialect(postgresDialect(client), gate);
+    return makeDb(new Kysely<Database>({ dialect }), "postgres", gate);
   }
   let location = opts.dataDir;
   if (!location.startsWith("memory://")) {
@@ -46,10 +60,13 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
   return makeDb(kysely, "pglite");
 }
 
-function makeDb(kysely: Kysely<Database>, kind: Db["kind"]): Db {
+function makeDb(kysely: Kysely<Database>, kind: Db["kind"], gate?: AvailabilityGate): Db {
   return {
     kysely,
     kind,
+    get available() {
+      return gate?.available ?? true;
+    },
     migrated: false,
     async ping() {
       await sql`select 1`.execute(kysely);

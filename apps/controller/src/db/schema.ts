@@ -1,4 +1,5 @@
 import type { AccountTables } from "./tables/accounts.js";
+import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
@@ -8,4 +9,10 @@ import type { RateLimitTables } from "./tables/rate-limits.js";
  * The database as the application sees it: one interface per area in `tables/`, joined here.
  * Migrations never import these types (they are frozen in time).
  */
-export interface Database extends AccountTables, DeliveryTables, NodeTables, ProbeTables, RateLimitTables {}
+export interface Database
+  extends AccountTables,
+    ControllerTables,
+    DeliveryTables,
+    NodeTables,
+    ProbeTables,
+    RateLimitTables {}

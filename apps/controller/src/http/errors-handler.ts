@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { isDatabaseUnavailable } from "../db/availability.js";
 import type { AppEnv } from "./context.js";
 import { ApiError, errorBody, unavailableError } from "./errors.js";
 
@@ -41,19 +42,4 @@ export function handleError(thrown: Error, c: Context<AppEnv>): Response {
     errorBody("internal_error", "internal error; quote the request id when reporting it", requestId),
     500,
   );
-}
-
-/**
- * The database is away or refusing connections, as opposed to a bug: no connection (postgres.js
- * `CONNECTION_*`/`CONNECT_TIMEOUT`, a socket error), PostgreSQL's connection-exception (08), resource (53)
- * and operator-intervention (57P, e.g. shutting down) classes, or a closed PGlite.
- */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string") {
-    if (/^(08|53|57P)/.test(code)) return true;
-    if (/^(CONNECTION_|CONNECT_TIMEOUT$|ECONNREFUSED$|ECONNRESET$|ETIMEDOUT$|EHOSTUNREACH$)/.test(code))
-      return true;
-  }
-  return err instanceof Error && /PGlite is closed/i.test(err.message);
 }

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { type App, createApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
 import { connectDb, type Db, migrate } from "../db/connect.js";
+import { newInstanceId } from "../db/lease.js";
 import { HttpMetrics } from "../http/metrics.js";
 import type { Presence } from "../modules/nodes/index.js";
 
@@ -74,25 +75,62 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     // Every test app shares 127.0.0.1; quota tests set their own limits.
     VANTAGE_PROBE_LIMIT_ANON: "0",
     VANTAGE_PROBE_LIMIT_AUTH: "0",
+    // Likewise for registrations: registration-limits.test.ts restores the defaults.
+    VANTAGE_REGISTER_LIMIT_IP: "0",
+    VANTAGE_REGISTER_LIMIT_EMAIL: "0",
     ...env,
   });
 }
 
+export interface TestAppOptions {
+  /**
+   * Starts the presence role (the default). Without it the nodes directory reads the `nodes` table, as on a
+   * controller whose `VANTAGE_ROLES` leave presence out: pair it with a presence app on the same `bus`.
+   */
+  presence?: boolean;
+  /** The in-process bus to join (another test app's), instead of a new one. */
+  bus?: InProcessBus;
+}
+
+/** A test application built without the presence role (`{presence: false}`): it has no `presence`. */
+export type TableTestApp = Omit<TestApp, "presence">;
+
 /** Builds the full application (in-process transport) over an open test database. */
-export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, string> = {}): TestApp {
+export function makeTestApp(
+  testDb: TestDb,
+  form: Form,
+  env?: Record<string, string>,
+  opts?: TestAppOptions & { presence?: true },
+): TestApp;
+export function makeTestApp(
+  testDb: TestDb,
+  form: Form,
+  env: Record<string, string> | undefined,
+  opts: TestAppOptions & { presence: false },
+): TableTestApp;
+export function makeTestApp(
+  testDb: TestDb,
+  form: Form,
+  env: Record<string, string> = {},
+  opts: TestAppOptions = {},
+): TestApp | TableTestApp {
   const config = testConfig(form, env);
-  const bus = new InProcessBus();
+  const bus = opts.bus ?? new InProcessBus();
   const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
   const transport = bus.controller();
-  const built = createApp({ config, db: testDb.db, log, transport, metrics: new HttpMetrics(false) });
-  // The presence role, subscribed at once; the nodes already known load on first use (`presence.ready`).
-  const presence = built.modules.nodes.presence.attach();
-  return {
+  const built = createApp({
+    config,
+    db: testDb.db,
+    log,
+    transport,
+    metrics: new HttpMetrics(false),
+    instanceId: newInstanceId(),
+  });
+  const app: TableTestApp = {
     ...built,
     config,
     db: testDb.db,
     bus,
-    presence,
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       let body: string | undefined;
@@ -111,4 +149,7 @@ export function makeTestApp(testDb: TestDb, form: Form, env: Record<string, stri
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
   };
+  if (opts.presence === false) return app;
+  // The presence role, subscribed at once; the nodes already known load on first use (`presence.ready`).
+  return { ...app, presence: built.modules.nodes.presence.attach() };
 }

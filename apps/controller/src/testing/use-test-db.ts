@@ -1,11 +1,26 @@
 import { afterAll, beforeAll } from "vitest";
-import { type DbKind, type Form, makeTestApp, openTestDb, type TestApp, type TestDb } from "./test-app.js";
+import {
+  type DbKind,
+  type Form,
+  makeTestApp,
+  openTestDb,
+  type TableTestApp,
+  type TestApp,
+  type TestAppOptions,
+  type TestDb,
+} from "./test-app.js";
 
 export interface TestDbFixture {
   /** The open database; it opens in the block's `beforeAll`, so read it inside hooks and tests only. */
   readonly testDb: TestDb;
   /** Builds the application over the database; it is stopped when the block ends. */
-  app(form: Form, env?: Record<string, string>): TestApp;
+  app(form: Form, env?: Record<string, string>, opts?: TestAppOptions & { presence?: true }): TestApp;
+  /** The same without the presence role: its node directory reads the `nodes` table. */
+  app(
+    form: Form,
+    env: Record<string, string> | undefined,
+    opts: TestAppOptions & { presence: false },
+  ): TableTestApp;
   /** An application over an empty node table, its presence loaded, so a test sees only its own agents. */
   freshApp(form: Form, env?: Record<string, string>): Promise<TestApp>;
 }
@@ -16,17 +31,41 @@ export interface TestDbFixture {
  */
 export function useTestDb(kind: DbKind): TestDbFixture {
   let opened: TestDb | undefined;
-  const apps: TestApp[] = [];
+  const apps: Array<TestApp | TableTestApp> = [];
   beforeAll(async () => {
     opened = await openTestDb(kind);
   });
   afterAll(async () => {
     for (const t of apps) {
       await t.drain();
-      await t.presence.stop();
+      if ("presence" in t) await t.presence.stop();
+      await t.modules.accounts.close();
     }
     await opened?.close();
   });
+
+  function app(
+    form: Form,
+    env?: Record<string, string>,
+    opts?: TestAppOptions & { presence?: true },
+  ): TestApp;
+  function app(
+    form: Form,
+    env: Record<string, string> | undefined,
+    opts: TestAppOptions & { presence: false },
+  ): TableTestApp;
+  function app(
+    form: Form,
+    env: Record<string, string> = {},
+    opts: TestAppOptions = {},
+  ): TestApp | TableTestApp {
+    const t =
+      opts.presence === false
+        ? makeTestApp(fixture.testDb, form, env, { ...opts, presence: false })
+        : makeTestApp(fixture.testDb, form, env, { ...opts, presence: true });
+    apps.push(t);
+    return t;
+  }
 
   const fixture: TestDbFixture = {
     get testDb() {
@@ -34,11 +73,7 @@ export function useTestDb(kind: DbKind): TestDbFixture {
         throw new Error(`useTestDb(${kind}): the database opens in beforeAll; use it in hooks and tests`);
       return opened;
     },
-    app(form, env = {}) {
-      const t = makeTestApp(fixture.testDb, form, env);
-      apps.push(t);
-      return t;
-    },
+    app,
     async freshApp(form, env = {}) {
       await fixture.testDb.db.kysely.deleteFrom("nodes").execute();
       const t = fixture.app(form, env);

@@ -16,6 +16,10 @@ export interface ProbeTasksTable {
   owner_id: string | null;
   created_at: ColumnType<Date, Date | string | undefined, never>;
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Form A: when the last node must have answered; null for Form B tasks (written finished). */
+  deadline_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Form A: the controller instance running the task (see `controller_leases`). */
+  controller_id: string | null;
 }
 
 export interface ProbeResultsTable {

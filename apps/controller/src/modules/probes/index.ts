@@ -12,6 +12,7 @@ import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
 import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
 import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
+import { WriteRetry } from "./write-retry.js";
 
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 export type { ProbeCaller } from "./quota.js";
@@ -23,8 +24,11 @@ export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 export interface ProbesModule extends Module<ProbesService> {
   /** The scheduler role's share: probe tasks a stopped controller left unfinished become `failed`. */
   readonly sweeper: Worker;
-  /** Form A dispatches and Form B writes in flight, then the last quota counts: awaited on shutdown. */
-  drain(): Promise<void>;
+  /**
+   * Form A dispatches and Form B writes in flight, then the last quota counts: awaited on shutdown. Writes
+   * still failing `graceMs` after the call (the database away) are given up, logged with their task ids.
+   */
+  drain(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -37,6 +41,7 @@ export function createProbes(
   services: { nodes: NodesService; authenticator: Authenticator },
 ): ProbesModule {
   const background = new BackgroundWork();
+  const retry = new WriteRetry(deps.log);
   const counters = syncedRateLimitStore(deps.db.kysely, {
     onError: (err) => deps.log.warn({ err }, "probe quota counters not shared yet; retrying"),
   });
@@ -45,7 +50,9 @@ export function createProbes(
     transport: deps.transport,
     directory: services.nodes.directory,
     background,
-    writer: new ResultWriter(deps.db.kysely, background, deps.log),
+    writer: new ResultWriter(deps.db.kysely, background, deps.log, { retry }),
+    retry,
+    controllerId: deps.instanceId,
     quota: new ProbeQuota(counters, {
       anon: deps.config.VANTAGE_PROBE_LIMIT_ANON,
       auth: deps.config.VANTAGE_PROBE_LIMIT_AUTH,
@@ -75,7 +82,8 @@ export function createProbes(
         sweeper = undefined;
       },
     },
-    async drain() {
+    async drain(graceMs = 10_000) {
+      retry.closing(graceMs);
       await background.drain();
       await counters.stop();
     },

@@ -36,6 +36,9 @@ export interface NewTask {
   nodeIds: string[];
   ownerId: string | null;
   createdAt: Date;
+  /** Form A: when the last node must have answered, and the controller instance running the task. */
+  deadlineAt?: Date;
+  controllerId?: string;
 }
 
 const jsonb = (v: unknown): RawBuilder<never> =>
@@ -55,6 +58,8 @@ export async function insertTask(db: Kysely<Database>, t: NewTask, status: Probe
       node_ids: jsonb(t.nodeIds),
       owner_id: t.ownerId,
       created_at: t.createdAt,
+      deadline_at: t.deadlineAt ?? null,
+      controller_id: t.controllerId ?? null,
     })
     .execute();
 }
@@ -65,10 +70,12 @@ export async function setTaskStatus(
   status: ProbeTaskStatus,
   finished: boolean,
 ): Promise<void> {
+  // Only an unfinished task moves: a task the sweeper already failed stays failed.
   await db
     .updateTable("probe_tasks")
     .set(finished ? { status, finished_at: new Date() } : { status })
     .where("id", "=", id)
+    .where("status", "in", ["queued", "running"])
     .execute();
 }
 
@@ -80,8 +87,10 @@ function resultRow(taskId: string, r: NodeResult) {
 
 const resultColumns = sql`(task_id, node_id, node_name, position, success, latency_ms, error_code, error_message, detail, duration_ms)`;
 
+/** Idempotent: a retry after a write whose answer was lost (the connection dropped) adds nothing. */
 export async function insertResult(db: Kysely<Database>, taskId: string, r: NodeResult): Promise<void> {
-  await sql`insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}`.execute(db);
+  await sql`insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}
+    on conflict (task_id, node_id) do nothing`.execute(db);
 }
 
 /** A column of values as a text array parameter (null stays null); SQL casts it to the column's type. */
@@ -95,7 +104,7 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
  * prepared once per connection, never parsed and planned again. It commits asynchronously
  * (`synchronous_commit = off` for this transaction only): a PostgreSQL crash can lose the last few hundred
  * milliseconds of probe results — never consistency. Everything else the controller writes keeps the
- * server's setting.
+ * server's setting. Idempotent: a batch written again after its answer was lost adds nothing.
  */
 export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly TaskRecord[]): Promise<void> {
   const results = tasks.flatMap((t) => t.results.map((r) => ({ taskId: t.id, r })));
@@ -114,6 +123,7 @@ export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly 
         cast(cast(${column(tasks.map((t) => t.created_at.toISOString()))} as text[]) as timestamptz[]),
         cast(cast(${column(tasks.map((t) => (t.finished_at ?? new Date()).toISOString()))} as text[]) as timestamptz[])
       )
+      on conflict (id) do nothing
     )
     insert into probe_results ${resultColumns}
     select r.* from unnest(
@@ -127,19 +137,44 @@ export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly 
       cast(${column(results.map((x) => x.r.error?.message ?? null))} as text[]),
       cast(cast(${column(results.map((x) => json(x.r.detail)))} as text[]) as jsonb[]),
       cast(cast(${column(results.map((x) => x.r.duration_ms))} as text[]) as double precision[])
-    ) as r cross join relaxed`.execute(db);
+    ) as r cross join relaxed
+    on conflict (task_id, node_id) do nothing`.execute(db);
 }
 
 /**
- * Tasks still `queued` or `running` long after any node could have answered belong to a controller that
- * stopped mid-task (crash, kill -9): they become `failed`, so a poller is not left waiting forever.
+ * Unfinished tasks whose controller is gone become `failed`, so a poller is not left waiting forever:
+ * - a Form A task whose deadline has passed while its controller's lease is not fresh (it died mid-task;
+ *   `leases` false skips this rule, see the sweeper);
+ * - a task without a controller (written before leases existed) still unfinished at `olderThan`.
+ * A task whose controller holds a fresh lease is never touched: that controller finishes it.
  */
-export async function failAbandonedTasks(db: Kysely<Database>, olderThan: Date): Promise<number> {
+export async function failAbandonedTasks(
+  db: Kysely<Database>,
+  at: { now: Date; olderThan: Date; leaseFreshAfter: Date; leases: boolean },
+): Promise<number> {
   const res = await db
     .updateTable("probe_tasks")
-    .set({ status: "failed", finished_at: new Date() })
+    .set({ status: "failed", finished_at: at.now })
     .where("status", "in", ["queued", "running"])
-    .where("created_at", "<", olderThan)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("controller_id", "is", null), eb("created_at", "<", at.olderThan)]),
+        eb.and([
+          eb.val(at.leases),
+          eb("controller_id", "is not", null),
+          eb("deadline_at", "<", at.now),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("controller_leases")
+                .select(eb.lit(1).as("one"))
+                .whereRef("controller_leases.id", "=", "probe_tasks.controller_id")
+                .where("controller_leases.renewed_at", ">", at.leaseFreshAfter),
+            ),
+          ),
+        ]),
+      ]),
+    )
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import type { BackgroundWork } from "./background.js";
 import { insertFinishedTasks, type TaskRecord } from "./repo.js";
+import { WriteRetry } from "./write-retry.js";
 
 export interface ResultWriterOptions {
   /** How long the first task of a batch waits for others to join it. */
@@ -11,8 +12,13 @@ export interface ResultWriterOptions {
   maxBatch?: number;
   /** Answered-but-unwritten tasks at which the writer is `full`: Form B takes no new probe (backpressure). */
   maxBacklog?: number;
-  /** Waits between attempts of a failed write; after the last one the batch is given up (logged). */
+  /**
+   * Waits between attempts of a failed write; after the last one the batch is given up (logged). While the
+   * database is away, writes are retried for as long as it takes (see `WriteRetry`), not by this list.
+   */
   retryDelaysMs?: readonly number[];
+  /** Shared with the other writers of the module: shutdown ends the retries. */
+  retry?: WriteRetry;
 }
 
 /**
@@ -37,6 +43,7 @@ export class ResultWriter {
   private readonly maxBatch: number;
   private readonly maxBacklog: number;
   private readonly retryDelaysMs: readonly number[];
+  private readonly retry: WriteRetry;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -48,6 +55,12 @@ export class ResultWriter {
     this.maxBatch = opts.maxBatch ?? 500;
     this.maxBacklog = opts.maxBacklog ?? 10_000;
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    this.retry = opts.retry ?? new WriteRetry(log);
+  }
+
+  /** Shutdown: writes still failing `graceMs` from now are given up (logged with their task ids). */
+  closing(graceMs: number): void {
+    this.retry.closing(graceMs);
   }
 
   /** Tasks answered but not written yet. */
@@ -106,7 +119,7 @@ export class ResultWriter {
           for (const task of batch) await this.store([task]);
           return;
         }
-        const delay = isDataError(err) ? undefined : this.retryDelaysMs[attempt];
+        const delay = isDataError(err) ? undefined : this.retry.delayAfter(err, attempt, this.retryDelaysMs);
         if (delay === undefined) {
           this.log.error(
             { err, task_ids: batch.map((t) => t.id) },
@@ -115,10 +128,11 @@ export class ResultWriter {
           this.settle(batch);
           return;
         }
-        this.log.warn(
-          { err, tasks: batch.length, retry_in_ms: delay },
-          "storing probe tasks failed; retrying",
-        );
+        if (WriteRetry.worthLogging(attempt))
+          this.log.warn(
+            { err, tasks: batch.length, attempt, retry_in_ms: delay },
+            "storing probe tasks failed; retrying",
+          );
         await new Promise((r) => setTimeout(r, delay));
       }
     }

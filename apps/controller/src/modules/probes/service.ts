@@ -25,6 +25,7 @@ import { type SelectedNode, selectNodes } from "./select-nodes.js";
 import { storable } from "./storable.js";
 import { ABANDONED_AFTER_MS } from "./sweeper.js";
 import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
+import type { WriteRetry } from "./write-retry.js";
 
 export interface ProbeDeps {
   db: Kysely<Database>;
@@ -33,6 +34,10 @@ export interface ProbeDeps {
   background: BackgroundWork;
   /** Form B's results go in behind the answer (ADR 0003). */
   writer: ResultWriter;
+  /** Form A's writes, retried while the database is away (shared with the writer: shutdown ends both). */
+  retry: WriteRetry;
+  /** This controller process (its lease in `controller_leases`); Form A tasks carry it. */
+  controllerId: string;
   quota: ProbeQuota;
   log: Logger;
   defaultNodes: number;
@@ -158,18 +163,29 @@ export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<
 
 /**
  * Stores the task as `queued` and returns at once (Form A); the dispatch runs in the background, storing
- * each node's result as it arrives (`running`), then `done` or `failed`.
+ * each node's result as it arrives (`running`), then `done` or `failed`. Every write after the answer is
+ * retried while the database is away, for as long as it is (until shutdown): a task whose results reached
+ * the controller ends with them. The task carries its deadline and this controller's id, so if the
+ * controller dies mid-task the sweeper fails it once the controller's lease runs out.
  */
 export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<string>> {
-  const { task, nodes, quota } = await prepare(deps, req);
+  const prepared = await prepare(deps, req);
+  const { nodes, quota } = prepared;
+  const task: NewTask = {
+    ...prepared.task,
+    deadlineAt: new Date(prepared.task.createdAt.getTime() + dispatchTimeoutMs(req.spec)),
+    controllerId: deps.controllerId,
+  };
   await insertTask(deps.db, task, "queued");
+  const context = { task_id: task.id };
+  const write = (what: string, op: () => Promise<void>) => deps.retry.run(what, context, op);
   deps.background.run(async () => {
     try {
-      await setTaskStatus(deps.db, task.id, "running", false);
-      const results = await dispatchAll(deps, task, req.spec, nodes, (r) =>
-        insertResult(deps.db, task.id, r),
-      );
-      await setTaskStatus(deps.db, task.id, finalStatus(results), true);
+      await write("probe task status", () => setTaskStatus(deps.db, task.id, "running", false));
+      const results = await dispatchAll(deps, task, req.spec, nodes, async (r) => {
+        await write("probe result", () => insertResult(deps.db, task.id, r));
+      });
+      await write("probe task status", () => setTaskStatus(deps.db, task.id, finalStatus(results), true));
     } catch (err) {
       deps.log.error({ err, task_id: task.id }, "probe task failed to complete");
       await setTaskStatus(deps.db, task.id, "failed", true).catch(() => {});

@@ -1,13 +1,16 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import { LEASE_TTL_MS } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
 import { failAbandonedTasks } from "./repo.js";
 
 /**
- * A task's nodes answer or time out within two minutes (agents cap every job at 110 s); a task still
- * `queued` or `running` ten minutes after it was created lost its controller mid-way.
+ * A task's nodes answer or time out within two minutes (agents cap every job at 110 s); a task without a
+ * controller lease still `queued` or `running` ten minutes after it was created lost its controller.
  */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
+/** How often the scheduler role sweeps (a cheap update over the partial index of unfinished tasks). */
+export const SWEEP_EVERY_MS = 5000;
 
 export interface TaskSweeper {
   /** Marks abandoned tasks `failed`; resolves with how many. */
@@ -15,7 +18,13 @@ export interface TaskSweeper {
   stop(): Promise<void>;
 }
 
-/** Runs at start and then every `intervalMs` (scheduler role); several controllers may run it at once. */
+/**
+ * Runs at start and then every `intervalMs` (scheduler role); several controllers may run it at once.
+ *
+ * Leases are judged only once this sweeper has reached the database without a failure for a whole lease
+ * lifetime: after an outage every live controller renews its lease within a second or two, but until
+ * then all leases look stale, and sweeping on them would fail tasks whose controllers are alive.
+ */
 export function startTaskSweeper(opts: {
   db: Kysely<Database>;
   log: Logger;
@@ -23,22 +32,36 @@ export function startTaskSweeper(opts: {
   poll?: boolean;
 }): TaskSweeper {
   let running: Promise<number> | undefined;
+  let reachableSince: number | undefined;
   const runOnce = async (now = new Date()) => {
-    const n = await failAbandonedTasks(opts.db, new Date(now.getTime() - ABANDONED_AFTER_MS));
+    const t = now.getTime();
+    let n: number;
+    try {
+      n = await failAbandonedTasks(opts.db, {
+        now,
+        olderThan: new Date(t - ABANDONED_AFTER_MS),
+        leaseFreshAfter: new Date(t - LEASE_TTL_MS),
+        leases: reachableSince !== undefined && t - reachableSince >= LEASE_TTL_MS,
+      });
+    } catch (err) {
+      reachableSince = undefined;
+      throw err;
+    }
+    reachableSince ??= t;
     if (n > 0)
       opts.log.warn({ tasks: n }, "probe tasks left unfinished by a stopped controller marked failed");
     return n;
   };
   const tick = () => {
     running = runOnce().catch((err: unknown) => {
-      opts.log.error({ err }, "sweeping abandoned probe tasks failed");
+      opts.log.warn({ err }, "sweeping abandoned probe tasks failed; trying again");
       return 0;
     });
   };
   let timer: NodeJS.Timeout | undefined;
   if (opts.poll ?? true) {
     tick();
-    timer = setInterval(tick, opts.intervalMs ?? 60_000);
+    timer = setInterval(tick, opts.intervalMs ?? SWEEP_EVERY_MS);
     timer.unref();
   }
   return {

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import type { AppDeps } from "../../deps.js";
 import { errorResponses } from "../../http/envelope.js";
-import { ApiError } from "../../http/errors.js";
+import { unavailableError } from "../../http/errors.js";
 import type { Router } from "../../http/router.js";
 
 const require = createRequire(import.meta.url);
@@ -55,16 +55,16 @@ function registerSystem(app: Router, deps: AppDeps): void {
 
   app.openapi(readyRoute, async (c) => {
     if (!deps.db.migrated) {
-      throw new ApiError("unavailable", "migrations have not finished");
+      throw unavailableError("migrations have not finished");
     }
     try {
       await deps.db.ping();
     } catch (err) {
       c.get("log").warn({ err }, "readiness: database unreachable");
-      throw new ApiError("unavailable", "database unreachable");
+      throw unavailableError("database unreachable");
     }
     if (!deps.transport.connected()) {
-      throw new ApiError("unavailable", "no link to the probe nodes (NATS): reconnecting");
+      throw unavailableError("no link to the probe nodes (NATS): reconnecting");
     }
     return c.json({ status: "ready" as const, database: deps.db.kind, transport: deps.transport.kind }, 200);
   });

@@ -1,0 +1,139 @@
+import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTestApp } from "../testing/test-app.js";
+import { AvailabilityGate } from "./availability.js";
+import { connectDb, type Db, migrate } from "./connect.js";
+
+describe("AvailabilityGate", () => {
+  it("while the database is away, lets one query through per interval, and opens at the first success", () => {
+    let now = 0;
+    const changes: boolean[] = [];
+    const gate = new AvailabilityGate({
+      probeEveryMs: 500,
+      now: () => now,
+      onChange: (up) => changes.push(up),
+    });
+    expect(gate.admits()).toBe(true);
+    gate.markDown(new Error("ECONNREFUSED"));
+    gate.markDown(new Error("again"));
+    expect(changes).toEqual([false]);
+    expect(gate.admits()).toBe(false);
+    now = 499;
+    expect(gate.admits()).toBe(false);
+    now = 500;
+    expect(gate.admits()).toBe(true); // the probe
+    expect(gate.admits()).toBe(false); // everyone else still fails fast
+    gate.markUp();
+    expect(changes).toEqual([false, true]);
+    expect(gate.admits()).toBe(true);
+  });
+});
+
+/**
+ * Against a PostgreSQL cluster of the test's own, stopped and started again: requests that need the
+ * database answer 503 at once for as long as it is away (postgres.js's own reconnect backoff once held them
+ * up to 20 s), and the controller recovers by itself when it is back.
+ */
+describe("PostgreSQL away and back", () => {
+  let cluster: PostgresCluster;
+  let db: Db;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    db = await connectDb({ databaseUrl: cluster.url, dataDir: "unused", maxConnections: 4 });
+    await migrate(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await cluster?.destroy();
+  });
+
+  it("answers 503 unavailable with Retry-After within a second, every time, and recovers", async () => {
+    const t = makeTestApp({ kind: "postgres", db, close: async () => {} }, "b");
+    const calls = [
+      () => t.call("GET", "/readyz"),
+      () => t.call("GET", "/v1/probe/tasks/task_mhb0v3k2x9a1b2c3d4e5f6a7"),
+      () =>
+        t.call("POST", "/v1/auth/register", {
+          body: {
+            email: `away-${Date.now()}-${Math.random()}@example.com`,
+            password: "correct horse battery",
+          },
+        }),
+    ];
+    expect((await calls[0]!()).status).toBe(200);
+    await cluster.stop();
+    // 14 s: past the point where postgres.js's default backoff had grown to several seconds.
+    const until = Date.now() + 14_000;
+    let slowest = 0;
+    let answered = 0;
+    while (Date.now() < until) {
+      for (const call of calls) {
+        const started = performance.now();
+        const res = await call();
+        slowest = Math.max(slowest, performance.now() - started);
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("unavailable");
+        expect(res.headers.get("retry-after")).toBe("5");
+        answered++;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(answered).toBeGreaterThan(30);
+    expect(slowest).toBeLessThan(1000);
+
+    await cluster.start();
+    const back = Date.now();
+    let ready = await calls[0]!();
+    while (ready.status !== 200 && Date.now() - back < 5000) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await calls[0]!();
+    }
+    expect(ready.status).toBe(200);
+    expect((await calls[2]!()).status).toBe(201);
+    await t.drain();
+    await t.presence.stop();
+  });
+
+  it("queries and transactions in flight when PostgreSQL stops fail, and the process goes on", async () => {
+    // postgres.js put a connection the server had closed back into its pool when a reserved connection was
+    // released, and the next query written to it threw from a timer, outside any promise: the process died.
+    const stopAt = Date.now() + 300;
+    let failures = 0;
+    let successes = 0;
+    const workers = Array.from({ length: 8 }, async () => {
+      const end = Date.now() + 3000;
+      while (Date.now() < end) {
+        try {
+          await db.kysely.transaction().execute(async (tx) => {
+            await sql`select pg_sleep(0.01)`.execute(tx);
+            await sql`select 1`.execute(tx);
+          });
+          await sql`select 1`.execute(db.kysely);
+          successes++;
+        } catch {
+          failures++;
+        }
+      }
+    });
+    const stopped = (async () => {
+      await new Promise((r) => setTimeout(r, Math.max(0, stopAt - Date.now())));
+      await cluster.stop();
+      await new Promise((r) => setTimeout(r, 1000));
+      await cluster.start();
+    })();
+    await Promise.all([...workers, stopped]);
+    expect(successes).toBeGreaterThan(0);
+    expect(failures).toBeGreaterThan(0);
+    // Back to normal afterwards.
+    let ok = false;
+    for (let i = 0; i < 50 && !ok; i++) {
+      ok = await db.ping().then(
+        () => true,
+        () => false,
+      );
+      if (!ok) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ok).toBe(true);
+  });
+});

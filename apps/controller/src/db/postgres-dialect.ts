@@ -1,0 +1,123 @@
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+import type { Sql, TransactionSql } from "postgres";
+
+/**
+ * Kysely over postgres.js without reserved connections. `kysely-postgres-js` reserves a connection for
+ * every query (`sql.reserve()`); postgres.js 3.4 puts a reserved connection that the server closed back
+ * into its idle pool on release, and the next query written to it crashes the process from a timer
+ * (`Cannot read properties of null (reading 'write')`): seen here when PostgreSQL stopped under load.
+ * Plain queries go through the pool instead (postgres.js connects before it writes), and transactions
+ * through `sql.begin`, which ends its connection properly whatever happens to it.
+ */
+export function postgresDialect(client: Sql): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PostgresJsDriver(client),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+/** Thrown into `sql.begin`'s callback to make it roll back; never seen by callers. */
+const rollback = new Error("rollback");
+
+class PostgresJsConnection implements DatabaseConnection {
+  private tx: { sql: TransactionSql; finish(commit: boolean): void; done: Promise<unknown> } | undefined;
+
+  constructor(private readonly client: Sql) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const target = this.tx?.sql ?? this.client;
+    const result = await target.unsafe(query.sql, [...query.parameters] as never[]);
+    const rows = Array.from(result) as R[];
+    return ["INSERT", "UPDATE", "DELETE", "MERGE"].includes(result.command)
+      ? { numAffectedRows: BigInt(result.count), rows }
+      : { rows };
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize = 100): AsyncIterableIterator<QueryResult<R>> {
+    const target = this.tx?.sql ?? this.client;
+    const cursor = target.unsafe(query.sql, [...query.parameters] as never[]).cursor(chunkSize);
+    for await (const rows of cursor) yield { rows: rows as R[] };
+  }
+
+  /** Starts `sql.begin` and resolves once its callback holds the transaction's connection. */
+  async begin(settings: TransactionSettings): Promise<void> {
+    const options = [
+      settings.isolationLevel ? `isolation level ${settings.isolationLevel}` : "",
+      settings.accessMode ?? "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+    let ready!: (sql: TransactionSql) => void;
+    const started = new Promise<TransactionSql>((resolve) => {
+      ready = resolve;
+    });
+    let finish!: (commit: boolean) => void;
+    const body = (sql: TransactionSql) => {
+      ready(sql);
+      return new Promise<void>((resolve, reject) => {
+        finish = (commit) => (commit ? resolve() : reject(rollback));
+      });
+    };
+    const done = options ? this.client.begin(options, body) : this.client.begin(body);
+    // `begin` fails before the callback runs when no connection can be had.
+    const early = done.then(() => {
+      throw new Error("transaction ended before it began");
+    });
+    early.catch(() => {});
+    const sql = await Promise.race([started, early]);
+    this.tx = { sql, finish: (commit) => finish(commit), done };
+  }
+
+  async end(commit: boolean): Promise<void> {
+    const tx = this.tx;
+    if (!tx) throw new Error("no transaction in progress");
+    this.tx = undefined;
+    tx.finish(commit);
+    try {
+      await tx.done;
+    } catch (err) {
+      if (err !== rollback) throw err;
+    }
+  }
+}
+
+class PostgresJsDriver implements Driver {
+  constructor(private readonly client: Sql) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PostgresJsConnection(this.client);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await (connection as PostgresJsConnection).begin(settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PostgresJsConnection).end(true);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PostgresJsConnection).end(false);
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    // Queries in flight get 5 s to finish; a database that is away does not hold the shutdown.
+    await this.client.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,96 @@
+import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectDb, type Db, migrate } from "../../db/connect.js";
+import { type Behaviour, doneReply, serveNode, settle } from "../../testing/agents.js";
+import { makeTestApp, type TestApp } from "../../testing/test-app.js";
+
+/**
+ * Results that reach the controller while PostgreSQL is away are kept and written when it is back: a
+ * Form A task whose node answered during the outage ends `done` with that answer, and a Form B task
+ * answered during the outage can be read afterwards. (Before, Form A's three results were lost and the task
+ * was failed ten minutes later.)
+ */
+describe("results answered while PostgreSQL is away", () => {
+  let cluster: PostgresCluster;
+  let db: Db;
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    db = await connectDb({ databaseUrl: cluster.url, dataDir: "unused", maxConnections: 4 });
+    await migrate(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await cluster?.destroy();
+  });
+
+  async function appWithNodes(form: "a" | "b", answer: Behaviour): Promise<TestApp> {
+    const t = makeTestApp({ kind: "postgres", db, close: async () => {} }, form);
+    await t.presence.ready;
+    for (const id of ["o1", "o2", "o3"]) serveNode(t.bus, { id, country: id === "o1" ? "DE" : "US" }, answer);
+    await settle();
+    return t;
+  }
+
+  async function pollDone(t: TestApp, id: string): Promise<{ status: string; results: unknown[] }> {
+    for (;;) {
+      const res = await t.call("GET", `/v1/probe/tasks/${id}`);
+      if (res.status === 200 && (res.body.data.status === "done" || res.body.data.status === "failed"))
+        return res.body.data;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it("form A: a task whose three results arrived during a 4 s outage ends done with all three", async () => {
+    let release!: () => void;
+    const outage = new Promise<void>((r) => {
+      release = r;
+    });
+    const t = await appWithNodes("a", async (job) => {
+      await outage;
+      return doneReply(job, 3);
+    });
+    const created = await t.call("POST", "/v1/probe/tcp", {
+      body: { target: "example.com:443", node_ids: ["o1", "o2", "o3"] },
+    });
+    expect(created.status).toBe(202);
+    const id = created.body.data.task_id as string;
+    await new Promise((r) => setTimeout(r, 200)); // the task is `running`, its jobs held by the nodes
+    await cluster.stop();
+    release(); // the three answers arrive while the database is away
+    await new Promise((r) => setTimeout(r, 4000));
+    expect((await t.call("GET", `/v1/probe/tasks/${id}`)).status).toBe(503);
+    await cluster.start();
+    const task = await pollDone(t, id);
+    expect(task.status).toBe("done");
+    expect(task.results).toHaveLength(3);
+    await t.drain();
+    await t.presence.stop();
+  });
+
+  it("form B: probes answered during the outage are stored once it is back, each exactly once", async () => {
+    const t = await appWithNodes("b", async (job) => doneReply(job, 2));
+    await cluster.stop();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await t.call("POST", "/v1/probe/tcp", {
+        body: { host: "example.com", port: 443, nodes: ["o1"] },
+      });
+      expect(res.status).toBe(200);
+      ids.push(res.body.data.task_id);
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    await cluster.start();
+    for (const id of ids) {
+      const task = await pollDone(t, id);
+      expect(task.status).toBe("done");
+    }
+    await t.drain();
+    const rows = await db.kysely
+      .selectFrom("probe_results")
+      .select(["task_id"])
+      .where("task_id", "in", ids)
+      .execute();
+    expect(rows.map((r) => r.task_id).sort()).toEqual([...ids].sort());
+    await t.presence.stop();
+  });
+});

@@ -1,0 +1,78 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./ports.js";
+
+/** A PostgreSQL cluster of its own that a test can stop and start (fault tests); destroyed afterwards. */
+export interface PostgresCluster {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth on loopback). */
+  url: string;
+  port: number;
+  /** `pg_ctl stop -m fast`: connections are cut, new ones refused until `start`. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+function binDir(): string {
+  const fromPath = (() => {
+    try {
+      return execFileSync("sh", ["-c", "command -v pg_ctl"], { encoding: "utf8" }).trim();
+    } catch {
+      return "";
+    }
+  })();
+  if (fromPath) return join(fromPath, "..");
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const v of versions) if (existsSync(join(root, v, "bin", "pg_ctl"))) return join(root, v, "bin");
+  throw new Error(
+    "PostgreSQL binaries (initdb, pg_ctl) not found: apt-get install postgresql (pnpm test does)",
+  );
+}
+
+/** Runs a PostgreSQL binary, as the `postgres` user when we are root (initdb refuses to run as root). */
+function pg(bin: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+  execFileSync(file, argv, { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+/** initdb + pg_ctl start on a free port in a temporary directory (a few seconds). */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = binDir();
+  const dir = mkdtempSync(join(tmpdir(), "vantage-pgc-"));
+  chmodSync(dir, 0o777);
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync("id", ["postgres"], { stdio: "ignore" });
+    } catch {
+      execFileSync("useradd", ["-r", "-M", "postgres"]);
+    }
+  }
+  const data = join(dir, "data");
+  const port = await freePort();
+  pg(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
+  const ctl = (action: string, extra: string[] = []) =>
+    pg(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", ...extra, action]);
+  const start = async () =>
+    ctl("start", ["-o", `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`]);
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async stop() {
+      ctl("stop", ["-m", "fast"]);
+    },
+    start,
+    async destroy() {
+      try {
+        ctl("stop", ["-m", "immediate"]);
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
