@@ -31,7 +31,10 @@ export interface AgentSpec {
 
 export interface Controller {
   url: string;
+  /** SIGTERM, as a service manager stops it; SIGKILL after 10 s. */
   stop(): Promise<void>;
+  /** A signal of the test's choosing, e.g. SIGKILL for a crash; resolves when the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export interface Cluster {
@@ -73,7 +76,15 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Pr
   clearTimeout(forced);
 }
 
-export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cluster> {
+export interface ClusterOptions {
+  /** A database of the test's own (e.g. a cluster it stops and starts); default: a fresh test database. */
+  databaseUrl?: string;
+}
+
+export async function startCluster(
+  agentSpecs: readonly AgentSpec[],
+  opts: ClusterOptions = {},
+): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), "vantage-e2e-"));
   const seedFile = (name: string, seed: string) => {
     const path = join(dir, `${name}.nk`);
@@ -86,7 +97,9 @@ export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cl
   const nats = await startNatsServer({
     users: [controllerCreds.user, ...agentCreds.map((a) => a.creds.user)],
   });
-  const db = await createTestDatabase();
+  const db: TestDatabase = opts.databaseUrl
+    ? { url: opts.databaseUrl, name: "external", drop: async () => {} }
+    : await createTestDatabase();
   const controllerSeed = seedFile("controller", controllerCreds.seed);
 
   const agents = new Map<string, ChildProcess>();
@@ -144,6 +157,10 @@ export async function startCluster(agentSpecs: readonly AgentSpec[]): Promise<Cl
         url: `http://127.0.0.1:${port}`,
         async stop() {
           await kill(child);
+          controllers.delete(child);
+        },
+        async kill(signal) {
+          await kill(child, signal);
           controllers.delete(child);
         },
       };
