@@ -1,9 +1,8 @@
-import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeTestApp } from "../testing/test-app.js";
+import { usePgCluster } from "../testing/use-pg-cluster.js";
 import { AvailabilityGate } from "./availability.js";
-import { connectDb, type Db, migrate } from "./connect.js";
 
 describe("AvailabilityGate", () => {
   it("while the database is away, lets one query through per interval, and opens at the first success", () => {
@@ -36,20 +35,10 @@ describe("AvailabilityGate", () => {
  * up to 20 s), and the controller recovers by itself when it is back.
  */
 describe("PostgreSQL away and back", () => {
-  let cluster: PostgresCluster;
-  let db: Db;
-  beforeAll(async () => {
-    cluster = await startPostgresCluster();
-    db = await connectDb({ databaseUrl: cluster.url, dataDir: "unused", maxConnections: 4 });
-    await migrate(db);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await cluster?.destroy();
-  });
+  const pg = usePgCluster();
 
   it("answers 503 unavailable with Retry-After within a second, every time, and recovers", async () => {
-    const t = makeTestApp({ kind: "postgres", db, close: async () => {} }, "b");
+    const t = makeTestApp(pg.testDb, "b");
     const calls = [
       () => t.call("GET", "/readyz"),
       () => t.call("GET", "/v1/probe/tasks/task_mhb0v3k2x9a1b2c3d4e5f6a7"),
@@ -62,7 +51,7 @@ describe("PostgreSQL away and back", () => {
         }),
     ];
     expect((await calls[0]!()).status).toBe(200);
-    await cluster.stop();
+    await pg.cluster.stop();
     // 14 s: past the point where postgres.js's default backoff had grown to several seconds.
     const until = Date.now() + 14_000;
     let slowest = 0;
@@ -82,7 +71,7 @@ describe("PostgreSQL away and back", () => {
     expect(answered).toBeGreaterThan(30);
     expect(slowest).toBeLessThan(1000);
 
-    await cluster.start();
+    await pg.cluster.start();
     const back = Date.now();
     let ready = await calls[0]!();
     while (ready.status !== 200 && Date.now() - back < 5000) {
@@ -105,11 +94,11 @@ describe("PostgreSQL away and back", () => {
       const end = Date.now() + 3000;
       while (Date.now() < end) {
         try {
-          await db.kysely.transaction().execute(async (tx) => {
+          await pg.db.kysely.transaction().execute(async (tx) => {
             await sql`select pg_sleep(0.01)`.execute(tx);
             await sql`select 1`.execute(tx);
           });
-          await sql`select 1`.execute(db.kysely);
+          await sql`select 1`.execute(pg.db.kysely);
           successes++;
         } catch {
           failures++;
@@ -118,9 +107,9 @@ describe("PostgreSQL away and back", () => {
     });
     const stopped = (async () => {
       await new Promise((r) => setTimeout(r, Math.max(0, stopAt - Date.now())));
-      await cluster.stop();
+      await pg.cluster.stop();
       await new Promise((r) => setTimeout(r, 1000));
-      await cluster.start();
+      await pg.cluster.start();
     })();
     await Promise.all([...workers, stopped]);
     expect(successes).toBeGreaterThan(0);
@@ -128,7 +117,7 @@ describe("PostgreSQL away and back", () => {
     // Back to normal afterwards.
     let ok = false;
     for (let i = 0; i < 50 && !ok; i++) {
-      ok = await db.ping().then(
+      ok = await pg.db.ping().then(
         () => true,
         () => false,
       );

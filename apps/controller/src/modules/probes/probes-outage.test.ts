@@ -1,8 +1,7 @@
-import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectDb, type Db, migrate } from "../../db/connect.js";
+import { describe, expect, it } from "vitest";
 import { type Behaviour, doneReply, serveNode, settle } from "../../testing/agents.js";
 import { makeTestApp, type TestApp } from "../../testing/test-app.js";
+import { usePgCluster } from "../../testing/use-pg-cluster.js";
 
 /**
  * Results that reach the controller while PostgreSQL is away are kept and written when it is back: a
@@ -11,20 +10,10 @@ import { makeTestApp, type TestApp } from "../../testing/test-app.js";
  * was failed ten minutes later.)
  */
 describe("results answered while PostgreSQL is away", () => {
-  let cluster: PostgresCluster;
-  let db: Db;
-  beforeAll(async () => {
-    cluster = await startPostgresCluster();
-    db = await connectDb({ databaseUrl: cluster.url, dataDir: "unused", maxConnections: 4 });
-    await migrate(db);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await cluster?.destroy();
-  });
+  const pg = usePgCluster();
 
   async function appWithNodes(form: "a" | "b", answer: Behaviour): Promise<TestApp> {
-    const t = makeTestApp({ kind: "postgres", db, close: async () => {} }, form);
+    const t = makeTestApp(pg.testDb, form);
     await t.presence.ready;
     for (const id of ["o1", "o2", "o3"]) serveNode(t.bus, { id, country: id === "o1" ? "DE" : "US" }, answer);
     await settle();
@@ -55,11 +44,11 @@ describe("results answered while PostgreSQL is away", () => {
     expect(created.status).toBe(202);
     const id = created.body.data.task_id as string;
     await new Promise((r) => setTimeout(r, 200)); // the task is `running`, its jobs held by the nodes
-    await cluster.stop();
+    await pg.cluster.stop();
     release(); // the three answers arrive while the database is away
     await new Promise((r) => setTimeout(r, 4000));
     expect((await t.call("GET", `/v1/probe/tasks/${id}`)).status).toBe(503);
-    await cluster.start();
+    await pg.cluster.start();
     const task = await pollDone(t, id);
     expect(task.status).toBe("done");
     expect(task.results).toHaveLength(3);
@@ -69,7 +58,7 @@ describe("results answered while PostgreSQL is away", () => {
 
   it("form B: probes answered during the outage are stored once it is back, each exactly once", async () => {
     const t = await appWithNodes("b", async (job) => doneReply(job, 2));
-    await cluster.stop();
+    await pg.cluster.stop();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await t.call("POST", "/v1/probe/tcp", {
@@ -79,13 +68,13 @@ describe("results answered while PostgreSQL is away", () => {
       ids.push(res.body.data.task_id);
     }
     await new Promise((r) => setTimeout(r, 3000));
-    await cluster.start();
+    await pg.cluster.start();
     for (const id of ids) {
       const task = await pollDone(t, id);
       expect(task.status).toBe("done");
     }
     await t.drain();
-    const rows = await db.kysely
+    const rows = await pg.db.kysely
       .selectFrom("probe_results")
       .select(["task_id"])
       .where("task_id", "in", ids)
