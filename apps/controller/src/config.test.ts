@@ -29,6 +29,35 @@ describe("configuration", () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid configuration: ${name}=`));
   });
 
+  it("VANTAGE_METRICS_LISTEN is host:port (IPv6 in brackets); VANTAGE_METRICS_TOKEN is long enough", () => {
+    expect(loadConfig({}).VANTAGE_METRICS_LISTEN).toBeUndefined();
+    expect(loadConfig({ VANTAGE_METRICS_LISTEN: "127.0.0.1:9464" }).VANTAGE_METRICS_LISTEN).toEqual({
+      host: "127.0.0.1",
+      port: 9464,
+    });
+    expect(loadConfig({ VANTAGE_METRICS_LISTEN: "[::1]:0" }).VANTAGE_METRICS_LISTEN).toEqual({
+      host: "::1",
+      port: 0,
+    });
+    expect(loadConfig({ VANTAGE_METRICS_LISTEN: "metrics.internal:9100" }).VANTAGE_METRICS_LISTEN).toEqual({
+      host: "metrics.internal",
+      port: 9100,
+    });
+    for (const bad of ["9464", "127.0.0.1", "127.0.0.1:", ":9464", "::1:9464", "127.0.0.1:70000", "a b:1"]) {
+      expect(() => loadConfig({ VANTAGE_METRICS_LISTEN: bad }), bad).toThrow(
+        /^invalid configuration: VANTAGE_METRICS_LISTEN=.*must be host:port/,
+      );
+    }
+    const token = "0123456789abcdef0123";
+    expect(loadConfig({ VANTAGE_METRICS_TOKEN: token }).VANTAGE_METRICS_TOKEN).toBe(token);
+    expect(() => loadConfig({ VANTAGE_METRICS_TOKEN: "short" })).toThrow(
+      /VANTAGE_METRICS_TOKEN=.*at least 16/,
+    );
+    expect(() => loadConfig({ VANTAGE_METRICS_TOKEN: "with a space 0123456789" })).toThrow(
+      /VANTAGE_METRICS_TOKEN=.*printable ASCII/,
+    );
+  });
+
   it("every variable is documented in the README's configuration table", () => {
     const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
     for (const name of Object.keys(configSchema.shape)) {

@@ -64,6 +64,22 @@ export const configSchema = z.object({
         .filter((p) => p.length > 0),
     ),
   VANTAGE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  VANTAGE_METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional(),
+  VANTAGE_METRICS_LISTEN: z
+    .string()
+    .transform((s, ctx) => {
+      const listen = parseListen(s);
+      if (!listen) {
+        ctx.addIssue({ code: "custom", message: "must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464" });
+        return z.NEVER;
+      }
+      return listen;
+    })
+    .optional(),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
@@ -72,6 +88,15 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** `host:port` (`[v6]:port` for IPv6) → its parts; undefined when it is not that. Port 0 picks a free one. */
+function parseListen(s: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(s.trim());
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: (m[1] ?? m[2])!, port };
+}
 
 export class ConfigError extends Error {}
 

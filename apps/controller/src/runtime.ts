@@ -16,6 +16,7 @@ import { newInstanceId, startLease } from "./db/lease.js";
 import type { Worker } from "./deps.js";
 import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
+import { listenMetrics, publicMetricsWarning } from "./http/metrics-endpoint.js";
 import { resolveJwtSecret } from "./modules/accounts/index.js";
 
 /** Everything a running controller holds, with one stop function that releases it in reverse order. */
@@ -37,9 +38,13 @@ export interface Runtime extends App {
  * no NATS), and stops them in reverse. The api role comes last, so the port opens only once everything
  * behind it runs; a controller without it opens no port.
  */
-function roleEntries(built: App, ctx: { config: Config; log: Logger; bus: InProcessBus | undefined }) {
+function roleEntries(
+  built: App,
+  ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
+) {
   const { nodes, probes, delivery } = built.modules;
   let http: Listening | undefined;
+  let metricsHttp: Listening | undefined;
   let agent: { stop(): Promise<void> } | undefined;
   const entries: ({ role: Role | "embedded" } & Worker)[] = [
     // Heartbeats → the node directory (memory) and the `nodes` table.
@@ -60,17 +65,46 @@ function roleEntries(built: App, ctx: { config: Config; log: Logger; bus: InProc
     {
       role: "api",
       async start() {
-        http = await listen({
-          fetch: built.app.fetch,
-          host: ctx.config.HOST,
-          port: ctx.config.PORT,
-          graceMs: ctx.config.VANTAGE_SHUTDOWN_GRACE_MS,
-          log: ctx.log,
-        });
-        ctx.log.info({ url: http.url, form: ctx.config.VANTAGE_API_FORM }, "listening");
+        const { config, log } = ctx;
+        // VANTAGE_METRICS_LISTEN: /metrics on its own server (the API port has none), opened first and
+        // closed last with the API's.
+        if (config.VANTAGE_METRICS_LISTEN) {
+          metricsHttp = await listenMetrics({
+            metrics: ctx.metrics,
+            token: config.VANTAGE_METRICS_TOKEN,
+            ...config.VANTAGE_METRICS_LISTEN,
+            graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
+            log,
+          });
+          log.info(
+            { url: `${metricsHttp.url}/metrics`, token: !!config.VANTAGE_METRICS_TOKEN },
+            "metrics listening",
+          );
+        } else {
+          const warning = publicMetricsWarning({
+            host: config.HOST,
+            token: config.VANTAGE_METRICS_TOKEN,
+            listen: config.VANTAGE_METRICS_LISTEN,
+          });
+          if (warning) log.warn({ host: config.HOST }, warning);
+        }
+        try {
+          http = await listen({
+            fetch: built.app.fetch,
+            host: config.HOST,
+            port: config.PORT,
+            graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
+            log,
+          });
+        } catch (err) {
+          await metricsHttp?.close();
+          throw err;
+        }
+        log.info({ url: http.url, form: config.VANTAGE_API_FORM }, "listening");
       },
       async stop() {
         await http?.close();
+        await metricsHttp?.close();
       },
     },
   ];
@@ -147,7 +181,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   const instanceId = newInstanceId();
   const lease = startLease(db, instanceId, log);
   const built = createApp({ config, db, log, transport, metrics, instanceId });
-  const { entries, url } = roleEntries(built, { config, log, bus });
+  const { entries, url } = roleEntries(built, { config, log, bus, metrics });
   const selected = entries.filter((e) =>
     e.role === "embedded" ? !!bus : config.VANTAGE_ROLES.includes(e.role),
   );

@@ -10,7 +10,7 @@ interface IssueLike {
   keys?: string[];
 }
 
-/** Turns zod issues into `{path, message}` details, paths prefixed with where the value came from. */
+/** Where a value came from, as the first segment of a detail path names it. */
 const targetNames: Record<string, string> = {
   json: "body",
   form: "body",
@@ -19,23 +19,44 @@ const targetNames: Record<string, string> = {
   header: "header",
 };
 
+/** At most this many `details` entries, plus one saying how many more there were. */
+export const MAX_ERROR_DETAILS = 20;
+
+/**
+ * Turns zod issues into `{path, message}` details, paths prefixed with where the value came from: one per
+ * problem (each unknown key of an `unrecognized_keys` issue is one), the first `MAX_ERROR_DETAILS` of them,
+ * then `{path: <target>, message: "… and N more issues"}` when there were more, so a body with 10,000
+ * unknown keys gets a short answer, not a megabyte of them.
+ */
 export function issuesToDetails(error: ZodError, rawTarget: string) {
   const target = targetNames[rawTarget] ?? rawTarget;
   const details: { path: string; message: string }[] = [];
+  let more = 0;
   for (const issue of error.issues as unknown as IssueLike[]) {
+    const unknownKeys = issue.code === "unrecognized_keys" && issue.keys ? issue.keys : undefined;
+    const count = unknownKeys ? unknownKeys.length : 1;
+    const room = MAX_ERROR_DETAILS - details.length;
+    if (room <= 0) {
+      more += count;
+      continue;
+    }
     const base = [target, ...issue.path.map(String)].join(".");
-    if (issue.code === "unrecognized_keys" && issue.keys) {
-      for (const key of issue.keys) details.push({ path: `${base}.${key}`, message: "unknown field" });
+    if (unknownKeys) {
+      for (const key of unknownKeys.slice(0, room))
+        details.push({ path: `${base}.${key}`, message: "unknown field" });
+      more += Math.max(0, unknownKeys.length - room);
     } else {
       details.push({ path: base, message: issue.message });
     }
   }
+  if (more > 0)
+    details.push({ path: target, message: `… and ${more} more ${more === 1 ? "issue" : "issues"}` });
   return details;
 }
 
 export function validationError(error: ZodError, target: string): ApiError {
   const details = issuesToDetails(error, target);
-  // The code follows the first issue, which the message names too; `details` lists every issue.
+  // The code follows the first issue, which the message names too; `details` lists the first ones.
   const unknown = (error.issues as unknown as IssueLike[])[0]?.code === "unrecognized_keys";
   const first = details[0];
   const summary = first ? `${first.path}: ${first.message}` : "invalid request";

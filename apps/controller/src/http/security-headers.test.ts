@@ -35,6 +35,10 @@ describe("security headers", () => {
         expect(inline.length).toBeGreaterThan(0);
         for (const m of inline) expect(csp).toContain(`'${sha256(m[1]!)}'`);
         expect(csp).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+        // No web fonts from anywhere but this server: the page tells Scalar to load none of its own.
+        expect(csp).toContain("font-src 'self' data:;");
+        expect(csp).not.toContain("https:");
+        expect(page.text).toMatch(/"withDefaultFonts":\s*false/);
         // The script it loads comes from this server, and is not sniffed into anything else.
         expect(page.text).toContain('src="/docs/standalone.js"');
         const script = await t.call("GET", "/docs/standalone.js");

@@ -2,14 +2,12 @@ import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { setResponseHeader } from "./response-headers.js";
 
-const SCALAR_FONTS = "https://fonts.scalar.com";
-
 /**
  * The Content-Security-Policy of an HTML page. Scripts: this server's files and the page's own inline
  * scripts by hash (no `'unsafe-inline'`, no `eval`). Styles may be inline: the API reference page (Scalar)
- * ships a `<style>` block and sets styles from script. Fonts may also come from Scalar's font host, which
- * its stylesheet names unless the page is configured with `withDefaultFonts: false`. Data goes to this
- * server only; nothing may frame the page, and it sends no forms anywhere.
+ * ships a `<style>` block and sets styles from script. Fonts come from this server or `data:` URLs only: the
+ * docs page is configured with `withDefaultFonts: false`, so Scalar's stylesheet names no font host. Data
+ * goes to this server only; nothing may frame the page, and it sends no forms anywhere.
  */
 export function htmlPolicy(inlineScriptHashes: readonly string[]): string {
   const scripts = ["'self'", ...inlineScriptHashes.map((h) => `'${h}'`)].join(" ");
@@ -18,7 +16,7 @@ export function htmlPolicy(inlineScriptHashes: readonly string[]): string {
     `script-src ${scripts}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    `font-src 'self' data: ${SCALAR_FONTS}`,
+    "font-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",

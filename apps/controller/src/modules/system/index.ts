@@ -6,6 +6,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { AppDeps } from "../../deps.js";
 import { errorResponses } from "../../http/envelope.js";
 import { unavailableError } from "../../http/errors.js";
+import { metricsHandler } from "../../http/metrics-endpoint.js";
 import type { Router } from "../../http/router.js";
 
 const require = createRequire(import.meta.url);
@@ -69,10 +70,11 @@ function registerSystem(app: Router, deps: AppDeps): void {
     return c.json({ status: "ready" as const, database: deps.db.kind, transport: deps.transport.kind }, 200);
   });
 
-  app.get("/metrics", async (c) => {
-    c.header("Content-Type", deps.metrics.contentType);
-    return c.body(await deps.metrics.text());
-  });
+  // Prometheus text, outside the OpenAPI document. With VANTAGE_METRICS_LISTEN it is served by its own
+  // server (runtime.ts, api role) and this port has no /metrics; VANTAGE_METRICS_TOKEN guards it on either.
+  if (!deps.config.VANTAGE_METRICS_LISTEN) {
+    app.get("/metrics", metricsHandler(deps.metrics, deps.config.VANTAGE_METRICS_TOKEN));
+  }
 
   app.get("/", (c) =>
     c.json({
@@ -87,7 +89,8 @@ function registerSystem(app: Router, deps: AppDeps): void {
     }),
   );
 
-  // The docs page loads its script from this server, never from a CDN.
+  // The docs page loads its script from this server, never from a CDN; no web fonts either (Scalar's
+  // default ones come from fonts.scalar.com): the page uses the system's fonts.
   let standalone: string | undefined;
   app.get("/docs/standalone.js", (c) => {
     standalone ??= readFileSync(
@@ -98,5 +101,13 @@ function registerSystem(app: Router, deps: AppDeps): void {
     c.header("Content-Type", "application/javascript; charset=utf-8");
     return c.body(standalone);
   });
-  app.get("/docs", Scalar({ url: "/v1/openapi.json", cdn: "/docs/standalone.js", pageTitle: "Vantage API" }));
+  app.get(
+    "/docs",
+    Scalar({
+      url: "/v1/openapi.json",
+      cdn: "/docs/standalone.js",
+      pageTitle: "Vantage API",
+      withDefaultFonts: false,
+    }),
+  );
 }
