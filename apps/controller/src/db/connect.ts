@@ -41,6 +41,11 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
       // behind them: after a long outage requests were held for many seconds. Retry every ≤ 0.5 s instead.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     });
+    // postgres.js loads the array types on every new connection, and the promise of that query is not
+    // awaited: a connection closed in that moment (PostgreSQL stopping while the pool reconnects) became an
+    // unhandled rejection, which ends a Node process. Load them once here; later connections reuse them.
+    await client.unsafe("select 1");
+    (client.options as { fetch_types: boolean }).fetch_types = false;
     const gate = new AvailabilityGate({
       probeEveryMs: 500,
       ...(opts.onAvailabilityChange ? { onChange: opts.onAvailabilityChange } : {}),

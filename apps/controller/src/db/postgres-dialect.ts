@@ -32,13 +32,24 @@ export function postgresDialect(client: Sql): Dialect {
 const rollback = new Error("rollback");
 
 class PostgresJsConnection implements DatabaseConnection {
-  private tx: { sql: TransactionSql; finish(commit: boolean): void; done: Promise<unknown> } | undefined;
+  private tx:
+    | {
+        sql: TransactionSql;
+        finish(commit: boolean): void;
+        done: Promise<unknown>;
+        /** Rejects when the transaction's connection is lost (`done` rejects); never resolves. */
+        lost: Promise<never>;
+      }
+    | undefined;
 
   constructor(private readonly client: Sql) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const target = this.tx?.sql ?? this.client;
-    const result = await target.unsafe(query.sql, [...query.parameters] as never[]);
+    const tx = this.tx;
+    const pending = (tx?.sql ?? this.client).unsafe(query.sql, [...query.parameters] as never[]);
+    // A query of a transaction whose connection the server closed is never settled by postgres.js 3.4
+    // (it waits in the transaction's queue), while `sql.begin` itself rejects: take that as the answer.
+    const result = tx ? await Promise.race([pending, tx.lost]) : await pending;
     const rows = Array.from(result) as R[];
     return ["INSERT", "UPDATE", "DELETE", "MERGE"].includes(result.command)
       ? { numAffectedRows: BigInt(result.count), rows }
@@ -77,7 +88,14 @@ class PostgresJsConnection implements DatabaseConnection {
     });
     early.catch(() => {});
     const sql = await Promise.race([started, early]);
-    this.tx = { sql, finish: (commit) => finish(commit), done };
+    const lost = done.then(
+      () => new Promise<never>(() => {}),
+      (err: unknown) => {
+        throw err;
+      },
+    );
+    lost.catch(() => {});
+    this.tx = { sql, finish: (commit) => finish(commit), done, lost };
   }
 
   async end(commit: boolean): Promise<void> {
