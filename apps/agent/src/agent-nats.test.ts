@@ -4,7 +4,6 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   connect,
   errors,
@@ -25,6 +24,15 @@ import { type ControllerTransport, natsAgentLink, natsControllerTransport } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
+import {
+  agentEnv,
+  job,
+  linesAtLeast,
+  mainPath,
+  runUntilExit,
+  threadpoolPreload,
+  until,
+} from "./testing/agent-process.js";
 
 /**
  * A real nats-server with per-agent nkey users: what each agent's credentials may and may not do, and a
@@ -66,71 +74,10 @@ function statusLog(nc: NatsConnection): Status[] {
   return seen;
 }
 
-async function until<T>(what: string, get: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 function violations(seen: Status[]): InstanceType<typeof errors.PermissionViolationError>[] {
   return seen.flatMap((s) =>
     s.type === "error" && s.error instanceof errors.PermissionViolationError ? [s.error] : [],
   );
-}
-
-const mainPath = fileURLToPath(new URL("./main.ts", import.meta.url));
-const threadpoolPreload = fileURLToPath(new URL("./threadpool.cjs", import.meta.url));
-
-function agentEnv(seedFile: string): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/root",
-    VANTAGE_NODE_ID: "proc-1",
-    VANTAGE_NODE_NAME: "Process 1",
-    VANTAGE_NODE_COUNTRY: "nl",
-    VANTAGE_NODE_REGION: "eu-west",
-    VANTAGE_NODE_PROVIDER: "test",
-    NATS_URL: nats.url,
-    NATS_NKEY_SEED_FILE: seedFile,
-    VANTAGE_HEARTBEAT_MS: "500",
-    VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-    VANTAGE_LOG_LEVEL: "info",
-  };
-}
-
-/** An agent process started without the preload, run until it exits: its exit code and log. */
-async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> {
-  const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-  const code = await new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
-  return { code, log };
-}
-
-/** The pino lines of a log at `level` or above (50 error, 60 fatal). */
-function linesAtLeast(log: string, level: number): Array<{ level: number; msg: string }> {
-  return log
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { level: number; msg: string })
-    .filter((l) => l.level >= level);
-}
-
-function job(overrides: Record<string, unknown> = {}) {
-  return {
-    v: PROTOCOL_VERSION,
-    job_id: `job-${Math.random().toString(36).slice(2, 10)}`,
-    budget_ms: 7600,
-    spec: { type: "tcp", params: { host: "127.0.0.1", port: 9 } },
-    ...overrides,
-  };
 }
 
 beforeAll(async () => {
@@ -264,7 +211,7 @@ describe("agent process", () => {
     writeFileSync(seedFile, `${creds.proc.seed}\n`, { mode: 0o600 });
     // Started as the systemd unit should start it: the preload sizes libuv's thread pool first.
     child = spawn(process.execPath, ["--require", threadpoolPreload, "--import", "tsx", mainPath], {
-      env: agentEnv(seedFile),
+      env: agentEnv(nats.url, seedFile),
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
@@ -281,7 +228,7 @@ describe("agent process", () => {
 
   it("exits 2 when its credentials belong to another node id", async () => {
     const seedFile = join(dir, "proc-1.nk");
-    const { code, log } = await runUntilExit({ ...agentEnv(seedFile), VANTAGE_NODE_ID: "node-b" });
+    const { code, log } = await runUntilExit({ ...agentEnv(nats.url, seedFile), VANTAGE_NODE_ID: "node-b" });
     expect(code, log).toBe(2);
     expect(log).toContain("created for another VANTAGE_NODE_ID");
     // Started without the preload: the agent says its thread pool is libuv's default.
@@ -291,7 +238,7 @@ describe("agent process", () => {
   it("exits 2 (no restart) when NATS refuses its key, as after `agent:add --remove`", async () => {
     const seedFile = join(dir, "unknown.nk");
     writeFileSync(seedFile, `${createAgentCredentials("proc-1").seed}\n`, { mode: 0o600 });
-    const { code, log } = await runUntilExit(agentEnv(seedFile));
+    const { code, log } = await runUntilExit(agentEnv(nats.url, seedFile));
     expect(code, log).toBe(2);
     expect(log).toContain("NATS refused the connection");
   });
@@ -383,89 +330,5 @@ describe("agent process", () => {
     const last = procBeats().at(-1);
     expect(last).toMatchObject({ draining: true, running_jobs: 0 });
     await expect(controller.request("proc-1", job(), 2000)).rejects.toMatchObject({ code: "no_responders" });
-  });
-});
-
-describe("agent process on a NATS server without authorization", () => {
-  let openNats: NatsServer;
-  let openCtl: ControllerTransport;
-  let tcp: TcpServer;
-
-  beforeAll(async () => {
-    openNats = await startNatsServer();
-    const nc = await connect({ servers: openNats.url, name: "open-controller", reconnect: false });
-    open.push(nc);
-    openCtl = natsControllerTransport(nc, false);
-    tcp = createTcpServer((s) => s.end());
-    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
-  });
-
-  afterAll(async () => {
-    await openCtl?.close();
-    await openNats?.stop();
-    tcp?.close();
-  });
-
-  const openEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-    const { NATS_NKEY_SEED_FILE: _, ...env } = agentEnv("");
-    return { ...env, NATS_URL: openNats.url, VANTAGE_NODE_ID: "open-1", ...extra };
-  };
-
-  it("refuses to serve: exits 2 (no restart) with one line saying why", async () => {
-    const { code, log } = await runUntilExit(openEnv());
-    expect(code, log).toBe(2);
-    expect(linesAtLeast(log, 50).map((l) => l.msg)).toEqual([
-      "NATS server does not enforce permissions: any client could impersonate this node; configure " +
-        "authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development",
-    ]);
-    expect(log).not.toContain("agent serving jobs");
-  });
-
-  it("with VANTAGE_ALLOW_OPEN_NATS=true warns once and serves jobs", async () => {
-    const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
-      env: openEnv({ VANTAGE_ALLOW_OPEN_NATS: "true" }),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let log = "";
-    agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-    agent.stderr?.on("data", (d: Buffer) => (log += d.toString()));
-    const exited = new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
-    try {
-      const port = (tcp.address() as { port: number }).port;
-      const spec = { type: "tcp", params: { host: "127.0.0.1", port } };
-      await until(
-        "the agent to serve",
-        () => (log.includes("agent serving jobs") ? true : undefined),
-        20_000,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}; agent output:\n${log}`);
-      });
-      // Its subscription may reach the server a moment after the log line: "no responders" until then.
-      let reply: unknown;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          reply = await openCtl.request("open-1", job({ job_id: "open-1", spec }), 8000);
-          break;
-        } catch (err) {
-          if (attempt >= 20 || (err as { code?: string }).code !== "no_responders") throw err;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      expect(jobReplySchema.parse(reply), log).toMatchObject({
-        job_id: "open-1",
-        status: "done",
-        outcome: { success: true, detail: { port } },
-      });
-      const warned = log.split("\n").filter((l) => l.includes("VANTAGE_ALLOW_OPEN_NATS=true"));
-      expect(warned).toHaveLength(1);
-      expect(JSON.parse(warned[0]!)).toMatchObject({
-        level: 40,
-        msg: expect.stringContaining("NATS server does not enforce permissions"),
-      });
-      expect(linesAtLeast(log, 50)).toEqual([]);
-    } finally {
-      agent.kill("SIGTERM");
-      expect(await exited, log).toBe(0);
-    }
   });
 });

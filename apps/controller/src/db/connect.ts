@@ -43,13 +43,25 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     });
     // postgres.js loads the array types on every new connection, and the promise of that query is not
     // awaited: a connection closed in that moment (PostgreSQL stopping while the pool reconnects) became an
-    // unhandled rejection, which ends a Node process. Load them once here; later connections reuse them.
-    await client.unsafe("select 1");
-    (client.options as { fetch_types: boolean }).fetch_types = false;
+    // unhandled rejection, which ends a Node process. Load them once, on the first connection that works;
+    // later connections reuse them.
+    const typesLoaded = () => {
+      (client.options as { fetch_types: boolean }).fetch_types = false;
+    };
     const gate = new AvailabilityGate({
       probeEveryMs: 500,
-      ...(opts.onAvailabilityChange ? { onChange: opts.onAvailabilityChange } : {}),
+      onChange: (up, err) => {
+        if (up) typesLoaded();
+        opts.onAvailabilityChange?.(up, err);
+      },
     });
+    try {
+      await client.unsafe("select 1");
+      typesLoaded();
+    } catch (err) {
+      // Away at start (the runtime's migrations will say so); the first query that works loads the types.
+      gate.markDown(err);
+    }
     const dialect = guardedDialect(postgresDialect(client), gate);
     return makeDb(new Kysely<Database>({ dialect }), "postgres", gate);
   }
