@@ -32,6 +32,7 @@ export const configSchema = z.object({
     .optional(),
   VANTAGE_DATA_DIR: z.string().min(1).default("./.vantage"),
   VANTAGE_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  VANTAGE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   NATS_URL: z.string().min(1).optional(),
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),

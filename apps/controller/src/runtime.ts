@@ -125,6 +125,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
     databaseUrl: config.DATABASE_URL,
     dataDir: config.VANTAGE_DATA_DIR,
     connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
     onAvailabilityChange: (up, err) => {
       if (up) log.info("database answers again");
       else

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { makeTestApp } from "../testing/test-app.js";
 import { usePgCluster } from "../testing/use-pg-cluster.js";
 import { AvailabilityGate } from "./availability.js";
+import { InFlight } from "./postgres-dialect.js";
 
 describe("AvailabilityGate", () => {
   it("while the database is away, lets one query through per interval, and opens at the first success", () => {
@@ -26,6 +27,33 @@ describe("AvailabilityGate", () => {
     gate.markUp();
     expect(changes).toEqual([false, true]);
     expect(gate.admits()).toBe(true);
+  });
+});
+
+describe("InFlight: no operation waits on a lost connection forever", () => {
+  const never = () => new Promise<never>(() => {});
+
+  it("an operation that never settles fails as database unavailable after the query timeout", async () => {
+    const started = Date.now();
+    await expect(new InFlight(50).track(never())).rejects.toMatchObject({ code: "DB_UNAVAILABLE" });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("an outage ends what was waiting when it began, after the grace; later and settled operations go on", async () => {
+    const inFlight = new InFlight(0);
+    const stuck = inFlight.track(never());
+    const quick = inFlight.track(Promise.resolve("ok"));
+    const outage = Object.assign(new Error("connection closed"), { code: "CONNECTION_CLOSED" });
+    inFlight.abandon(outage, 20);
+    let laterSettled = false;
+    const later = inFlight.track(new Promise((r) => setTimeout(() => r("later"), 60))).then((v) => {
+      laterSettled = true;
+      return v;
+    });
+    await expect(stuck).rejects.toBe(outage);
+    expect(await quick).toBe("ok");
+    expect(await later).toBe("later");
+    expect(laterSettled).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@ import { PGliteDialect } from "kysely-pglite-dialect";
 import postgres from "postgres";
 import { AvailabilityGate, guardedDialect } from "./availability.js";
 import { inlineMigrations } from "./migrations/index.js";
-import { postgresDialect } from "./postgres-dialect.js";
+import { InFlight, postgresDialect } from "./postgres-dialect.js";
 import type { Database } from "./schema.js";
 
 export interface Db {
@@ -27,6 +27,8 @@ export interface DbOptions {
   maxConnections?: number;
   /** PostgreSQL: how long a connection attempt may take before it counts as failed (the database away). */
   connectTimeoutMs?: number;
+  /** PostgreSQL: the longest any query or transaction step may wait for an answer (0: no limit). */
+  queryTimeoutMs?: number;
   /** PostgreSQL: told when the database goes away and comes back (for the log). */
   onAvailabilityChange?: (up: boolean, err?: unknown) => void;
 }
@@ -48,10 +50,14 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     const typesLoaded = () => {
       (client.options as { fetch_types: boolean }).fetch_types = false;
     };
+    const inFlight = new InFlight(opts.queryTimeoutMs ?? 15_000);
+    const connectTimeoutMs = opts.connectTimeoutMs ?? 2000;
     const gate = new AvailabilityGate({
       probeEveryMs: 500,
       onChange: (up, err) => {
         if (up) typesLoaded();
+        // What was waiting on the database when it went away gets two connection attempts' time, then ends.
+        else inFlight.abandon(err, 2 * connectTimeoutMs);
         opts.onAvailabilityChange?.(up, err);
       },
     });
@@ -62,7 +68,7 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
       // Away at start (the runtime's migrations will say so); the first query that works loads the types.
       gate.markDown(err);
     }
-    const dialect = guardedDialect(postgresDialect(client), gate);
+    const dialect = guardedDialect(postgresDialect(client, inFlight), gate);
     return makeDb(new Kysely<Database>({ dialect }), "postgres", gate);
   }
   let location = opts.dataDir;
