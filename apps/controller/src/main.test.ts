@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createControllerCredentials } from "@vantage/nats-auth";
 import {
   createTestDatabase,
@@ -11,7 +8,7 @@ import {
   waitForPort,
 } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, startController } from "./testing/controller-process.js";
+import { exitOf, seedFile, startController } from "./testing/controller-process.js";
 
 /** A controller listening on a free port, with its exit (code and stderr) already being watched. */
 async function listeningController(env: Record<string, string>) {
@@ -57,17 +54,19 @@ describe("controller process", () => {
 
   it("stops with one clear line (exit 2) when NATS refuses its credentials", async () => {
     const nats = await startNatsServer({ users: [createControllerCredentials().user] });
-    const dir = mkdtempSync(join(tmpdir(), "vantage-ctl-"));
+    const seed = seedFile(createControllerCredentials().seed);
     try {
-      const seed = join(dir, "other.nk");
-      writeFileSync(seed, `${createControllerCredentials().seed}\n`, { mode: 0o600 });
-      const child = startController({ DATABASE_URL: db.url, NATS_URL: nats.url, NATS_NKEY_SEED_FILE: seed });
+      const child = startController({
+        DATABASE_URL: db.url,
+        NATS_URL: nats.url,
+        NATS_NKEY_SEED_FILE: seed.path,
+      });
       const { code, stderr } = await exitOf(child);
       expect(code).toBe(2);
       expect(stderr.trim().split("\n")).toHaveLength(1);
       expect(stderr).toContain("NATS refused the controller's credentials");
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      seed.remove();
       await nats.stop();
     }
   });

@@ -10,7 +10,7 @@ import {
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectDb, type Db, migrate } from "./db/connect.js";
-import { exitOf, listeningPorts, logLines, startController } from "./testing/controller-process.js";
+import { exitOf, listeningPorts, logLines, seedFile, startController } from "./testing/controller-process.js";
 import { startSmtp } from "./testing/smtp-server.js";
 
 /**
@@ -216,16 +216,11 @@ describe("NATS authorization check at start", () => {
     const open = await startNatsServer();
     const creds = createControllerCredentials();
     const secured = await startNatsServer({ users: [creds.user] });
-    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
-    const dir = mkdtempSync(join(tmpdir(), "vantage-roles-"));
+    const seed = seedFile(creds.seed);
     try {
-      const seed = join(dir, "controller.nk");
-      writeFileSync(seed, `${creds.seed}\n`, { mode: 0o600 });
       for (const env of [
         { NATS_URL: open.url, VANTAGE_ALLOW_OPEN_NATS: "true" },
-        { NATS_URL: secured.url, NATS_NKEY_SEED_FILE: seed },
+        { NATS_URL: secured.url, NATS_NKEY_SEED_FILE: seed.path },
       ]) {
         const port = await freePort();
         const child = startController({
@@ -245,7 +240,7 @@ describe("NATS authorization check at start", () => {
         expect((await exited).code).toBe(0);
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      seed.remove();
       await open.stop();
       await secured.stop();
     }

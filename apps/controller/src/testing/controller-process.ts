@@ -1,4 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const mainPath = new URL("../main.ts", import.meta.url).pathname;
 
@@ -73,4 +76,12 @@ export function listeningPorts(pid: number): number[] {
     .filter((l) => l.includes(`pid=${pid},`))
     .map((l) => l.trim().split(/\s+/)[3] ?? "")
     .map((local) => Number(local.slice(local.lastIndexOf(":") + 1)));
+}
+
+/** An nkey seed in a file of its own (mode 600), as `NATS_NKEY_SEED_FILE` takes it; `remove()` cleans up. */
+export function seedFile(seed: string): { path: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "vantage-seed-"));
+  const path = join(dir, "controller.nk");
+  writeFileSync(path, `${seed}\n`, { mode: 0o600 });
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
