@@ -1,4 +1,7 @@
 import { dnsRecordsLookup } from "./dns/records.js";
+import { icpLookup } from "./icp/lookup.js";
+import { ipLookup } from "./ip/lookup.js";
+import { sslLookup } from "./tls/lookup.js";
 import {
   type Lookup,
   type LookupContext,
@@ -6,10 +9,15 @@ import {
   type LookupKind,
   type LookupResultByKind,
 } from "./types.js";
+import { whoisLookup } from "./whois/lookup.js";
 
 /** Every lookup kind, checked exhaustive by the compiler: a new kind fails to build until it is listed. */
 export const lookups: { [K in LookupKind]: Lookup<K> } = {
+  ip: ipLookup,
+  whois: whoisLookup,
+  ssl: sslLookup,
   dns: dnsRecordsLookup,
+  icp: icpLookup,
 };
 
 /**

@@ -1,22 +1,34 @@
 import type { HostLookup } from "@vantage/probes";
 import type { z } from "zod";
 import type { DnsRecordsInput, DnsRecordsResult } from "./dns/schema.js";
+import type { IcpInput, IcpOptions, IcpResult } from "./icp/schema.js";
+import type { IpDataSource, IpInput, IpResult } from "./ip/schema.js";
+import type { SslInput, SslResult, TlsAuditOptions } from "./tls/schema.js";
+import type { WhoisInput, WhoisOptions, WhoisResult } from "./whois/schema.js";
 
 /**
  * The information lookups built so far. Each kind has an input and a result type in the maps below, a file
  * exporting a `Lookup<kind>`, and a line in the registry: the compiler refuses a build missing any of them.
  */
-export const lookupKinds = ["dns"] as const;
+export const lookupKinds = ["ip", "whois", "ssl", "dns", "icp"] as const;
 export type LookupKind = (typeof lookupKinds)[number];
 
 /** What each lookup takes, after its schema has parsed it (defaults applied, values normalised). */
 export interface LookupInputByKind {
+  ip: IpInput;
+  whois: WhoisInput;
+  ssl: SslInput;
   dns: DnsRecordsInput;
+  icp: IcpInput;
 }
 
 /** What each lookup answers: the `data` of the API response. */
 export interface LookupResultByKind {
+  ip: IpResult;
+  whois: WhoisResult;
+  ssl: SslResult;
   dns: DnsRecordsResult;
+  icp: IcpResult;
 }
 
 /**
@@ -40,6 +52,14 @@ export interface LookupContext {
   lookup?: HostLookup | undefined;
   /** The current time (certificate expiry, WHOIS dates); `new Date()` when omitted. */
   now?: (() => Date) | undefined;
+  /** The IP data the `ip` lookup reads; without it the lookup fails `unavailable`. */
+  ipData?: IpDataSource | undefined;
+  /** RDAP bootstrap, port-43 servers and HTTP client of the `whois` lookup. */
+  whois?: WhoisOptions | undefined;
+  /** Trust anchors of the `ssl` lookup. */
+  tls?: TlsAuditOptions | undefined;
+  /** Provider, cache and HTTP client of the `icp` lookup. */
+  icp?: IcpOptions | undefined;
 }
 
 /** The one shape every lookup file exports. */
@@ -52,13 +72,14 @@ export interface Lookup<K extends LookupKind> {
 
 /**
  * Stable snake_case codes API users match on. The controller maps them to HTTP: invalid_input 400,
- * not_found 404, target_not_allowed 422, upstream_error 502, upstream_timeout 504.
+ * not_found 404, target_not_allowed 422, upstream_error 502, unavailable 503, upstream_timeout 504.
  */
 export const lookupErrorCodes = [
   "invalid_input",
   "not_found",
   "target_not_allowed",
   "upstream_error",
+  "unavailable",
   "upstream_timeout",
 ] as const;
 export type LookupErrorCode = (typeof lookupErrorCodes)[number];

@@ -1,0 +1,171 @@
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { ProbeFailure, resolveAndCheck } from "@vantage/probes/target-guard";
+import { type LookupContext, LookupError } from "../types.js";
+
+/*
+ * The one HTTP client of the lookups (RDAP, the ICP provider and home page, the HSTS check). Why not global
+ * fetch: the target guard must check the address actually connected to, and fetch (undici) resolves names
+ * itself. Here every hop is resolved once through the guard and the socket is pinned to that address, so a
+ * second answer cannot swap in a private one (DNS rebinding), redirects included.
+ */
+
+export interface GuardedRequest {
+  method?: "GET" | "HEAD";
+  headers?: Record<string, string>;
+  /** Longest time for the whole exchange, redirects included, ms. */
+  timeoutMs: number;
+  /** Bodies larger than this are cut (`truncated: true`), not an error: a footer or a record fits. */
+  maxBytes?: number;
+  /** Redirects followed (3xx with Location); 0 answers the redirect itself. */
+  maxRedirects?: number;
+  /** Accept any certificate (reading a page's footer or headers, not vouching for it). */
+  insecureTls?: boolean;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  truncated: boolean;
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** The address connected to for that URL. */
+  address: string;
+}
+
+const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Fetches `url` through the target guard. Rejects with LookupError only: `invalid_input` (not an http(s)
+ * URL), `target_not_allowed`, `upstream_timeout` (time up or `ctx.signal` aborted), `upstream_error`
+ * (cannot resolve, refused, reset, TLS failure, too many redirects).
+ */
+export async function guardedRequest(
+  url: string,
+  req: GuardedRequest,
+  ctx: Pick<LookupContext, "allowPrivate" | "signal" | "lookup">,
+): Promise<GuardedResponse> {
+  const timer = AbortSignal.timeout(req.timeoutMs);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timer]) : timer;
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const res = await once(current, req, ctx, signal);
+    const location = res.headers.location;
+    const redirect = res.status >= 300 && res.status < 400 && location !== undefined;
+    if (!redirect || hop >= (req.maxRedirects ?? 0)) return res;
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw new LookupError("upstream_error", `${current} redirected to an invalid URL`);
+    }
+    current = next.href;
+  }
+}
+
+async function once(
+  url: string,
+  req: GuardedRequest,
+  ctx: Pick<LookupContext, "allowPrivate" | "signal" | "lookup">,
+  signal: AbortSignal,
+): Promise<GuardedResponse> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new LookupError("invalid_input", `not a URL: ${url}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new LookupError("invalid_input", `not an http(s) URL: ${url}`);
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  let address: string;
+  let family: 4 | 6;
+  try {
+    ({ address, family } = await resolveAndCheck(host, {
+      allowPrivate: ctx.allowPrivate,
+      signal,
+      lookup: ctx.lookup,
+    }));
+  } catch (error) {
+    throw fromProbeFailure(error, url, signal);
+  }
+  // The pinned address: the agent of node:http calls this instead of the system resolver.
+  const pinned: LookupFunction = (_name, options, callback) => {
+    if ((options as { all?: boolean }).all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const secure = parsed.protocol === "https:";
+  const client = secure ? https : http;
+  return new Promise<GuardedResponse>((resolve, reject) => {
+    const request = client.request(
+      parsed,
+      {
+        method: req.method ?? "GET",
+        headers: { "user-agent": "vantage-lookups/1", ...req.headers },
+        lookup: pinned,
+        signal,
+        agent: false,
+        ...(secure
+          ? { servername: isIpLiteral(host) ? undefined : host, rejectUnauthorized: !req.insecureTls }
+          : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        const max = req.maxBytes ?? DEFAULT_MAX_BYTES;
+        const done = () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            truncated,
+            url,
+            address,
+          });
+        res.on("data", (chunk: Buffer) => {
+          if (truncated) return;
+          const room = max - size;
+          if (chunk.length >= room) {
+            chunks.push(chunk.subarray(0, room));
+            size = max;
+            truncated = true;
+            done();
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on("end", done);
+        res.on("error", (error) => reject(fromNetError(error, url, signal)));
+      },
+    );
+    request.on("error", (error) => reject(fromNetError(error, url, signal)));
+    request.end();
+  });
+}
+
+function isIpLiteral(host: string): boolean {
+  return /^[0-9.]+$/.test(host) || host.includes(":");
+}
+
+function fromProbeFailure(error: unknown, url: string, signal: AbortSignal): unknown {
+  if (!(error instanceof ProbeFailure)) return error;
+  if (error.code === "target_not_allowed") return new LookupError("target_not_allowed", error.message);
+  if (error.code === "timeout" || signal.aborted) return timeoutError(url);
+  return new LookupError("upstream_error", `${url}: ${error.message}`);
+}
+
+function fromNetError(error: Error, url: string, signal: AbortSignal): LookupError {
+  if (signal.aborted) return timeoutError(url);
+  const code = (error as { code?: string }).code;
+  return new LookupError("upstream_error", `${url}: ${code ?? error.message}`);
+}
+
+function timeoutError(url: string): LookupError {
+  return new LookupError("upstream_timeout", `no answer from ${url} in time`);
+}
