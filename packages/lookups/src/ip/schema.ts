@@ -1,18 +1,32 @@
 import { z } from "zod";
+import { canonicalIp } from "./address.js";
 
 /**
- * CONTRACT (owned by the ip/ folder; extend, do not rename): an IPv4 or IPv6 address as users type it →
- * its canonical text (IPv4 dotted quad; IPv6 compressed lower-case, RFC 5952). Anything else is refused.
+ * An IPv4 or IPv6 address as users type it → its canonical text: IPv4 dotted quad; IPv6 compressed
+ * lower-case (RFC 5952; IPv4-mapped as `::ffff:8.8.8.8`). Surrounding whitespace and brackets around IPv6
+ * are accepted; host names, networks (CIDR), zone ids and shorthand IPv4 (`127.1`) are refused.
  */
+export const ipAddressSchema = z
+  .string()
+  .max(64)
+  .transform((raw, ctx) => {
+    const parsed = canonicalIp(raw);
+    if (parsed.ok) return parsed.ip;
+    ctx.addIssue({ code: "custom", message: parsed.problem });
+    return z.NEVER;
+  });
+
 export const ipInputSchema = z.strictObject({
-  ip: z.string().max(64),
+  ip: ipAddressSchema,
 });
 export type IpInput = z.output<typeof ipInputSchema>;
 
 export const ipResultSchema = z.object({
+  /** The address looked up, canonical (see ipAddressSchema). */
   ip: z.string(),
   /** ISO 3166-1 alpha-2, upper-case; null when the data has no answer or the address is reserved. */
   country: z.string().nullable(),
+  /** English name of `country` (Intl.DisplayNames), e.g. "United States". */
   country_name: z.string().nullable(),
   /** The AS organisation (e.g. "Google LLC"), not a retail ISP. */
   isp: z.string().nullable(),
@@ -20,7 +34,10 @@ export const ipResultSchema = z.object({
   asn: z.string().nullable(),
   /** True for private, loopback, link-local, CGNAT, documentation, multicast and other special ranges. */
   reserved: z.boolean(),
-  /** The special range's name when `reserved` (e.g. "private", "loopback"), else null. */
+  /**
+   * The special range's category when `reserved` (the target guard's names: "private", "loopback",
+   * "link_local", "cgnat", "documentation", "multicast", "reserved", …), else null.
+   */
   range: z.string().nullable(),
   /** Version of the data that answered (the ip-location-db build, `2.3.YYYYMMDDHH`). */
   data_version: z.string(),
@@ -30,6 +47,9 @@ export type IpResult = z.infer<typeof ipResultSchema>;
 /** What the IP lookup reads: the loaded data (see ip/database.ts), swapped atomically on reload. */
 export interface IpDataSource {
   readonly version: string;
-  /** Country, AS number and AS organisation of a public address; nulls where the data has no answer. */
+  /**
+   * Country, AS number and AS organisation of a public address (canonical or any valid text; IPv4-mapped
+   * answers for its IPv4 address); nulls where the data has no answer. Throws a TypeError on a non-address.
+   */
   find(ip: string): { country: string | null; asn: number | null; org: string | null };
 }

@@ -1,0 +1,213 @@
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { ipv6Words, parseIpv4, parseIpv6 } from "./address.js";
+import { type IpDataEvent, loadAsnTable } from "./asn-cache.js";
+import { type AsnTable, findV4Row, findV6Row } from "./asn-table.js";
+import { type CountryReader, openCountryReader } from "./country.js";
+import type { IpDataSource } from "./schema.js";
+
+export type { IpDataEvent } from "./asn-cache.js";
+
+/**
+ * What a data directory (the operator's VANTAGE_IP_DATA_DIR) must hold: the combined country MMDB of
+ * @ip-location-db/geo-whois-asn-country-mmdb, the two ASN CSVs of @ip-location-db/asn (not the `-num`
+ * ones), and VERSION: one line naming the data, e.g. `2.3.2026061719` (letters, digits, `.`, `_`, `+`,
+ * `-`; at most 64). Without a data directory the installed npm packages answer, versioned by their
+ * package.json.
+ */
+export const IP_DATA_FILES = {
+  mmdb: "geo-whois-asn-country.mmdb",
+  asnIpv4: "asn-ipv4.csv",
+  asnIpv6: "asn-ipv6.csv",
+  version: "VERSION",
+} as const;
+
+export interface OpenIpDataOptions {
+  /** A directory holding IP_DATA_FILES, replacing the npm packages' files. */
+  dataDir?: string | undefined;
+  /** Where the compiled ASN table is kept between starts; created when missing. */
+  cacheDir: string;
+  /** Told what the opening did: cache loaded or ASN CSVs compiled (and how long it took). */
+  onEvent?: ((event: IpDataEvent) => void) | undefined;
+}
+
+export type IpAttribution = ReturnType<IpDataSource["find"]>;
+
+/** One opened, validated dataset. Immutable: a reload opens another and swaps (IpDataHolder). */
+export interface IpData extends IpDataSource {
+  readonly version: string;
+  /** The files it was read from. */
+  readonly files: { mmdb: string; asnIpv4: string; asnIpv6: string };
+  /** The compiled ASN table's file in the cache directory. */
+  readonly cacheFile: string;
+  readonly counts: { ipv4Ranges: number; ipv6Ranges: number; organisations: number };
+}
+
+const VERSION_TEXT = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+
+/**
+ * Opens and checks the IP data: the MMDB parsed and probed, the ASN table loaded from the cache or compiled
+ * from the CSVs. Rejects with an Error naming the file at fault; nothing is half-open on failure.
+ */
+export async function openIpData(options: OpenIpDataOptions): Promise<IpData> {
+  const located = options.dataDir === undefined ? await packageFiles() : await dataDirFiles(options.dataDir);
+  const { version, files } = located;
+  const mmdbBytes = await readFile(files.mmdb).catch((error: Error) => {
+    throw new Error(`cannot read ${files.mmdb}: ${error.message}`);
+  });
+  const countries = openCountryReader(mmdbBytes, files.mmdb);
+  const { table, cacheFile } = await loadAsnTable({
+    version,
+    ipv4Csv: files.asnIpv4,
+    ipv6Csv: files.asnIpv6,
+    cacheDir: options.cacheDir,
+    onEvent: options.onEvent,
+  });
+  const data: IpData = {
+    version,
+    files,
+    cacheFile,
+    counts: {
+      ipv4Ranges: table.v4Asn.length,
+      ipv6Ranges: table.v6Asn.length,
+      organisations: table.orgs.length - 1,
+    },
+    find: (ip) => find(countries, table, ip),
+  };
+  // Every record path once, before the data is handed out: a file that parses but cannot answer fails here.
+  for (const probe of ["1.1.1.1", "8.8.8.8", "2001:4860:4860::8888", "2a00::1"]) data.find(probe);
+  return data;
+}
+
+function find(countries: CountryReader, table: AsnTable, ip: string): IpAttribution {
+  const v4 = parseIpv4(ip);
+  if (v4 >= 0) return answerV4(countries, table, v4);
+  if (!parseIpv6(ip)) throw new TypeError(`not an IP address: ${JSON.stringify(ip)}`);
+  const a = ipv6Words[0] as number;
+  const b = ipv6Words[1] as number;
+  const c = ipv6Words[2] as number;
+  const d = ipv6Words[3] as number;
+  // IPv4-mapped (::ffff:0:0/96): the data keeps those ranges under IPv4 only.
+  if (a === 0 && b === 0 && c === 0xffff) return answerV4(countries, table, d);
+  const row = findV6Row(table, a, b, c, d);
+  return {
+    country: countries.v6(a, b, c, d, ip),
+    asn: row < 0 ? null : (table.v6Asn[row] as number) || null,
+    org: row < 0 ? null : (table.orgs[table.v6Org[row] as number] ?? null),
+  };
+}
+
+function answerV4(countries: CountryReader, table: AsnTable, ip: number): IpAttribution {
+  const row = findV4Row(table, ip);
+  return {
+    country: countries.v4(ip),
+    asn: row < 0 ? null : (table.v4Asn[row] as number) || null,
+    org: row < 0 ? null : (table.orgs[table.v4Org[row] as number] ?? null),
+  };
+}
+
+interface Located {
+  version: string;
+  files: IpData["files"];
+}
+
+async function dataDirFiles(dir: string): Promise<Located> {
+  const files = {
+    mmdb: join(dir, IP_DATA_FILES.mmdb),
+    asnIpv4: join(dir, IP_DATA_FILES.asnIpv4),
+    asnIpv6: join(dir, IP_DATA_FILES.asnIpv6),
+  };
+  const versionFile = join(dir, IP_DATA_FILES.version);
+  const text = await readFile(versionFile, "utf8").catch((error: Error) => {
+    throw new Error(`IP data directory ${dir}: cannot read ${IP_DATA_FILES.version}: ${error.message}`);
+  });
+  const version = text.trim();
+  if (!VERSION_TEXT.test(version)) {
+    throw new Error(
+      `${versionFile} must hold one version name (e.g. 2.3.2026061719), not ${JSON.stringify(version)}`,
+    );
+  }
+  return { version, files };
+}
+
+/** The installed @ip-location-db packages; their package.json version is the ip-location-db build. */
+async function packageFiles(): Promise<Located> {
+  const require = createRequire(import.meta.url);
+  const asnDir = dirname(require.resolve("@ip-location-db/asn/package.json"));
+  const mmdbDir = dirname(require.resolve("@ip-location-db/geo-whois-asn-country-mmdb/package.json"));
+  const versionOf = async (dir: string) => {
+    const pkg: unknown = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
+    const version = (pkg as { version?: unknown }).version;
+    if (typeof version !== "string" || !VERSION_TEXT.test(version))
+      throw new Error(`${dir}: no usable version`);
+    return version;
+  };
+  const [asnVersion, mmdbVersion] = await Promise.all([versionOf(asnDir), versionOf(mmdbDir)]);
+  return {
+    // Both are bumped together; should they ever differ, the version names both (and a new cache file).
+    version: asnVersion === mmdbVersion ? asnVersion : `${asnVersion}+country.${mmdbVersion}`,
+    files: {
+      mmdb: join(mmdbDir, IP_DATA_FILES.mmdb),
+      asnIpv4: join(asnDir, IP_DATA_FILES.asnIpv4),
+      asnIpv6: join(asnDir, IP_DATA_FILES.asnIpv6),
+    },
+  };
+}
+
+/**
+ * The data the service answers from, replaced whole on reload: `reload()` opens and checks the new data
+ * completely before one reference changes, so a lookup sees the old data or the new, never a mix, and a
+ * failed reload leaves the old data answering. Reloads run one at a time, in the order asked.
+ */
+export class IpDataHolder implements IpDataSource {
+  #current: IpData;
+  #options: OpenIpDataOptions;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(current: IpData, options: OpenIpDataOptions) {
+    this.#current = current;
+    this.#options = options;
+  }
+
+  static async open(options: OpenIpDataOptions): Promise<IpDataHolder> {
+    return new IpDataHolder(await openIpData(options), options);
+  }
+
+  /** The dataset answering now; keep it for a run of lookups that must agree with each other. */
+  get current(): IpData {
+    return this.#current;
+  }
+
+  get version(): string {
+    return this.#current.version;
+  }
+
+  find(ip: string): IpAttribution {
+    return this.#current.find(ip);
+  }
+
+  /**
+   * Opens the data again (new files under the same names, or `changes` such as another dataDir; pass
+   * `dataDir: undefined` to go back to the npm packages) and swaps it in. Rejects, leaving the current
+   * data in place, when the new data cannot be opened or checked.
+   */
+  reload(changes: Partial<OpenIpDataOptions> = {}): Promise<IpData> {
+    const run = async () => {
+      const options = { ...this.#options, ...changes };
+      let next: IpData;
+      try {
+        next = await openIpData(options);
+      } catch (error) {
+        const message = `IP data reload failed, still answering from ${this.#current.version}: ${(error as Error).message}`;
+        throw new Error(message, { cause: error });
+      }
+      this.#current = next;
+      this.#options = options;
+      return next;
+    };
+    const result = this.#queue.then(run, run);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+}
