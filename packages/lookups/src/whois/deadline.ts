@@ -1,0 +1,39 @@
+import type { LookupContext } from "../types.js";
+
+/** The whole lookup (RDAP, the WHOIS fallback and one referral) when the context does not say otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface Deadline {
+  ms: number;
+  /** Aborts when the time is up or the caller aborts. */
+  signal: AbortSignal;
+  /** The time is up (not the caller gone). */
+  expired: () => boolean;
+  remaining: () => number;
+  /**
+   * A signal for one step that may take at most `share` of the time left: the step fails on its own
+   * (a timeout of its own) while the lookup still has time to try something else.
+   */
+  slice: (share: number) => { signal: AbortSignal; ms: number };
+  stop: () => void;
+}
+
+export function startDeadline(ctx: Pick<LookupContext, "timeoutMs" | "signal">): Deadline {
+  const ms = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const endsAt = performance.now() + ms;
+  const timer = new AbortController();
+  const handle = setTimeout(() => timer.abort(), ms);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timer.signal]) : timer.signal;
+  const remaining = () => Math.max(0, endsAt - performance.now());
+  return {
+    ms,
+    signal,
+    expired: () => timer.signal.aborted,
+    remaining,
+    slice: (share) => {
+      const sliceMs = Math.max(1, Math.floor(remaining() * share));
+      return { signal: AbortSignal.any([signal, AbortSignal.timeout(sliceMs)]), ms: sliceMs };
+    },
+    stop: () => clearTimeout(handle),
+  };
+}
