@@ -10,7 +10,40 @@ export {
   dnsRecordTypes,
   domainSchema,
 } from "./dns/schema.js";
-export { lookups, runLookup } from "./registry.js";
+export {
+  type IcpCacheStore,
+  type IcpInput,
+  type IcpOptions,
+  type IcpResult,
+  icpInputSchema,
+  icpResultSchema,
+} from "./icp/schema.js";
+export { IP_DATA_ATTRIBUTION } from "./ip/attribution.js";
+export {
+  IP_DATA_FILES,
+  type IpData,
+  IpDataHolder,
+  type OpenIpDataOptions,
+  openIpData,
+} from "./ip/database.js";
+export { ipLookup } from "./ip/lookup.js";
+export {
+  type IpDataSource,
+  type IpInput,
+  type IpResult,
+  ipInputSchema,
+  ipResultSchema,
+} from "./ip/schema.js";
+export { guardedRequest } from "./net/guarded-http.js";
+export { lookups, parseLookupInput, runLookup } from "./registry.js";
+export {
+  chainItemSchema,
+  type SslInput,
+  type SslResult,
+  sslInputSchema,
+  sslResultSchema,
+  type TlsAuditOptions,
+} from "./tls/schema.js";
 export {
   type Lookup,
   type LookupContext,
@@ -23,3 +56,13 @@ export {
   lookupErrorCodes,
   lookupKinds,
 } from "./types.js";
+export { loadRdapBootstrap, type RdapBootstrap } from "./whois/bootstrap.js";
+export {
+  type WhoisInput,
+  type WhoisNetwork,
+  type WhoisOptions,
+  type WhoisResult,
+  whoisInputSchema,
+  whoisNetworkSchema,
+  whoisResultSchema,
+} from "./whois/schema.js";

@@ -40,12 +40,13 @@ describe("registry", () => {
     expect(pkg.runLookup).toBe(runLookup);
     expect(pkg.lookups).toBe(lookups);
     expect(pkg.LookupError).toBe(LookupError);
-    expect(pkg.lookupKinds).toEqual(["dns"]);
+    expect(pkg.lookupKinds).toEqual(["ip", "whois", "ssl", "dns", "icp"]);
     expect(pkg.lookupErrorCodes).toEqual([
       "invalid_input",
       "not_found",
       "target_not_allowed",
       "upstream_error",
+      "unavailable",
       "upstream_timeout",
     ]);
   });
@@ -88,8 +89,8 @@ describe("runLookup input validation", () => {
 
   it("refuses input that is not an object, and an unknown kind", async () => {
     expect((await invalid(null)).issues).toEqual([{ path: "", message: expect.any(String) }]);
-    const unknownKind = await invalid({ domain: "example.test" }, "whois" as LookupKind);
-    expect(unknownKind.message).toBe("unknown lookup kind whois");
+    const unknownKind = await invalid({ domain: "example.test" }, "traceroute" as LookupKind);
+    expect(unknownKind.message).toBe("unknown lookup kind traceroute");
     expect((await invalid({ domain: "example.test" }, "toString" as LookupKind)).code).toBe("invalid_input");
   });
 

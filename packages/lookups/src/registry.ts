@@ -6,6 +6,7 @@ import {
   type Lookup,
   type LookupContext,
   LookupError,
+  type LookupInputByKind,
   type LookupKind,
   type LookupResultByKind,
 } from "./types.js";
@@ -29,22 +30,29 @@ export async function runLookup<K extends LookupKind>(
   input: unknown,
   ctx: LookupContext,
 ): Promise<LookupResultByKind[K]> {
+  const parsed = parseLookupInput(kind, input);
+  return lookups[kind].run(parsed, ctx);
+}
+
+/**
+ * The input as the kind's schema parses it (defaults applied, names normalised), without running anything:
+ * callers that count or cache a lookup do it on the normalised input. Throws `invalid_input` as `runLookup`.
+ */
+export function parseLookupInput<K extends LookupKind>(kind: K, input: unknown): LookupInputByKind[K] {
   // Own keys only: a caller passing an unchecked string must not reach `toString` and the like.
   const lookup: Lookup<K> | undefined = Object.hasOwn(lookups, kind) ? lookups[kind] : undefined;
   if (!lookup) throw new LookupError("invalid_input", `unknown lookup kind ${String(kind)}`);
   const parsed = lookup.inputSchema.safeParse(input);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.flatMap((issue) => {
-      const path = issue.path.map(String).join(".");
-      // One issue per unknown field, named by its path, as the API's `unknown_field` details are.
-      if (issue.code === "unrecognized_keys") {
-        return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: "unknown field" }));
-      }
-      return [{ path, message: issue.message }];
-    });
-    const first = issues[0];
-    const summary = first ? `${first.path || "input"}: ${first.message}` : "invalid input";
-    throw new LookupError("invalid_input", summary, issues);
-  }
-  return lookup.run(parsed.data, ctx);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.flatMap((issue) => {
+    const path = issue.path.map(String).join(".");
+    // One issue per unknown field, named by its path, as the API's `unknown_field` details are.
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: "unknown field" }));
+    }
+    return [{ path, message: issue.message }];
+  });
+  const first = issues[0];
+  const summary = first ? `${first.path || "input"}: ${first.message}` : "invalid input";
+  throw new LookupError("invalid_input", summary, issues);
 }

@@ -58,7 +58,7 @@ describe("dns records lookup: values and TTLs", () => {
     ],
   ] as const)("%s %s: formatted as dig +short prints it, with its TTL", async (type, domain, value, ttl) => {
     const result = await dnsRecordsLookup.run({ domain, type }, ctx());
-    expect(result).toEqual({ domain, records: [{ type, value, ttl }] });
+    expect(result).toEqual({ domain, status: "NOERROR", records: [{ type, value, ttl }] });
   });
 
   it("returns every type present when type is omitted, in a fixed order, from seven queries", async () => {
@@ -67,6 +67,7 @@ describe("dns records lookup: values and TTLs", () => {
     expect(zone.seen.udp - before).toBe(7);
     expect(result).toEqual({
       domain: "example.test",
+      status: "NOERROR",
       records: [
         { type: "MX", value: "10 mail.example.test.", ttl: 3600 },
         { type: "TXT", value: '"v=spf1 -all" "say \\"hi\\""', ttl: 60 },
@@ -84,13 +85,14 @@ describe("dns records lookup: values and TTLs", () => {
 
   it("answers an existing name without records of the type with an empty list", async () => {
     const result = await dnsRecordsLookup.run({ domain: "www.example.test", type: "MX" }, ctx());
-    expect(result).toEqual({ domain: "www.example.test", records: [] });
+    expect(result).toEqual({ domain: "www.example.test", status: "NOERROR", records: [] });
   });
 
   it("normalises the input through runLookup: case, trailing dot, blank or lower-case type", async () => {
     const one = await runLookup("dns", { domain: " WWW.Example.TEST. ", type: "aaaa" }, ctx());
     expect(one).toEqual({
       domain: "www.example.test",
+      status: "NOERROR",
       records: [{ type: "AAAA", value: "2001:db8::10", ttl: 300 }],
     });
     const all = await runLookup("dns", { domain: "www.example.test", type: "" }, ctx());
@@ -136,16 +138,16 @@ describe("dns records lookup: values and TTLs", () => {
 });
 
 describe("dns records lookup: failures", () => {
-  it.each([undefined, "A"] as const)("NXDOMAIN (type %s) → not_found", async (type) => {
-    const error = await failure(
-      dnsRecordsLookup.run(
+  it.each([undefined, "A"] as const)(
+    "NXDOMAIN (type %s) → an answer: status NXDOMAIN, no records",
+    async (type) => {
+      const result = await dnsRecordsLookup.run(
         type ? { domain: "missing.example.test", type } : { domain: "missing.example.test" },
         ctx(),
-      ),
-    );
-    expect(error.code).toBe("not_found");
-    expect(error.message).toContain("missing.example.test");
-  });
+      );
+      expect(result).toEqual({ domain: "missing.example.test", status: "NXDOMAIN", records: [] });
+    },
+  );
 
   it("a server that never answers → upstream_timeout when the lookup's time is up, after a second try", async () => {
     respond = () => null;

@@ -45,7 +45,9 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
       const settled = await Promise.allSettled(
         types.map((type) => ask(input.domain, type, resolver, deadline)),
       );
-      return { domain: input.domain, records: collect(input.domain, types, settled, resolver.label) };
+      const records = collect(input.domain, types, settled, resolver.label);
+      if (records === "NXDOMAIN") return { domain: input.domain, status: "NXDOMAIN", records: [] };
+      return { domain: input.domain, status: "NOERROR", records };
     } catch (error) {
       throw toLookupError(error, deadline, server?.label ?? ctx.dnsServer ?? "the system resolver");
     } finally {
@@ -127,19 +129,17 @@ async function ask(domain: string, type: DnsRecordType, server: Resolver, deadli
 
 /**
  * The name does not exist when any query says so (NXDOMAIN without an alias to follow): that outranks the
- * other queries' failures. Otherwise any failure fails the lookup, the first in type order: a partial
- * answer would pass for a name without those records.
+ * other queries' failures, and is an answer, not an error. Otherwise any failure fails the lookup, the
+ * first in type order: a partial answer would pass for a name without those records.
  */
 function collect(
   domain: string,
   types: readonly DnsRecordType[],
   settled: PromiseSettledResult<DnsQueryResult>[],
   label: string,
-): DnsRecord[] {
+): DnsRecord[] | "NXDOMAIN" {
   const answered = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-  if (answered.some((r) => r.rcode === "NXDOMAIN" && r.answers.length === 0)) {
-    throw new LookupError("not_found", `${domain} does not exist (NXDOMAIN from ${label})`);
-  }
+  if (answered.some((r) => r.rcode === "NXDOMAIN" && r.answers.length === 0)) return "NXDOMAIN";
   const records: DnsRecord[] = [];
   for (const [i, type] of types.entries()) {
     const s = settled[i];

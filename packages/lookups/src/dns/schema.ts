@@ -67,6 +67,11 @@ export type DnsRecord = z.infer<typeof dnsRecordSchema>;
 export const dnsRecordsResultSchema = z.object({
   /** The name queried, in its ASCII form, lower-cased, without a trailing dot. */
   domain: z.string(),
+  /**
+   * `NOERROR`: the name exists (it may hold none of the types asked: `records` is then empty).
+   * `NXDOMAIN`: the name does not exist; `records` is empty.
+   */
+  status: z.enum(["NOERROR", "NXDOMAIN"]),
   records: z.array(dnsRecordSchema),
 });
 export type DnsRecordsResult = z.infer<typeof dnsRecordsResultSchema>;
