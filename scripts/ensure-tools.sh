@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with only Node 20 and npm: pnpm, the
 # dependencies and, with --test, the binaries the tests drive (nats-server, PostgreSQL, ping, traceroute,
-# dig, unbound, nftables, curl). Safe to run again: it installs only what is missing.
+# dig, unbound, nftables, curl; --bench adds testssl.sh). Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +11,7 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$P
   npm install -g "pnpm@$PNPM_VERSION" >/dev/null
 fi
 
-if [ "${1:-}" = "--test" ]; then
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   missing=()
   command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
   command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
@@ -23,6 +23,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  # bench:tls-compare puts the TLS audit's facts beside testssl.sh's.
+  if [ "${1:-}" = "--bench" ]; then command -v testssl >/dev/null 2>&1 || missing+=(testssl.sh); fi
   if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing ${missing[*]} (apt-get)"
     if [ "$(id -u)" != 0 ]; then

@@ -6,6 +6,7 @@ import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
 import { type AccountsModule, createAccounts } from "./modules/accounts/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
+import { createInfo, type InfoModule } from "./modules/info/index.js";
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
 import { createProbes, type ProbesModule } from "./modules/probes/index.js";
 import { createSystem } from "./modules/system/index.js";
@@ -16,6 +17,7 @@ export interface Modules {
   accounts: AccountsModule;
   nodes: NodesModule;
   probes: ProbesModule;
+  info: InfoModule;
 }
 
 export interface App {
@@ -43,6 +45,7 @@ export function createApp(deps: AppDeps): App {
   const accounts = createAccounts(deps, { delivery: delivery.service });
   const nodes = createNodes(deps);
   const probes = createProbes(deps, { nodes: nodes.service, authenticator: accounts.service.authenticator });
+  const info = createInfo(deps, { authenticator: accounts.service.authenticator });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -57,7 +60,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, probes]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, probes, info]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -81,7 +84,9 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes },
-    drain: (graceMs) => probes.drain(graceMs),
+    modules: { delivery, accounts, nodes, probes, info },
+    async drain(graceMs) {
+      await Promise.all([probes.drain(graceMs), info.drain()]);
+    },
   };
 }

@@ -53,6 +53,36 @@ export const configSchema = z.object({
   VANTAGE_PROBE_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
   VANTAGE_REGISTER_LIMIT_IP: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
   VANTAGE_REGISTER_LIMIT_EMAIL: z.coerce.number().int().min(0).max(1_000_000_000).default(3),
+  VANTAGE_LOOKUP_LIMIT_ANON: z.coerce.number().int().min(0).max(1_000_000_000).default(600),
+  VANTAGE_LOOKUP_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(6000),
+  VANTAGE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
+  VANTAGE_LOOKUP_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+  VANTAGE_IP_DATA_DIR: z.string().min(1).optional(),
+  VANTAGE_RDAP_BOOTSTRAP: z.string().min(1).optional(),
+  VANTAGE_WHOIS_SERVERS: z
+    .string()
+    .transform((s, ctx) => {
+      const servers = parseWhoisServers(s);
+      if (typeof servers === "string") {
+        ctx.addIssue({ code: "custom", message: servers });
+        return z.NEVER;
+      }
+      return servers;
+    })
+    .optional(),
+  VANTAGE_DNS_RESOLVER: z
+    .string()
+    .regex(
+      /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+|[0-9A-Fa-f:]+)(?::\d{1,5})?$/,
+      "must be host or host:port ([v6]:port for IPv6 with a port)",
+    )
+    .optional(),
+  VANTAGE_ICP_PROVIDER_URL: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//, "must be an http(s) URL")
+    .optional(),
+  VANTAGE_ICP_PROVIDER_KEY: z.string().min(1).optional(),
   VANTAGE_NODE_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   VANTAGE_PUBLIC_URL: z.string().url().optional(),
   VANTAGE_TRUSTED_PROXIES: z
@@ -97,6 +127,30 @@ function parseListen(s: string): { host: string; port: number } | undefined {
   const port = Number(m[3]);
   if (port > 65535) return undefined;
   return { host: (m[1] ?? m[2])!, port };
+}
+
+/**
+ * `{"cn": "whois.cnnic.cn", "uk": "127.0.0.1:4343"}` → the map, keys lower-cased without a leading dot;
+ * a message when it is not a JSON object of `host[:port]` strings.
+ */
+function parseWhoisServers(s: string): Record<string, string> | string {
+  const shape = 'must be a JSON object of TLD → "host[:port]", e.g. {"cn":"whois.cnnic.cn"}';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s);
+  } catch {
+    return shape;
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return shape;
+  const out: Record<string, string> = {};
+  for (const [tld, server] of Object.entries(raw)) {
+    const key = tld.trim().toLowerCase().replace(/^\./, "");
+    if (!/^[a-z0-9-]{1,63}$/.test(key) || typeof server !== "string" || !/^[^\s/]{1,255}$/.test(server)) {
+      return `${shape}; ${JSON.stringify(tld)} is not`;
+    }
+    out[key] = server;
+  }
+  return out;
 }
 
 export class ConfigError extends Error {}

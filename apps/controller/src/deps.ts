@@ -1,3 +1,4 @@
+import type { LookupContext } from "@vantage/lookups";
 import type { ControllerTransport } from "@vantage/transport";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -17,6 +18,11 @@ export interface AppDeps {
   metrics: HttpMetrics;
   /** This controller process (`ctl_…`, one per start): the id of its lease in `controller_leases`. */
   instanceId: string;
+  /**
+   * Resolves the names lookups connect to (SSL, WHOIS, ICP servers): the system's resolver when omitted.
+   * Tests replace it, so that no made-up name ever reaches the machine's resolver.
+   */
+  hostLookup?: LookupContext["lookup"];
 }
 
 /** A role's background work: started by the runtime when the controller runs that role, stopped in reverse. */

@@ -1,5 +1,6 @@
+import { type DnsTestServer, startDnsServer } from "@vantage/probes/testing/dns-server";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCodes } from "./http/errors.js";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./http/json-shape.js";
 import { useTestDb } from "./testing/use-test-db.js";
@@ -12,7 +13,8 @@ type TestApp = ReturnType<ReturnType<typeof useTestDb>["app"]>;
  * bodies shaped like the operation's schema with hostile values (wrong types, NUL and lone surrogates,
  * huge numbers, nesting up to 10,000 levels, arrays of 100,000 elements, bodies near the size limit),
  * random path parameters and query strings, with and without credentials. Whatever comes in: never a 5xx
- * (but 503 `no_nodes_available` from the probe routes, as the test app has no agents), every 4xx in the
+ * (but 503 `no_nodes_available` from the probe routes, as the test app has no agents, and the upstream
+ * codes 502/503/504 from the lookups, whose remotes the test app cannot reach), every 4xx in the
  * error envelope, and every answer within `MAX_MS`. Seeded (one seed per operation): a failure names
  * its seed and counterexample path, and `fc.check` with both (`{seed, path}`) replays it.
  */
@@ -209,6 +211,13 @@ function queryOf(op: Schema): fc.Arbitrary<string> {
 }
 
 const probeRoute = /^\/v1\/probe\/(http|ping|dns|tcp|traceroute)$/;
+/** Lookups reach remotes: the test app resolves no name and its resolver is a fixture, so they fail fast. */
+const lookupRoute = /^\/v1\/(info|ip)\//;
+const upstreamCodes: Record<number, string> = {
+  502: "upstream_error",
+  503: "source_unavailable",
+  504: "upstream_timeout",
+};
 
 async function credentials(t: TestApp, form: Form): Promise<Record<string, string>[]> {
   const reg = await t.call("POST", "/v1/auth/register", {
@@ -233,9 +242,14 @@ describe.each(["a", "b"] as const)("fuzz, Form %s: every operation, hostile inpu
   const db = useTestDb("pglite");
   let t: TestApp;
   let creds: Record<string, string>[];
+  let dns: DnsTestServer;
   beforeAll(async () => {
-    t = db.app(form);
+    dns = await startDnsServer();
+    t = db.app(form, { VANTAGE_DNS_RESOLVER: `127.0.0.1:${dns.port}` });
     creds = await credentials(t, form);
+  });
+  afterAll(async () => {
+    await dns?.close();
   });
 
   it("never a 5xx (but 503 no_nodes_available on probes), 4xx in the envelope, each answer fast", async () => {
@@ -265,7 +279,10 @@ describe.each(["a", "b"] as const)("fuzz, Form %s: every operation, hostile inpu
               : `${r.body.length} chars ${JSON.stringify(r.body.slice(0, 80))}`;
           const what = `${method} ${url.slice(0, 120)} (${sent}) → ${res.status} ${res.text.slice(0, 200)}`;
           expect(ms, `${what}: took ${ms.toFixed(0)} ms`).toBeLessThan(MAX_MS);
-          if (res.status >= 500) {
+          if (res.status >= 500 && lookupRoute.test(path)) {
+            // An upstream failing is the remote's doing, not a server error: the envelope says which.
+            expect(res.body?.error?.code, what).toBe(upstreamCodes[res.status]);
+          } else if (res.status >= 500) {
             expect(res.status, what).toBe(503);
             expect(probeRoute.test(path) && method === "POST", what).toBe(true);
             expect(res.body?.error?.code, what).toBe("no_nodes_available");

@@ -49,6 +49,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // SIGHUP: the IP data is read again (VANTAGE_IP_DATA_DIR, else the shipped files) and swapped in whole
+  // once loaded; when the new files are bad, the old data keeps answering.
+  const ipData = runtime.modules.info.service.ipData;
+  process.on("SIGHUP", () => {
+    log.info("SIGHUP: reloading the IP data");
+    ipData
+      .reload()
+      .catch((err: unknown) => log.error({ err }, "IP data reload failed; the old data still answers"));
+  });
+  // Loaded in the background now, so the first IP lookup does not wait for it (nor for its first compile).
+  if (runtime.url) ipData.current().catch((err: unknown) => log.error({ err }, "IP data failed to load"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
@@ -65,6 +76,7 @@ function printWelcome(url: string, config: Config): void {
     "",
     "  Try:",
     `    ${probe}`,
+    `    curl -s '${url}/v1/info/ip?${config.VANTAGE_API_FORM === "a" ? "q" : "ip"}=8.8.8.8'`,
     `    curl -s ${url}/v1/nodes`,
     `    curl -s -X POST ${url}/v1/auth/register -H 'content-type: application/json' -d '{"email":"you@example.com","password":"correct horse"}'`,
     "",

@@ -1,6 +1,7 @@
 import type { AccountTables } from "./tables/accounts.js";
 import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
+import type { LookupTables } from "./tables/lookups.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";
@@ -13,6 +14,7 @@ export interface Database
   extends AccountTables,
     ControllerTables,
     DeliveryTables,
+    LookupTables,
     NodeTables,
     ProbeTables,
     RateLimitTables {}

@@ -23,6 +23,7 @@ export const errorCodes = {
   internal_error: 500,
   upstream_error: 502,
   no_nodes_available: 503,
+  source_unavailable: 503,
   unavailable: 503,
   upstream_timeout: 504,
 } as const satisfies Record<string, ContentfulStatusCode>;

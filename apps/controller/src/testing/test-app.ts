@@ -1,3 +1,4 @@
+import type { LookupContext } from "@vantage/lookups";
 import { createTestDatabase } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
 import { pino } from "pino";
@@ -78,6 +79,11 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     // Likewise for registrations: registration-limits.test.ts restores the defaults.
     VANTAGE_REGISTER_LIMIT_IP: "0",
     VANTAGE_REGISTER_LIMIT_EMAIL: "0",
+    VANTAGE_LOOKUP_LIMIT_ANON: "0",
+    VANTAGE_LOOKUP_LIMIT_AUTH: "0",
+    // No test asks the machine's resolver: the discard port of loopback, unless a test names its own.
+    VANTAGE_DNS_RESOLVER: "127.0.0.1:9",
+    VANTAGE_LOOKUP_TIMEOUT_MS: "3000",
     ...env,
   });
 }
@@ -90,7 +96,19 @@ export interface TestAppOptions {
   presence?: boolean;
   /** The in-process bus to join (another test app's), instead of a new one. */
   bus?: InProcessBus;
+  /**
+   * Resolves the names lookups connect to. By default every name is refused (ENOTFOUND) at once, so no
+   * test's made-up name ever reaches the machine's resolver; tests map their names to 127.0.0.1 here.
+   */
+  hostLookup?: LookupContext["lookup"];
 }
+
+/** The test apps' resolver: knows no name, asks nobody. */
+export const refuseEveryName: NonNullable<LookupContext["lookup"]> = async (host) => {
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host} (test apps resolve no names)`), {
+    code: "ENOTFOUND",
+  });
+};
 
 /** A test application built without the presence role (`{presence: false}`): it has no `presence`. */
 export type TableTestApp = Omit<TestApp, "presence">;
@@ -125,6 +143,7 @@ export function makeTestApp(
     transport,
     metrics: new HttpMetrics(false),
     instanceId: newInstanceId(),
+    hostLookup: opts.hostLookup ?? refuseEveryName,
   });
   const app: TableTestApp = {
     ...built,

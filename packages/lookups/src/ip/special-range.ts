@@ -54,8 +54,26 @@ function compile(ranges: readonly BlockedRange[], words: 1 | 4): Table {
 const v4Table = compile(blockedIpv4Ranges, 1);
 const v6Table = compile(blockedIpv6Ranges, 4);
 
+/**
+ * Which leading bits some range touches: a 1 per first octet (IPv4) or first 16-bit group (IPv6) that a
+ * range overlaps. Most public addresses fall where no range does and skip the scan altogether.
+ */
+function touched(table: Table, bits: 8 | 16): Uint8Array {
+  const flags = new Uint8Array(1 << bits);
+  const shift = 32 - bits;
+  for (let i = 0, j = 0; i < table.category.length; i++, j += table.words) {
+    const base = table.base[j] ?? 0;
+    const last = (base | ~(table.mask[j] ?? 0)) >>> 0;
+    flags.fill(1, base >>> shift, (last >>> shift) + 1);
+  }
+  return flags;
+}
+const v4Touched = touched(v4Table, 8);
+const v6Touched = touched(v6Table, 16);
+
 /** Index of the first IPv4 range holding `n` (the guard's first-match order), or -1. */
 function matchV4(n: number, skipMetadata: boolean): number {
+  if (v4Touched[n >>> 24] === 0) return -1;
   const { base, mask, metadata } = v4Table;
   for (let i = 0; i < metadata.length; i++) {
     if (((n & (mask[i] ?? 0)) ^ (base[i] ?? 0)) === 0 && !(skipMetadata && metadata[i])) return i;
@@ -65,8 +83,9 @@ function matchV4(n: number, skipMetadata: boolean): number {
 
 /** As matchV4, for the four words in `ipv6Words`, metadata entries skipped (see the file comment). */
 function matchV6(): number {
-  const { base, mask, metadata } = v6Table;
   const a = ipv6Words[0] ?? 0;
+  if (v6Touched[a >>> 16] === 0) return -1;
+  const { base, mask, metadata } = v6Table;
   const b = ipv6Words[1] ?? 0;
   const c = ipv6Words[2] ?? 0;
   const d = ipv6Words[3] ?? 0;
@@ -104,13 +123,18 @@ const alwaysReserved = reserved("reserved");
  * brackets and a zone id dropped); an address looked up as it is keeps the caller's exact text.
  */
 export function classifyAddress(ip: string): AddressClass {
-  const address = bareAddress(ip);
-  const v4 = parseIpv4(address);
+  // Text that parses as it is has nothing to strip (no space, bracket or `%`): `ip` is the bare address.
+  let address = ip;
+  let v4 = parseIpv4(address);
+  if (v4 < 0 && !parseIpv6(address)) {
+    address = bareAddress(ip);
+    v4 = parseIpv4(address);
+    if (v4 < 0 && !parseIpv6(address)) return invalid;
+  }
   if (v4 >= 0) {
     const hit = matchV4(v4, true);
     return hit >= 0 ? (v4Answers[hit] ?? invalid) : { lookup: ip };
   }
-  if (!parseIpv6(address)) return invalid;
   const a = ipv6Words[0] ?? 0;
   const b = ipv6Words[1] ?? 0;
   const c = ipv6Words[2] ?? 0;

@@ -4,6 +4,7 @@ import * as m20261122_0900 from "./20261122_0900_accounts.js";
 import * as m20261122_1000 from "./20261122_1000_probes.js";
 import * as m20261123_0900 from "./20261123_0900_delivery_outbox.js";
 import * as m20261123_1000 from "./20261123_1000_task_leases.js";
+import * as m20261124_0900 from "./20261124_0900_lookup_records.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "20261122_1000_probes": m20261122_1000,
   "20261123_0900_delivery_outbox": m20261123_0900,
   "20261123_1000_task_leases": m20261123_1000,
+  "20261124_0900_lookup_records": m20261124_0900,
 };
 
 export const inlineMigrations: MigrationProvider = {

@@ -3,7 +3,9 @@
  * where counters live — the shared table (exact), this process (cheap), or this process synced to the
  * table in the background (hot paths such as probe quotas).
  */
+export { quotaCallerOf, setQuotaHeaders } from "./caller.js";
 export { dbRateLimitStore } from "./db-store.js";
+export { HourlyQuota, QUOTA_WINDOW_MS, type QuotaCaller, type QuotaKind } from "./hourly-quota.js";
 export { ipBucket } from "./ip-bucket.js";
 export { RateLimiter, type RateLimitRule, type RateLimitStatus, type RateLimitStore } from "./limiter.js";
 export { memoryRateLimitStore } from "./memory-store.js";

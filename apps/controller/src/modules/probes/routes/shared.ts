@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../http/context.js";
-import { type RateLimitStatus, rateLimitHeaders } from "../../../http/rate-limit/index.js";
-import { setResponseHeader } from "../../../http/response-headers.js";
+import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
 import type { ProbeCaller } from "../quota.js";
 
 export const quotaNote =
@@ -37,11 +36,5 @@ export const quotaSchema = z.object({
 });
 
 /** The account behind the request's credentials, else its client IP. */
-export function callerOf(c: Context<AppEnv>): ProbeCaller {
-  const principal = c.get("principal");
-  return principal ? { kind: "account", userId: principal.userId } : { kind: "ip", ip: c.get("clientIp") };
-}
-
-export function setQuotaHeaders(c: Context<AppEnv>, quota: RateLimitStatus | undefined): void {
-  if (quota) for (const [k, v] of Object.entries(rateLimitHeaders(quota))) setResponseHeader(c, k, v);
-}
+export const callerOf: (c: Context<AppEnv>) => ProbeCaller = quotaCallerOf;
+export { setQuotaHeaders };

@@ -1,0 +1,68 @@
+import type { AppDeps, Module } from "../../deps.js";
+import { optionalAuth } from "../../http/auth.js";
+import type { Authenticator } from "../../http/authenticator.js";
+import { HourlyQuota, syncedRateLimitStore } from "../../http/rate-limit/index.js";
+import type { Router } from "../../http/router.js";
+import { openIpDataFor } from "./ip-data.js";
+import { lookupRecordRepo } from "./repo.js";
+import { dnsRoute } from "./routes/dns.js";
+import { icpRoute } from "./routes/icp.js";
+import { ipRoute } from "./routes/ip.js";
+import { registerLookupRoute } from "./routes/lookup-route.js";
+import { sslRoute } from "./routes/ssl.js";
+import { whoisRoute } from "./routes/whois.js";
+import { type InfoService, infoService } from "./service.js";
+import { loadWhoisOptions } from "./sources.js";
+
+export { IP_ATTRIBUTION, type IpData } from "./ip-data.js";
+export type { InfoService, LookupAnswer } from "./service.js";
+
+export interface InfoModule extends Module<InfoService> {
+  /** The lookup quota's last counts, shared before the process ends. */
+  drain(): Promise<void>;
+}
+
+/**
+ * Information lookups (`GET /v1/info/*`): the engines of `@vantage/lookups`, fed from the controller's
+ * configuration (IP data, RDAP bootstrap, WHOIS servers, resolver, ICP provider), behind the hourly lookup
+ * quota and a short-lived cache. Credentials are optional: they only name whose quota counts.
+ */
+export function createInfo(deps: AppDeps, services: { authenticator: Authenticator }): InfoModule {
+  const { config } = deps;
+  const counters = syncedRateLimitStore(deps.db.kysely, {
+    onError: (err) => deps.log.warn({ err }, "lookup quota counters not shared yet; retrying"),
+  });
+  const provider = config.VANTAGE_ICP_PROVIDER_URL
+    ? { url: config.VANTAGE_ICP_PROVIDER_URL, key: config.VANTAGE_ICP_PROVIDER_KEY }
+    : undefined;
+  const service = infoService({
+    quota: new HourlyQuota({ name: "lookup", unit: "lookups" }, counters, {
+      anon: config.VANTAGE_LOOKUP_LIMIT_ANON,
+      auth: config.VANTAGE_LOOKUP_LIMIT_AUTH,
+    }),
+    ipData: openIpDataFor(config, deps.log),
+    records: lookupRecordRepo(deps.db.kysely),
+    cacheEntries: config.VANTAGE_LOOKUP_CACHE_ENTRIES,
+    context: {
+      allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+      timeoutMs: config.VANTAGE_LOOKUP_TIMEOUT_MS,
+      dnsServer: config.VANTAGE_DNS_RESOLVER,
+      lookup: deps.hostLookup,
+      whois: loadWhoisOptions(config),
+      icp: { provider },
+    },
+  });
+  return {
+    service,
+    routes(app: Router) {
+      const form = config.VANTAGE_API_FORM;
+      const auth = optionalAuth(services.authenticator);
+      for (const spec of [ipRoute, whoisRoute, sslRoute, dnsRoute, icpRoute]) {
+        registerLookupRoute(app, service, auth, form, spec(form));
+      }
+    },
+    async drain() {
+      await counters.stop();
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import {
+  type IcpCacheStore,
+  type IcpResult,
+  type LookupContext,
+  LookupError,
+  type LookupKind,
+  type LookupResultByKind,
+  lookups,
+  parseLookupInput,
+} from "@vantage/lookups";
+import { ApiError, type ErrorCode, unavailableError } from "../../http/errors.js";
+import type { HourlyQuota, QuotaCaller, RateLimitStatus } from "../../http/rate-limit/index.js";
+import { LookupCache } from "./cache.js";
+import type { IpData } from "./ip-data.js";
+import type { LookupRecordRepo } from "./repo.js";
+
+export interface LookupAnswer<K extends LookupKind> {
+  data: LookupResultByKind[K];
+  /** The answer came from this controller's cache (see `cacheTtlMs`), not from a fresh lookup. */
+  cached: boolean;
+  /** The caller's lookup quota after this call; undefined when unlimited. */
+  quota: RateLimitStatus | undefined;
+}
+
+export interface InfoService {
+  /**
+   * Runs one lookup for `caller`: validates `input` (400, details named by `fieldNames`: lookup field →
+   * the request's name for it), takes one lookup from the caller's hourly quota (429), answers from the
+   * cache or the lookup. Throws ApiErrors: 404, 422, 502, 503, 504 as the lookup fails.
+   */
+  lookup<K extends LookupKind>(
+    kind: K,
+    input: Record<string, unknown>,
+    caller: QuotaCaller,
+    fieldNames?: Record<string, string>,
+  ): Promise<LookupAnswer<K>>;
+  /** The caller's lookup quota now, without spending any; undefined when unlimited. */
+  quota(caller: QuotaCaller): RateLimitStatus | undefined;
+  /** The IP data: its version, and a reload that swaps in new files atomically (SIGHUP). */
+  readonly ipData: IpData;
+}
+
+export interface InfoDeps {
+  quota: HourlyQuota;
+  ipData: IpData;
+  records: LookupRecordRepo;
+  /** What every lookup's context holds (guard switch, timeouts, resolver, servers…), but the IP data. */
+  context: Omit<LookupContext, "ipData" | "icp"> & { icp?: Omit<NonNullable<LookupContext["icp"]>, "cache"> };
+  cacheEntries: number;
+}
+
+const MINUTE = 60_000;
+
+/**
+ * How long an answer is kept, per kind. IP answers come from memory in a microsecond: keeping them would
+ * only cost memory. DNS answers are kept at most a minute and never past their smallest record TTL.
+ */
+export function cacheTtlMs<K extends LookupKind>(kind: K, data: LookupResultByKind[K]): number {
+  switch (kind) {
+    case "ip":
+      return 0;
+    case "whois":
+      return 60 * MINUTE;
+    case "ssl":
+      return 5 * MINUTE;
+    case "dns": {
+      const ttls = (data as LookupResultByKind["dns"]).records.map((r) => r.ttl * 1000);
+      return Math.min(MINUTE, ...ttls);
+    }
+    case "icp":
+      return 60 * MINUTE;
+    default:
+      return 0;
+  }
+}
+
+/** The lookups' codes → the API's: the statuses `packages/lookups` documents. */
+const statusOf: Record<LookupError["code"], ErrorCode> = {
+  invalid_input: "validation_error",
+  not_found: "not_found",
+  target_not_allowed: "target_not_allowed",
+  upstream_error: "upstream_error",
+  unavailable: "source_unavailable",
+  upstream_timeout: "upstream_timeout",
+};
+
+export function infoService(deps: InfoDeps): InfoService {
+  const cache = new LookupCache<unknown>(deps.cacheEntries);
+  const icpCache: IcpCacheStore = {
+    async get(domain) {
+      return (await deps.records.get("icp", domain)) as IcpResult | undefined;
+    },
+    async put(result) {
+      await deps.records.put("icp", result.domain, result, new Date(result.checked_at));
+    },
+  };
+
+  async function contextFor(kind: LookupKind): Promise<LookupContext> {
+    const ctx: LookupContext = { ...deps.context, icp: { ...deps.context.icp, cache: icpCache } };
+    // The DNS lookup talks to one remote only, the resolver the operator configured (often 127.0.0.53 or
+    // a private address): configuration, not a caller's target, so the guard does not apply to it.
+    if (kind === "dns") ctx.allowPrivate = true;
+    if (kind === "ip") {
+      try {
+        ctx.ipData = await deps.ipData.current();
+      } catch (error) {
+        throw unavailableError(`the IP data could not be loaded: ${(error as Error).message}`);
+      }
+    }
+    return ctx;
+  }
+
+  return {
+    async lookup(kind, input, caller, fieldNames = {}) {
+      let parsed: unknown;
+      try {
+        parsed = parseLookupInput(kind, input);
+      } catch (error) {
+        throw toApiError(error, fieldNames);
+      }
+      const quota = deps.quota.take(caller, 1);
+      const key = `${kind}:${JSON.stringify(parsed)}`;
+      try {
+        const { value, cached } = await cache.get(
+          key,
+          async () =>
+            bounded(lookups[kind].run(parsed as never, await contextFor(kind)), deps.context.timeoutMs),
+          (v) => cacheTtlMs(kind, v as LookupResultByKind[typeof kind]),
+        );
+        return { data: value as LookupResultByKind[typeof kind], cached, quota };
+      } catch (error) {
+        throw toApiError(error, fieldNames);
+      }
+    },
+    quota: (caller) => deps.quota.peek(caller),
+    ipData: deps.ipData,
+  };
+}
+
+/** Grace past the lookup's own deadline before the service stops waiting for it. */
+const OVERRUN_MS = 2_000;
+
+/**
+ * Every lookup bounds itself by `timeoutMs`; this is the net under that promise, so that a remote that
+ * keeps a socket half-open can never hold a request: 504 a little after the lookup's own deadline.
+ */
+async function bounded<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  const ms = (timeoutMs ?? 10_000) + OVERRUN_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LookupError("upstream_timeout", `no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A LookupError as the API's error, its field paths named as the request names them (`query.q`). */
+function toApiError(error: unknown, fieldNames: Record<string, string>): unknown {
+  if (!(error instanceof LookupError)) return error;
+  const code = statusOf[error.code];
+  if (error.code !== "invalid_input") return new ApiError(code, error.message);
+  const rename = (path: string) => {
+    const [head = "", ...rest] = path.split(".");
+    return ["query", fieldNames[head] ?? head, ...rest].filter((p) => p !== "").join(".");
+  };
+  const details = error.issues.map((i) => ({ path: rename(i.path), message: i.message }));
+  const first = details[0];
+  return new ApiError(code, first ? `${first.path}: ${first.message}` : error.message, details);
+}

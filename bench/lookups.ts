@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ipLookup, openIpData } from "@vantage/lookups";
+import { load, printTable, startServer } from "./lib/run.js";
+
+/**
+ * `pnpm bench:lookups`:
+ * 1. in-process IP lookups per second over a mixed set (3 IPv4 : 1 IPv6 public addresses spread over the
+ *    whole space), through the data (`find`) and through the whole lookup (input parsing included);
+ * 2. the resident memory the loaded IP data adds to a process (RSS after a GC, before and after opening);
+ * 3. HTTP `GET /v1/info/ip` req/s against a bare Hono hello-world, each server in its own process, loaded
+ *    by autocannon (32 connections, 5 s after 1 s warm-up). The controller runs as a newcomer runs it
+ *    (embedded PGlite, access log on), its lookup quota lifted so every request is answered.
+ */
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const root = new URL("..", import.meta.url).pathname;
+const cacheDir = mkdtempSync(join(tmpdir(), "vantage-bench-ip-"));
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function rssMb(): number {
+  gc?.();
+  return process.memoryUsage().rss / 1024 / 1024;
+}
+
+/** A deterministic mixed set: xorshift over the public space (documentation and private ranges skipped). */
+function addresses(n: number): string[] {
+  let x = 2463534242;
+  const next = () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x >>> 0;
+  };
+  const out: string[] = [];
+  while (out.length < n) {
+    if (out.length % 4 === 3) {
+      const words = [0x2000 + (next() % 0x1000), next() & 0xffff, next() & 0xffff, next() & 0xffff];
+      out.push(`${words.map((w) => w.toString(16)).join(":")}::${(next() & 0xffff).toString(16)}`);
+    } else {
+      const a = 1 + (next() % 223);
+      if (a === 10 || a === 127 || a === 100 || a === 172 || a === 192) continue;
+      out.push(`${a}.${next() & 255}.${next() & 255}.${next() & 255}`);
+    }
+  }
+  return out;
+}
+
+function perSecond(set: string[], rounds: number, fn: (ip: string) => unknown): number {
+  for (const ip of set) fn(ip); // warm-up
+  const started = performance.now();
+  for (let r = 0; r < rounds; r++) for (const ip of set) fn(ip);
+  const ms = performance.now() - started;
+  return Math.round((set.length * rounds) / (ms / 1000));
+}
+
+// Compiled once into the cache directory (a first start's cost), then opened as every later start does.
+const compileStart = performance.now();
+await openIpData({ cacheDir });
+const compileMs = performance.now() - compileStart;
+const before = rssMb();
+const openStart = performance.now();
+const data = await openIpData({ cacheDir });
+const openMs = performance.now() - openStart;
+const after = rssMb();
+
+const set = addresses(100_000);
+const findRate = perSecond(set, 20, (ip) => data.find(ip));
+const ctx = { allowPrivate: false, ipData: data };
+let lookups = 0;
+const runStart = performance.now();
+for (let r = 0; r < 5; r++) for (const ip of set) await ipLookup.run({ ip }, ctx).then(() => lookups++);
+const runRate = Math.round(lookups / ((performance.now() - runStart) / 1000));
+rmSync(cacheDir, { recursive: true, force: true });
+
+printTable(
+  ["in-process IP data", "value"],
+  [
+    ["data version", data.version],
+    ["first start: compile + open, ms", compileMs.toFixed(0)],
+    ["later start: open, ms", openMs.toFixed(0)],
+    ["RSS added by the loaded data, MB", (after - before).toFixed(1) + (gc ? "" : " (no --expose-gc)")],
+    ["find() lookups/s (3:1 IPv4:IPv6)", findRate.toLocaleString("en")],
+    ["ipLookup.run() lookups/s (parse + find)", runRate.toLocaleString("en")],
+  ],
+);
+process.stdout.write("\n");
+
+const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-"));
+const hello = await startServer(join(root, "bench/servers/hello.ts"));
+const baseline = await load("hono hello-world", `${hello.url}/`, { seconds });
+await hello.stop();
+const controller = await startServer(join(root, "apps/controller/src/main.ts"), {
+  VANTAGE_DATA_DIR: dataDir,
+  VANTAGE_LOOKUP_LIMIT_ANON: "0",
+  VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
+});
+const query = process.env.VANTAGE_API_FORM === "a" ? "q" : "ip";
+const v4 = await load(
+  "controller GET /v1/info/ip (8.8.8.8)",
+  `${controller.url}/v1/info/ip?${query}=8.8.8.8`,
+  {
+    seconds,
+  },
+);
+const v6 = await load(
+  "controller GET /v1/info/ip (2001:4860:4860::8888)",
+  `${controller.url}/v1/info/ip?${query}=2001:4860:4860::8888`,
+  { seconds },
+);
+await controller.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+printTable(
+  ["server / route", "req/s", "p50 ms", "p99 ms", "errors", "req/s vs hello-world"],
+  [baseline, v4, v6].map((r) => [r.name, r.rps, r.p50, r.p99, r.errors, (r.rps / baseline.rps).toFixed(2)]),
+);
