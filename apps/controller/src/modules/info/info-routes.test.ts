@@ -134,3 +134,25 @@ describe.each(forms)("lookup quota, Form %s", (form) => {
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
+
+describe("Form B: the caller's own address", () => {
+  const db = useTestDb("pglite");
+
+  it("without ip (or blank) looks up the caller; X-Forwarded-For only from a trusted proxy", async () => {
+    const direct = db.app("b");
+    for (const path of ["/v1/info/ip", "/v1/info/ip?ip=", "/v1/info/ip?ip=%20"]) {
+      const res = await direct.call("GET", path, { headers: { "x-forwarded-for": "8.8.8.8" } });
+      expect(res.status, path).toBe(200);
+      expect(res.body.data, path).toMatchObject({ ip: "127.0.0.1", reserved: true, range: "loopback" });
+    }
+    const proxied = db.app("b", { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
+    const res = await proxied.call("GET", "/v1/info/ip", { headers: { "x-forwarded-for": "8.8.8.8" } });
+    expect(res.body.data).toMatchObject({ ip: "8.8.8.8", asn: "AS15169", reserved: false });
+  });
+
+  it("Form A has no such default: q is required", async () => {
+    const res = await db.app("a").call("GET", "/v1/info/ip");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].path).toBe("query.q");
+  });
+});

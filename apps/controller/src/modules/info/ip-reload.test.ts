@@ -1,0 +1,82 @@
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { freePort, waitForPort } from "@vantage/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exitOf, logLines, startController } from "../../testing/controller-process.js";
+
+/*
+ * The operator's path, on a real process: VANTAGE_IP_DATA_DIR holds a small dataset of our own; new files
+ * are put in its place and SIGHUP swaps them in without a restart; bad files leave the old data answering.
+ */
+const require = createRequire(import.meta.url);
+const realMmdb = join(
+  dirname(require.resolve("@ip-location-db/geo-whois-asn-country-mmdb/package.json")),
+  "geo-whois-asn-country.mmdb",
+);
+
+let dir: string;
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "vantage-ip-reload-"));
+  dir = join(work, "ip");
+  await writeData("test.1", "8.8.8.0,8.8.8.255,64501,First Dataset");
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+async function writeData(version: string, ipv4Row: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await copyFile(realMmdb, join(dir, "geo-whois-asn-country.mmdb"));
+  await writeFile(join(dir, "asn-ipv4.csv"), `${ipv4Row}\n`);
+  await writeFile(join(dir, "asn-ipv6.csv"), "2001:db8::,2001:db8::ffff,64510,Six\n");
+  await writeFile(join(dir, "VERSION"), `${version}\n`);
+}
+
+describe("IP data reload on SIGHUP (a real controller process)", () => {
+  it("swaps in new files without a restart; bad files keep the old data answering", async () => {
+    const port = await freePort();
+    const child = startController({
+      PORT: String(port),
+      VANTAGE_DATA_DIR: join(work, "data"),
+      VANTAGE_IP_DATA_DIR: dir,
+      VANTAGE_LOG_LEVEL: "info",
+      VANTAGE_ACCESS_LOG: "false",
+      VANTAGE_LOOKUP_LIMIT_ANON: "0",
+    });
+    const exited = exitOf(child);
+    const log = logLines(child);
+    try {
+      await waitForPort(port, "127.0.0.1", 60_000);
+      const ask = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/info/ip?ip=8.8.8.8`);
+        return (await res.json()) as { data: { isp: string; asn: string; data_version: string } };
+      };
+      expect((await ask()).data).toMatchObject({
+        isp: "First Dataset",
+        asn: "AS64501",
+        data_version: "test.1",
+      });
+
+      await writeData("test.2", "8.8.8.0,8.8.8.255,64502,Second Dataset");
+      child.kill("SIGHUP");
+      await log.waitFor((l) => l.msg === "IP data reloaded");
+      expect((await ask()).data).toMatchObject({
+        isp: "Second Dataset",
+        asn: "AS64502",
+        data_version: "test.2",
+      });
+
+      await writeFile(join(dir, "VERSION"), "not a version!\n");
+      child.kill("SIGHUP");
+      const failed = await log.waitFor((l) => String(l.msg).startsWith("IP data reload failed"));
+      expect(failed.level).toBe(50);
+      expect((await ask()).data).toMatchObject({ isp: "Second Dataset", data_version: "test.2" });
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  }, 90_000);
+});
