@@ -75,6 +75,9 @@ export function useTestDb(kind: DbKind): TestDbFixture {
     },
     app,
     async freshApp(form, env = {}) {
+      // The earlier apps' presence roles would still write their agents' heartbeats (a batch can land after
+      // the delete on a loaded machine): stopped first, so the new app sees only its own nodes.
+      for (const earlier of apps) if ("presence" in earlier) await earlier.presence.stop();
       await fixture.testDb.db.kysely.deleteFrom("nodes").execute();
       const t = fixture.app(form, env);
       await t.presence.ready;

@@ -31,17 +31,40 @@ function oracleCarries(ip: string): boolean {
   return a === 0x0064ff9b && b === 0 && c === 0;
 }
 
-const oracleNonMetadata = (address: string): string | null => {
-  const v4 = parseIpv4(address);
-  if (v4 >= 0) return blockedIpv4Ranges.find((r) => r.category !== "metadata" && inCidr(BigInt(v4), r, 32)) ?.category ?? null;
-  if (!parseIpv6(address)) return null;
-  const value = wordsToBig(ipv6Words);
-  return blockedIpv6Ranges.find((r) => r.category !== "metadata" && inCidr(value, r, 128))?.category ?? null;
-};
+// The old file's compiled prefixes and matcher, verbatim but for the names.
+interface OraclePrefix {
+  words: number[];
+  bits: number;
+  category: string;
+}
 
-function inCidr(value: bigint, range: BlockedRange, bits: number): boolean {
-  const [first, last] = bounds(range, bits);
-  return value >= first && value <= last;
+const oracleCompile = (ranges: readonly BlockedRange[]): OraclePrefix[] =>
+  ranges
+    .filter((r) => r.category !== "metadata")
+    .map((r) => {
+      const [base = "", bits = ""] = r.cidr.split("/");
+      const v4 = parseIpv4(base);
+      if (v4 >= 0) return { words: [v4], bits: Number(bits), category: r.category };
+      if (!parseIpv6(base)) throw new Error(`bad range ${r.cidr}`);
+      return { words: [...ipv6Words], bits: Number(bits), category: r.category };
+    });
+const oracleV4 = oracleCompile(blockedIpv4Ranges);
+const oracleV6 = oracleCompile(blockedIpv6Ranges);
+
+function oracleNonMetadata(address: string): string | null {
+  const v4 = parseIpv4(address);
+  const words = v4 >= 0 ? [v4] : parseIpv6(address) ? [...ipv6Words] : null;
+  if (!words) return null;
+  const prefixes = v4 >= 0 ? oracleV4 : oracleV6;
+  return prefixes.find((p) => oracleInPrefix(words, p))?.category ?? null;
+}
+
+function oracleInPrefix(words: number[], prefix: OraclePrefix): boolean {
+  for (let w = 0, left = prefix.bits; left > 0; w++, left -= 32) {
+    const mask = left >= 32 ? 0xffffffff : ~(0xffffffff >>> left) >>> 0;
+    if ((((words[w] ?? 0) ^ (prefix.words[w] ?? 0)) & mask) !== 0) return false;
+  }
+  return true;
 }
 
 // ---- address arithmetic for building inputs (BigInt is fine here: only the code under test must avoid it)
@@ -130,7 +153,14 @@ function mismatches(inputs: Iterable<string>): unknown[] {
 
 const v4Bounds = blockedIpv4Ranges.flatMap((r) => around(bounds(r, 32), 0xffffffffn)).map(Number);
 const metadataV4 = blockedIpv4Ranges.filter((r) => r.category === "metadata").map((r) => bounds(r, 32)[0]);
-const embeddedPrefixes = ["::ffff:0:0/96", "::ffff:0:0:0/96", "::/96", "64:ff9b::/96", "2002::/16", "2001::/32"];
+const embeddedPrefixes = [
+  "::ffff:0:0/96",
+  "::ffff:0:0:0/96",
+  "::/96",
+  "64:ff9b::/96",
+  "2002::/16",
+  "2001::/32",
+];
 
 describe("classifyAddress agrees with the target guard's checkAddress", () => {
   it("on every range boundary (first, last, ±1), written every way, and embedded in every IPv6 form", () => {
@@ -209,6 +239,15 @@ describe("classifyAddress agrees with the target guard's checkAddress", () => {
       let text = "";
       for (let k = next() % 16; k > 0; k--) text += alphabet[next() % alphabet.length];
       inputs.push(text);
+    }
+    // Near misses: valid spellings with one character replaced, inserted or dropped.
+    const valid = v4Bounds.flatMap((n) => [formatIpv4(n), ...embeddings(n, n).flatMap(spellings)]);
+    for (let i = 0; i < 20_000; i++) {
+      const text = valid[next() % valid.length] ?? "";
+      const at = next() % (text.length + 1);
+      const c = alphabet[next() % alphabet.length] ?? "";
+      const cut = next() % 3;
+      inputs.push(text.slice(0, at) + (cut === 2 ? "" : c) + text.slice(at + (cut === 1 ? 0 : 1)));
     }
     expect(mismatches(inputs)).toEqual([]);
   });
