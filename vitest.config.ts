@@ -17,6 +17,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: "main",
+          // Two files at a time on two cores: most suites wait on timers, sockets and child processes,
+          // so a second file overlaps those waits (one worker left the cores idle half the run).
+          maxWorkers: 2,
           include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"],
           exclude: [fidelity, "**/node_modules/**"],
           sequence: { groupOrder: 0 },

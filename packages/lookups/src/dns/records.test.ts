@@ -7,7 +7,8 @@ import {
 import * as dnsPacket from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
-import { type LookupContext, LookupError } from "../types.js";
+import { failure } from "../testing/failure.js";
+import type { LookupContext } from "../types.js";
 import { dnsRecordsLookup } from "./records.js";
 
 // Every test names its resolver: 127.0.0.1 or ::1 on a random port. Nothing reaches the host's resolver.
@@ -29,18 +30,6 @@ const ctx = (extra: Partial<LookupContext> = {}): LookupContext => ({
   timeoutMs: 2000,
   ...extra,
 });
-
-/** The LookupError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-async function failure(promise: Promise<unknown>): Promise<LookupError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a LookupError, got ${JSON.stringify(value)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LookupError);
-  return error as LookupError;
-}
 
 describe("dns records lookup: values and TTLs", () => {
   it.each([

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
-import { type LookupContext, LookupError } from "../types.js";
+import { failure } from "../testing/failure.js";
+import type { LookupContext } from "../types.js";
 import { icpLookup } from "./lookup.js";
 import type { IcpResult } from "./schema.js";
 import { defaultHomePageUrls } from "./site-footer.js";
@@ -75,17 +76,6 @@ const ctx = (
   ...extra,
   icp: { homePageUrls: (d) => [`http://${d}:${site.port}/`], ...icp },
 });
-
-async function failure(promise: Promise<unknown>): Promise<LookupError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a LookupError, got ${JSON.stringify(value)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LookupError);
-  return error as LookupError;
-}
 
 describe("icp lookup: the home page", () => {
   it("reads a UTF-8 footer: unverified, no company, the page named, and keeps it", async () => {

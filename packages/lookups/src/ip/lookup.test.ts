@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
-import { type LookupContext, LookupError } from "../types.js";
+import { failure } from "../testing/failure.js";
+import type { LookupContext } from "../types.js";
 import { IP_DATA_ATTRIBUTION } from "./attribution.js";
 import { type IpData, IpDataHolder, openIpData } from "./database.js";
 import { ipLookup } from "./lookup.js";
@@ -27,17 +28,6 @@ const untouchable = {
     throw new Error(`looked up ${ip}`);
   },
 };
-
-async function failure(promise: Promise<unknown>): Promise<LookupError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a LookupError, got ${JSON.stringify(value)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LookupError);
-  return error as LookupError;
-}
 
 describe("ip lookup: public addresses, real data", () => {
   it("8.8.8.8 → US, AS15169, Google LLC, with the data's version", async () => {

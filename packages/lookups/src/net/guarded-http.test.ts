@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LookupError } from "../types.js";
+import { failure } from "../testing/failure.js";
 import { guardedRequest } from "./guarded-http.js";
 
 // One loopback server; names used below are mapped to 127.0.0.1 by the test's own lookup, never resolved.
@@ -27,17 +27,6 @@ afterAll(async () => {
 
 const open = { allowPrivate: true };
 const toLoopback = async () => [{ address: "127.0.0.1", family: 4 }];
-
-async function failure(promise: Promise<unknown>): Promise<LookupError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected a LookupError");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LookupError);
-  return error as LookupError;
-}
 
 describe("guardedRequest", () => {
   it("fetches a page and says where it connected", async () => {

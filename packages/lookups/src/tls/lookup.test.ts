@@ -1,7 +1,8 @@
 import { X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
-import { type LookupContext, LookupError } from "../types.js";
+import { failure } from "../testing/failure.js";
+import type { LookupContext } from "../types.js";
 import { readCertificate } from "./certificate.js";
 import { sslLookup } from "./lookup.js";
 import { readOcspStaple } from "./ocsp.js";
@@ -28,17 +29,6 @@ const ctx = (extra: Partial<LookupContext> = {}): LookupContext => ({
 const audit = (name: FixtureName, extra: Partial<LookupContext> = {}) =>
   sslLookup.run({ domain: f.servers[name].host, port: f.servers[name].port }, ctx(extra));
 const codes = (r: { warnings: { code: string }[] }) => r.warnings.map((w) => w.code);
-
-async function failure(promise: Promise<unknown>): Promise<LookupError> {
-  const error = await promise.then(
-    (value) => {
-      throw new Error(`expected a LookupError, got ${JSON.stringify(value)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LookupError);
-  return error as LookupError;
-}
 
 describe("ssl lookup: a valid chain from the test CA", () => {
   it("reads the handshake, the chain and the embedded SCTs, and grades A", async () => {

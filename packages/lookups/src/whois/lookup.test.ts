@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
+import { failure } from "../testing/failure.js";
 import { whoisLookup } from "./lookup.js";
-import { failure } from "./testing/failure.js";
 import { startWorld, type World } from "./testing/world.js";
 
 // Loopback servers only (testing/world.ts); the answers are hand-written fixtures (fixtures/README.md).

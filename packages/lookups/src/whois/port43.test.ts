@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
-import { failure } from "./testing/failure.js";
+import { failure } from "../testing/failure.js";
 import { startWhoisServer } from "./testing/servers.js";
 import { startWorld, type World } from "./testing/world.js";
 

@@ -3,8 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A throw-away self-signed certificate for localhost, 127.0.0.1 and ::1, made by openssl in a temp dir. */
-export function selfSignedCert(): { key: string; cert: string } {
+/**
+ * A throw-away self-signed certificate (EC P-256, two days) made by openssl in a temp dir: for `name` (its
+ * CN and only DNS name) or, by default, for localhost, 127.0.0.1 and ::1. No client here trusts it.
+ */
+export function selfSignedCert(name?: string): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "vantage-probes-cert-"));
   try {
     execFileSync(
@@ -20,9 +23,9 @@ export function selfSignedCert(): { key: string; cert: string } {
         "-days",
         "2",
         "-subj",
-        "/CN=localhost/O=Vantage Test",
+        name ? `/CN=${name}` : "/CN=localhost/O=Vantage Test",
         "-addext",
-        "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1",
+        name ? `subjectAltName=DNS:${name}` : "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1",
         "-keyout",
         join(dir, "key.pem"),
         "-out",

@@ -1,10 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
+import { selfSignedCert } from "@vantage/probes/testing/tls-cert";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbKinds, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
@@ -32,7 +29,6 @@ let whoisQueries: string[] = [];
 let tlsServer: TlsServer;
 let provider: http.Server;
 let providerUp = true;
-const certDir = mkdtempSync(join(tmpdir(), "vantage-info-tls-"));
 
 const portOf = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
 
@@ -45,33 +41,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => whois.listen(0, "127.0.0.1", resolve));
 
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-days",
-      "30",
-      "-subj",
-      "/CN=secure.example.test",
-      "-addext",
-      "subjectAltName=DNS:secure.example.test",
-      "-keyout",
-      join(certDir, "key.pem"),
-      "-out",
-      join(certDir, "cert.pem"),
-    ],
-    { stdio: "ignore" },
-  );
-  tlsServer = createTlsServer(
-    { key: readFileSync(join(certDir, "key.pem")), cert: readFileSync(join(certDir, "cert.pem")) },
-    (socket) => socket.end(),
-  );
+  tlsServer = createTlsServer(selfSignedCert("secure.example.test"), (socket) => socket.end());
   await new Promise<void>((resolve) => tlsServer.listen(0, "127.0.0.1", resolve));
 
   provider = http.createServer((req, res) => {
@@ -95,7 +65,6 @@ afterAll(async () => {
   await new Promise((resolve) => tlsServer.close(resolve));
   provider.closeAllConnections();
   await new Promise((resolve) => provider.close(resolve));
-  rmSync(certDir, { recursive: true, force: true });
 });
 
 describe.each(forms)("remote lookups through the routes, Form %s", (form) => {
@@ -138,7 +107,7 @@ describe.each(forms)("remote lookups through the routes, Form %s", (form) => {
     expect(data).toMatchObject({ domain: "secure.example.test", valid: false, grade: "T", cached: false });
     expect(data.san_domains).toEqual(["secure.example.test"]);
     expect(data.chain).toHaveLength(1);
-    // `openssl req -x509` marks its certificate CA:TRUE (basicConstraints), as the audit reports.
+    // `openssl req -x509` marks a self-signed certificate CA:TRUE (basicConstraints), as the audit reports.
     expect(data.chain[0]).toMatchObject({ public_key_algorithm: "EC", public_key_bits: 256, is_ca: true });
     expect(data.warnings.map((w: { code: string }) => w.code)).toContain("self_signed");
     expect(data.tls_versions.map((v: { version: string }) => v.version)).toEqual([

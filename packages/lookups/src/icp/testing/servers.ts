@@ -1,10 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { HostLookup } from "@vantage/probes";
 import type { IcpCacheStore, IcpResult } from "../schema.js";
 
@@ -82,29 +78,7 @@ export class MemoryCache implements IcpCacheStore {
   }
 }
 
-/** A throw-away self-signed certificate for `name`, made by openssl (which no client here trusts). */
-export function selfSignedCert(name: string): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), "vantage-icp-cert-"));
-  try {
-    execFileSync(
-      "openssl",
-      [
-        ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-        ...["-days", "2", "-subj", `/CN=${name}`, "-addext", `subjectAltName=DNS:${name}`],
-        ...["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
-      ],
-      { stdio: "pipe" },
-    );
-    return {
-      key: readFileSync(join(dir, "key.pem"), "utf8"),
-      cert: readFileSync(join(dir, "cert.pem"), "utf8"),
-    };
-  } catch (error) {
-    throw new Error(`the HTTPS fixture needs the openssl binary: ${String(error)}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+export { selfSignedCert } from "@vantage/probes/testing/tls-cert";
 
 /**
  * GBK bytes for the few Chinese characters the fixtures use (Node decodes GBK but has no encoder); the

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { LookupError } from "../../types.js";
+import { LookupError } from "../types.js";
 
 /** The LookupError a promise rejects with (fails the test when it resolves or rejects otherwise). */
 export async function failure(promise: Promise<unknown>): Promise<LookupError> {
