@@ -41,3 +41,5 @@ if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yam
   echo "==> installing dependencies"
   pnpm install --frozen-lockfile --reporter=silent
 fi
+# The IP data's ASN table, compiled once per install (a no-op when it is there already).
+node --import tsx scripts/ip-data-cache.ts

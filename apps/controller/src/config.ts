@@ -58,6 +58,7 @@ export const configSchema = z.object({
   VANTAGE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   VANTAGE_LOOKUP_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   VANTAGE_IP_DATA_DIR: z.string().min(1).optional(),
+  VANTAGE_IP_CACHE_DIR: z.string().min(1).optional(),
   VANTAGE_RDAP_BOOTSTRAP: z.string().min(1).optional(),
   VANTAGE_WHOIS_SERVERS: z
     .string()

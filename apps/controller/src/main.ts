@@ -58,8 +58,6 @@ async function main(): Promise<void> {
       .reload()
       .catch((err: unknown) => log.error({ err }, "IP data reload failed; the old data still answers"));
   });
-  // Loaded in the background now, so the first IP lookup does not wait for it (nor for its first compile).
-  if (runtime.url) ipData.current().catch((err: unknown) => log.error({ err }, "IP data failed to load"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }

@@ -14,7 +14,7 @@ import { whoisRoute } from "./routes/whois.js";
 import { type InfoService, infoService } from "./service.js";
 import { loadWhoisOptions } from "./sources.js";
 
-export { IP_ATTRIBUTION, type IpData } from "./ip-data.js";
+export { DEFAULT_IP_CACHE_DIR, IP_ATTRIBUTION, type IpData, ipCacheDir } from "./ip-data.js";
 export type { InfoService, LookupAnswer } from "./service.js";
 
 export interface InfoModule extends Module<InfoService> {

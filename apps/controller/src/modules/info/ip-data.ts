@@ -1,5 +1,4 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { IP_DATA_ATTRIBUTION, IpDataHolder, type IpDataSource } from "@vantage/lookups";
 import type { Logger } from "pino";
 import type { Config } from "../../config.js";
@@ -22,12 +21,16 @@ export interface IpData {
 }
 
 /**
- * The compiled ASN table is cached in the data directory (`ip-data/`); the embedded test mode's
- * `memory://` directory has no disk, so it caches under the system's temporary directory instead.
+ * Where the compiled ASN table is kept unless `VANTAGE_IP_CACHE_DIR` says otherwise: the checkout's
+ * `node_modules/.cache/vantage-ip-data/`, shared by every process of this install (controllers, tests,
+ * benchmarks) and filled at install time by `scripts/ensure-tools.sh`, so no start pays the compile.
  */
-export function ipCacheDir(config: Pick<Config, "VANTAGE_DATA_DIR">): string {
-  const dir = config.VANTAGE_DATA_DIR;
-  return dir.startsWith("memory://") ? join(tmpdir(), "vantage-ip-data") : join(dir, "ip-data");
+export const DEFAULT_IP_CACHE_DIR = fileURLToPath(
+  new URL("../../../../../node_modules/.cache/vantage-ip-data", import.meta.url),
+);
+
+export function ipCacheDir(config: Pick<Config, "VANTAGE_IP_CACHE_DIR">): string {
+  return config.VANTAGE_IP_CACHE_DIR ?? DEFAULT_IP_CACHE_DIR;
 }
 
 export function openIpDataFor(config: Config, log: Logger): IpData {

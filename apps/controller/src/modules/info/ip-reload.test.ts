@@ -42,6 +42,7 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
       PORT: String(port),
       VANTAGE_DATA_DIR: join(work, "data"),
       VANTAGE_IP_DATA_DIR: dir,
+      VANTAGE_IP_CACHE_DIR: join(work, "cache"),
       VANTAGE_LOG_LEVEL: "info",
       VANTAGE_ACCESS_LOG: "false",
       VANTAGE_LOOKUP_LIMIT_ANON: "0",

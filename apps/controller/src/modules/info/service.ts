@@ -3,6 +3,7 @@ import {
   type IcpResult,
   type LookupContext,
   LookupError,
+  type LookupInputByKind,
   type LookupKind,
   type LookupResultByKind,
   lookups,
@@ -95,19 +96,20 @@ export function infoService(deps: InfoDeps): InfoService {
     },
   };
 
-  async function contextFor(kind: LookupKind): Promise<LookupContext> {
-    const ctx: LookupContext = { ...deps.context, icp: { ...deps.context.icp, cache: icpCache } };
-    // The DNS lookup talks to one remote only, the resolver the operator configured (often 127.0.0.53 or
-    // a private address): configuration, not a caller's target, so the guard does not apply to it.
-    if (kind === "dns") ctx.allowPrivate = true;
-    if (kind === "ip") {
-      try {
-        ctx.ipData = await deps.ipData.current();
-      } catch (error) {
-        throw unavailableError(`the IP data could not be loaded: ${(error as Error).message}`);
-      }
+  // One context per kind, built once: the IP data source is the holder, which swaps its data on reload.
+  const remote: LookupContext = { ...deps.context, icp: { ...deps.context.icp, cache: icpCache } };
+  // The DNS lookup talks to one remote only, the resolver the operator configured (often 127.0.0.53 or a
+  // private address): configuration, not a caller's target, so the guard does not apply to it.
+  const dns: LookupContext = { ...remote, allowPrivate: true };
+  let ip: LookupContext | undefined;
+  async function ipContext(): Promise<LookupContext> {
+    if (ip) return ip;
+    try {
+      ip = { allowPrivate: deps.context.allowPrivate, ipData: await deps.ipData.current() };
+    } catch (error) {
+      throw unavailableError(`the IP data could not be loaded: ${(error as Error).message}`);
     }
-    return ctx;
+    return ip;
   }
 
   return {
@@ -119,12 +121,16 @@ export function infoService(deps: InfoDeps): InfoService {
         throw toApiError(error, fieldNames);
       }
       const quota = deps.quota.take(caller, 1);
-      const key = `${kind}:${JSON.stringify(parsed)}`;
       try {
+        // IP answers come from memory in a microsecond: no cache, no remote to wait for.
+        if (kind === "ip") {
+          const data = await lookups.ip.run(parsed as LookupInputByKind["ip"], await ipContext());
+          return { data: data as LookupResultByKind[typeof kind], cached: false, quota };
+        }
+        const ctx = kind === "dns" ? dns : remote;
         const { value, cached } = await cache.get(
-          key,
-          async () =>
-            bounded(lookups[kind].run(parsed as never, await contextFor(kind)), deps.context.timeoutMs),
+          `${kind}:${JSON.stringify(parsed)}`,
+          () => bounded(lookups[kind].run(parsed as never, ctx), deps.context.timeoutMs),
           (v) => cacheTtlMs(kind, v as LookupResultByKind[typeof kind]),
         );
         return { data: value as LookupResultByKind[typeof kind], cached, quota };
