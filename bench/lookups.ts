@@ -101,7 +101,7 @@ printTable(
     ["later start: open, ms", openMs.toFixed(0)],
     ["RSS added by the loaded data, MB (fresh process)", memory.addedMb.toFixed(1)],
     ["find() lookups/s (3:1 IPv4:IPv6)", findRate.toLocaleString("en")],
-    ["ipLookup.run() lookups/s (parse + find)", runRate.toLocaleString("en")],
+    ["ipLookup.run() lookups/s (classify + find + result)", runRate.toLocaleString("en")],
   ],
 );
 process.stdout.write("\n");
