@@ -3,6 +3,21 @@ import { defineConfig } from "vitest/config";
 /** The network lab's fidelity tests compare timings with iputils, dig and curl: they run last, one file at a time. */
 const fidelity = "packages/netlab/src/fidelity/**/*.test.ts";
 
+/**
+ * Files that hold every answer to a wall-clock bound while they load the machine themselves (the fuzz's
+ * 500 ms per request with bcrypt logins, outages and kills of real processes): one at a time, after the
+ * rest, so another file's work on the second core cannot push them past their bounds.
+ */
+const serial = [
+  "apps/controller/src/fuzz.test.ts",
+  "apps/controller/src/e2e/**/*.test.ts",
+  "apps/controller/src/db/availability.test.ts",
+  "apps/controller/src/modules/probes/result-writer.test.ts",
+  "apps/controller/src/modules/probes/probes-outage.test.ts",
+  "apps/controller/src/modules/probes/probes-quota.test.ts",
+  "apps/controller/src/modules/accounts/password-hashing.test.ts",
+];
+
 export default defineConfig({
   test: {
     pool: "forks",
@@ -21,8 +36,17 @@ export default defineConfig({
           // so a second file overlaps those waits (one worker left the cores idle half the run).
           maxWorkers: 2,
           include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"],
-          exclude: [fidelity, "**/node_modules/**"],
+          exclude: [fidelity, ...serial, "**/node_modules/**"],
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "serial",
+          include: serial,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -34,7 +58,7 @@ export default defineConfig({
           name: "fidelity",
           include: [fidelity],
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
