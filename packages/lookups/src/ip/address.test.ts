@@ -1,17 +1,7 @@
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
 import { canonicalIp, formatIpv4, formatIpv6, ipv6Words, parseIpv4, parseIpv6 } from "./address.js";
-
-/** Deterministic pseudo-random 32-bit numbers (xorshift), so a failure can be replayed. */
-function numbers(seed: number) {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
+import { xorshift } from "./testing-data.js";
 
 /** Reference: the eight groups of an IPv6 address, through WHATWG URL parsing (independent of ours). */
 function urlHost(text: string): string {
@@ -23,7 +13,7 @@ const groupsOf = (words: ArrayLike<number>) =>
 
 describe("IPv4 parsing", () => {
   it("reads dotted quads as node:net does, and refuses what it refuses", () => {
-    const next = numbers(7);
+    const next = xorshift(7);
     for (let i = 0; i < 2000; i++) {
       const n = next();
       expect(parseIpv4(formatIpv4(n))).toBe(n);
@@ -52,7 +42,7 @@ describe("IPv4 parsing", () => {
 
 describe("IPv6 parsing and RFC 5952 text", () => {
   it("agrees with URL parsing on random addresses written full, compressed, upper-case, zero-padded, mixed", () => {
-    const next = numbers(11);
+    const next = xorshift(11);
     for (let i = 0; i < 3000; i++) {
       // Runs of zero groups are common in real addresses: blank some groups out.
       const words = Array.from({ length: 4 }, () => (next() % 3 === 0 ? 0 : next()));

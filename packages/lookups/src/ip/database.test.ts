@@ -4,7 +4,7 @@ import { Reader, type Response } from "maxmind";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatIpv4, formatIpv6 } from "./address.js";
 import { type IpData, openIpData } from "./database.js";
-import { packageFiles, realMmdb, realVersion, removeTempDirs, tempDir } from "./testing-data.js";
+import { packageFiles, realMmdb, realVersion, removeTempDirs, tempDir, xorshift } from "./testing-data.js";
 
 afterAll(removeTempDirs);
 
@@ -13,16 +13,6 @@ let data: IpData;
 beforeAll(async () => {
   data = await openIpData({ cacheDir: await tempDir("cache") });
 }, 60_000);
-
-function numbers(seed: number) {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
 
 describe("openIpData over the installed packages", () => {
   it("is versioned by the packages' ip-location-db build", () => {
@@ -58,7 +48,7 @@ describe("openIpData over the installed packages", () => {
 
   it("gives the same country as maxmind's own Reader.get for 40,000 random addresses", async () => {
     const reader = new Reader<Response>(await readFile(realMmdb));
-    const next = numbers(23);
+    const next = xorshift(23);
     for (let i = 0; i < 40_000; i++) {
       const ip =
         i % 2 ? formatIpv4(next()) : formatIpv6([0x20000000 + (next() % 0x10000000), next(), next(), next()]);

@@ -7,6 +7,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { formatIpv4, formatIpv6, ipv6Words, parseIpv4, parseIpv6 } from "./address.js";
 import { type AddressClass, classifyAddress } from "./special-range.js";
+import { xorshift } from "./testing-data.js";
 
 /*
  * The oracle: classifyAddress as it was, on the target guard's checkAddress (BigInt, one verdict object a
@@ -130,16 +131,6 @@ function embeddings(n: number, other: number): bigint[] {
   ];
 }
 
-function random(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
-
 /** Every input on which the two disagree, as `[input, new, old]` (the first few, to keep reports short). */
 function mismatches(inputs: Iterable<string>): unknown[] {
   const out: unknown[] = [];
@@ -180,7 +171,7 @@ describe("classifyAddress agrees with the target guard's checkAddress", () => {
   });
 
   it("on 50,000 random IPv4 and IPv6 addresses, many inside the embedded-IPv4 prefixes", () => {
-    const next = random(20260617);
+    const next = xorshift(20260617);
     const innerV4 = () => (next() % 2 ? next() : (v4Bounds[next() % v4Bounds.length] ?? 0));
     const inputs: string[] = [];
     const seen = new Map<string, number>();
@@ -232,7 +223,7 @@ describe("classifyAddress agrees with the target guard's checkAddress", () => {
   });
 
   it("on text that is not an address, or is one only once trimmed", () => {
-    const next = random(99);
+    const next = xorshift(99);
     const alphabet = "0123456789abcdefABCDEF:.%[] \t";
     const inputs = ["", " ", "[]", "[", "]", "%", "::", "::1", "[::1", "::1]", "1.2.3.4/32", "localhost"];
     for (let i = 0; i < 20_000; i++) {

@@ -55,3 +55,14 @@ export const tinyIpv4 = [
   "9.9.9.0,9.9.9.255,64502,Tiny One",
 ];
 export const tinyIpv6 = ["2001:4860::,2001:4860:ffff:ffff:ffff:ffff:ffff:ffff,64503,Tiny Six"];
+
+/** Deterministic pseudo-random 32-bit numbers (xorshift32), so a failing case can be replayed from its seed. */
+export function xorshift(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x >>> 0;
+  };
+}
