@@ -9,6 +9,7 @@ import {
   systemResolver,
 } from "@vantage/probes/dns-query";
 import { resolveAndCheck } from "@vantage/probes/target-guard";
+import { type Deadline, startDeadline } from "../net/deadline.js";
 import { type Lookup, type LookupContext, LookupError } from "../types.js";
 import { type DnsRecord, dnsRecordsInputSchema } from "./schema.js";
 
@@ -36,7 +37,7 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
   kind: "dns",
   inputSchema: dnsRecordsInputSchema,
   run: async (input, ctx) => {
-    const deadline = startDeadline(ctx);
+    const deadline = startDeadline(ctx, DEFAULT_TIMEOUT_MS);
     let server: Resolver | undefined;
     try {
       const resolver = await pickResolver(ctx, deadline.signal);
@@ -62,29 +63,6 @@ interface Resolver {
   port: number;
   /** For messages: `address:port`, `[v6]:port`. */
   label: string;
-}
-
-interface Deadline {
-  ms: number;
-  /** Aborts when the time is up or the caller aborts. */
-  signal: AbortSignal;
-  expired: () => boolean;
-  remaining: () => number;
-  stop: () => void;
-}
-
-function startDeadline(ctx: LookupContext): Deadline {
-  const ms = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const endsAt = performance.now() + ms;
-  const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(), ms);
-  return {
-    ms,
-    signal: ctx.signal ? AbortSignal.any([ctx.signal, timer.signal]) : timer.signal,
-    expired: () => timer.signal.aborted,
-    remaining: () => Math.max(0, endsAt - performance.now()),
-    stop: () => clearTimeout(handle),
-  };
 }
 
 async function pickResolver(ctx: LookupContext, signal: AbortSignal): Promise<Resolver> {

@@ -1,10 +1,13 @@
 import { isIP } from "node:net";
+import { startDeadline } from "../net/deadline.js";
 import { type Lookup, LookupError } from "../types.js";
 import { rdapBaseForDomain, rdapBaseForIp, shippedRdapBootstrap } from "./bootstrap.js";
-import { startDeadline } from "./deadline.js";
 import { rdapLookup } from "./rdap.js";
 import { whoisInputSchema } from "./schema.js";
 import { NoWhoisServer, whoisTextLookup } from "./text-lookup.js";
+
+/** The whole lookup (RDAP, the WHOIS fallback and one referral) when the context does not say otherwise. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
  * Part of the time RDAP may take when it is tried first: a server that hangs still leaves a third for the
@@ -27,7 +30,7 @@ export const whoisLookup: Lookup<"whois"> = {
   run: async (input, ctx) => {
     const query = input.query;
     const kind = isIP(query) !== 0 ? "ip" : "domain";
-    const deadline = startDeadline(ctx);
+    const deadline = startDeadline(ctx, DEFAULT_TIMEOUT_MS);
     try {
       const bootstrap = ctx.whois?.rdapBootstrap ?? shippedRdapBootstrap();
       const base = kind === "ip" ? rdapBaseForIp(bootstrap, query) : rdapBaseForDomain(bootstrap, query);

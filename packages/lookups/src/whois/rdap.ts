@@ -1,6 +1,6 @@
+import type { Deadline } from "../net/deadline.js";
 import { guardedRequest } from "../net/guarded-http.js";
 import { type LookupContext, LookupError } from "../types.js";
-import type { Deadline } from "./deadline.js";
 import { toUtcDate } from "./parse-date.js";
 import type { WhoisResult } from "./schema.js";
 import { normaliseNameServers } from "./text-record.js";

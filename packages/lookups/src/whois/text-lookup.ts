@@ -1,5 +1,5 @@
+import type { Deadline } from "../net/deadline.js";
 import { type LookupContext, LookupError } from "../types.js";
-import type { Deadline } from "./deadline.js";
 import { parseWhoisText } from "./parse-text.js";
 import { parseServerAddress, queryPort43, type ServerAddress } from "./port43.js";
 import type { WhoisResult } from "./schema.js";

@@ -1,8 +1,5 @@
 import type { LookupContext } from "../types.js";
 
-/** The whole lookup (RDAP, the WHOIS fallback and one referral) when the context does not say otherwise. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
-
 export interface Deadline {
   ms: number;
   /** Aborts when the time is up or the caller aborts. */
@@ -18,8 +15,12 @@ export interface Deadline {
   stop: () => void;
 }
 
-export function startDeadline(ctx: Pick<LookupContext, "timeoutMs" | "signal">): Deadline {
-  const ms = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+/**
+ * The whole lookup's time: `ctx.timeoutMs`, else the lookup's own default. One timer for every step, so the
+ * steps share what is left rather than each starting afresh; the caller going away aborts it too.
+ */
+export function startDeadline(ctx: Pick<LookupContext, "timeoutMs" | "signal">, defaultMs: number): Deadline {
+  const ms = ctx.timeoutMs ?? defaultMs;
   const endsAt = performance.now() + ms;
   const timer = new AbortController();
   const handle = setTimeout(() => timer.abort(), ms);
