@@ -155,3 +155,13 @@ export function canonicalIp(raw: string): CanonicalIp {
   if (text.includes(":") && parseIpv6(text)) return { ok: true, ip: formatIpv6(ipv6Words), family: 6 };
   return { ok: false, problem: "expected an IPv4 or IPv6 address" };
 }
+
+/** The address as one number (IPv4: 32 bits, IPv6: 128), for prefix arithmetic; null when it is none. */
+export function ipToBigInt(text: string): bigint | null {
+  const v4 = parseIpv4(text);
+  if (v4 >= 0) return BigInt(v4);
+  if (!text.includes(":") || !parseIpv6(text)) return null;
+  let value = 0n;
+  for (const w of ipv6Words) value = (value << 32n) | BigInt(w);
+  return value;
+}

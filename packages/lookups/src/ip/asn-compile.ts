@@ -1,4 +1,4 @@
-import { ipv6Words, parseIpv4, parseIpv6 } from "./address.js";
+import { ipToBigInt } from "./address.js";
 import { type AsnTable, withBuckets } from "./asn-table.js";
 
 /*
@@ -92,14 +92,8 @@ function parseRow(text: string, family: 4 | 6, intern: (org: string) => number, 
 }
 
 function toBigInt(text: string, family: 4 | 6): bigint | null {
-  if (family === 4) {
-    const v = parseIpv4(text);
-    return v < 0 ? null : BigInt(v);
-  }
-  if (!text.includes(":") || !parseIpv6(text)) return null;
-  let value = 0n;
-  for (const w of ipv6Words) value = (value << 32n) | BigInt(w);
-  return value;
+  // A row of the other family is refused, not read as a number of the wrong width.
+  return text.includes(":") === (family === 6) ? ipToBigInt(text) : null;
 }
 
 /** A CSV field: as is, or between double quotes with `""` standing for one quote. */

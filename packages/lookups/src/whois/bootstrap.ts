@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { ipToBigInt } from "../ip/address.js";
 
 /*
  * IANA's RDAP bootstrap registries (RFC 9224). Every file has one shape: `services` is a list of
@@ -129,21 +130,5 @@ function prefixIndex(file: RdapBootstrapFile, family: 4 | 6): Prefix[] {
   return index;
 }
 
-/** An IPv4 or IPv6 literal as an integer (IPv4 in 32 bits, IPv6 in 128). */
-export function toBigInt(ip: string): bigint | null {
-  if (isIP(ip) === 4) return ip.split(".").reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n);
-  if (isIP(ip) !== 6) return null;
-  let text = ip.toLowerCase();
-  // An embedded IPv4 tail (::ffff:192.0.2.1) becomes two hextets.
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4?.[1]) {
-    const n = toBigInt(v4[1]) ?? 0n;
-    text = `${text.slice(0, -v4[1].length)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups =
-    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  return groups.reduce((n, g) => (n << 16n) | BigInt(Number.parseInt(g, 16)), 0n);
-}
+/** An IP address as one number (IPv4 32 bits, IPv6 128); null for anything else. */
+export const toBigInt = ipToBigInt;

@@ -1,6 +1,6 @@
-import { isIP } from "node:net";
 import { z } from "zod";
 import { domainSchema } from "../dns/schema.js";
+import { canonicalIp as canonicalAddress } from "../ip/address.js";
 import type { RdapBootstrap } from "./bootstrap.js";
 
 /**
@@ -26,14 +26,13 @@ export const whoisInputSchema = z.strictObject({
 });
 export type WhoisInput = z.output<typeof whoisInputSchema>;
 
-/** An IP literal (IPv6 in brackets too) in canonical form; null for anything else, zones included. */
+/**
+ * An IP literal (IPv6 in brackets too, and IPv4 in brackets as this lookup always took it) in the IP
+ * lookup's canonical form (RFC 5952); null for anything else, zone ids and CIDRs included.
+ */
 export function canonicalIp(raw: string): string | null {
-  const bare = raw.trim().replace(/^\[(.*)\]$/, "$1");
-  const family = isIP(bare);
-  if (family === 4) return bare;
-  // URL host parsing compresses and lower-cases an IPv6 address (RFC 5952), as RDAP servers expect it.
-  if (family === 6 && !bare.includes("%")) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-  return null;
+  const parsed = canonicalAddress(raw.trim().replace(/^\[(.*)\]$/, "$1"));
+  return parsed.ok ? parsed.ip : null;
 }
 
 /** For IP queries: the network the address belongs to, as the registry (RIR) records it. */
