@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { ProbeFailure, resolveAndCheck } from "@vantage/probes/target-guard";
 import { type LookupContext, LookupError } from "../types.js";
+import { resolveTarget } from "./resolve-target.js";
 
 /*
  * The one HTTP client of the lookups (RDAP, the ICP provider and home page, the HSTS check). Why not global
@@ -81,17 +81,10 @@ async function once(
     throw new LookupError("invalid_input", `not an http(s) URL: ${url}`);
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
-  let address: string;
-  let family: 4 | 6;
-  try {
-    ({ address, family } = await resolveAndCheck(host, {
-      allowPrivate: ctx.allowPrivate,
-      signal,
-      lookup: ctx.lookup,
-    }));
-  } catch (error) {
-    throw fromProbeFailure(error, url, signal);
-  }
+  const { address, family } = await resolveTarget(host, ctx, signal, {
+    subject: url,
+    timeout: () => timeoutError(url),
+  });
   // The pinned address: the agent of node:http calls this instead of the system resolver.
   const pinned: LookupFunction = (_name, options, callback) => {
     if ((options as { all?: boolean }).all) callback(null, [{ address, family }]);
@@ -151,13 +144,6 @@ async function once(
 
 function isIpLiteral(host: string): boolean {
   return /^[0-9.]+$/.test(host) || host.includes(":");
-}
-
-function fromProbeFailure(error: unknown, url: string, signal: AbortSignal): unknown {
-  if (!(error instanceof ProbeFailure)) return error;
-  if (error.code === "target_not_allowed") return new LookupError("target_not_allowed", error.message);
-  if (error.code === "timeout" || signal.aborted) return timeoutError(url);
-  return new LookupError("upstream_error", `${url}: ${error.message}`);
 }
 
 function fromNetError(error: Error, url: string, signal: AbortSignal): LookupError {

@@ -1,4 +1,4 @@
-import { ProbeFailure, resolveAndCheck } from "@vantage/probes/target-guard";
+import { resolveTarget } from "../net/resolve-target.js";
 import { type Lookup, type LookupContext, LookupError } from "../types.js";
 import { type CertInfo, nameMismatch, readCertificate, weakSignatureHash } from "./certificate.js";
 import { gradeServer } from "./grade.js";
@@ -55,18 +55,12 @@ export const sslLookup: Lookup<"ssl"> = {
   },
 };
 
-async function resolve(domain: string, ctx: LookupContext, signal: AbortSignal) {
-  try {
-    return await resolveAndCheck(domain, { allowPrivate: ctx.allowPrivate, signal, lookup: ctx.lookup });
-  } catch (error) {
-    if (!(error instanceof ProbeFailure)) throw error;
-    if (error.code === "target_not_allowed") throw new LookupError("target_not_allowed", error.message);
-    if (error.code === "timeout")
-      throw new LookupError("upstream_timeout", `${domain} did not resolve in time`);
-    if (error.code === "invalid_target")
-      throw new LookupError("invalid_input", error.message, [{ path: "domain", message: error.message }]);
-    throw new LookupError("upstream_error", `${domain}: ${error.message}`);
-  }
+function resolve(domain: string, ctx: LookupContext, signal: AbortSignal) {
+  return resolveTarget(domain, ctx, signal, {
+    subject: domain,
+    inputPath: "domain",
+    timeout: () => new LookupError("upstream_timeout", `${domain} did not resolve in time`),
+  });
 }
 
 function mainFailure(error: unknown, label: string, ms: number, timer: AbortSignal, caller?: AbortSignal) {

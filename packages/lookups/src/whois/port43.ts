@@ -1,5 +1,5 @@
 import net from "node:net";
-import { ProbeFailure, resolveAndCheck } from "@vantage/probes/target-guard";
+import { resolveTarget } from "../net/resolve-target.js";
 import { type LookupContext, LookupError } from "../types.js";
 
 /** Longest answer read: the biggest registry records are a few KiB; more is a server gone wrong. */
@@ -41,22 +41,11 @@ export async function queryPort43(
   ctx: Pick<LookupContext, "allowPrivate" | "lookup">,
   signal: AbortSignal,
 ): Promise<string> {
-  let address: string;
-  let family: 4 | 6;
-  try {
-    ({ address, family } = await resolveAndCheck(server.host, {
-      allowPrivate: ctx.allowPrivate,
-      signal,
-      lookup: ctx.lookup,
-    }));
-  } catch (error) {
-    if (!(error instanceof ProbeFailure)) throw error;
-    if (error.code === "target_not_allowed") {
-      throw new LookupError("target_not_allowed", `WHOIS server refused: ${error.message}`);
-    }
-    if (error.code === "timeout" || signal.aborted) throw timeoutError(server);
-    throw new LookupError("upstream_error", `WHOIS server ${server.label}: ${error.message}`);
-  }
+  const { address, family } = await resolveTarget(server.host, ctx, signal, {
+    subject: `WHOIS server ${server.label}`,
+    refusedPrefix: "WHOIS server refused: ",
+    timeout: () => timeoutError(server),
+  });
   if (signal.aborted) throw timeoutError(server);
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
