@@ -3,12 +3,13 @@ import type { ProbeType } from "@vantage/probes";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
+import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
 import type { Router } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.js";
 import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "../form-b.js";
 import type { ProbeInput, ProbesService } from "../service.js";
-import { callerOf, quotaHeaders, quotaNote, setQuotaHeaders } from "./shared.js";
+import { quotaHeaders, quotaNote } from "./shared.js";
 
 const summaries: Record<ProbeType, string> = {
   http: "HTTP(S) request from several nodes: status, timings, TLS certificate",
@@ -83,7 +84,7 @@ export function registerCreateProbes(
 ): void {
   if (form === "a") {
     const queued = async (c: Context<AppEnv>, input: ProbeInput) => {
-      const created = await probes.queue({ ...input, caller: callerOf(c) });
+      const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
       setQuotaHeaders(c, created.quota);
       return ok(c, toFormA(created.value), 202);
     };
@@ -105,7 +106,7 @@ export function registerCreateProbes(
     return;
   }
   const done = async (c: Context<AppEnv>, input: ProbeInput) => {
-    const created = await probes.run({ ...input, caller: callerOf(c) });
+    const created = await probes.run({ ...input, caller: quotaCallerOf(c) });
     setQuotaHeaders(c, created.quota);
     return ok(c, toFormB(created.value), 200);
   };

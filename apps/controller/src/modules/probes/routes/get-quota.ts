@@ -2,11 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, ok } from "../../../http/envelope.js";
+import { quotaCallerOf } from "../../../http/rate-limit/index.js";
 import type { Router } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { PROBE_QUOTA_WINDOW_MS } from "../quota.js";
 import type { ProbesService } from "../service.js";
-import { callerOf, quotaNote, quotaSchema } from "./shared.js";
+import { quotaNote, quotaSchema } from "./shared.js";
 
 /** `GET /v1/probe/quota`: the same in both forms. */
 export function registerGetQuota(
@@ -29,7 +30,7 @@ export function registerGetQuota(
     },
   });
   app.openapi(route, (c) => {
-    const caller = callerOf(c);
+    const caller = quotaCallerOf(c);
     const q = probes.quota(caller);
     const now = Date.now();
     const windowEnd = q?.resetAt ?? Math.ceil(now / PROBE_QUOTA_WINDOW_MS) * PROBE_QUOTA_WINDOW_MS;

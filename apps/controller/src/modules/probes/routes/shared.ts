@@ -1,8 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../../../http/context.js";
-import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
-import type { ProbeCaller } from "../quota.js";
 
 export const quotaNote =
   " Anonymous calls are limited per client IP, calls with credentials per account, in node-probes per hour " +
@@ -34,7 +30,3 @@ export const quotaSchema = z.object({
   remaining: z.number().int().nullable().openapi({ description: "Left in this hour; null when unlimited" }),
   reset_s: z.number().int().openapi({ description: "Seconds until the hour's quota starts afresh" }),
 });
-
-/** The account behind the request's credentials, else its client IP. */
-export const callerOf: (c: Context<AppEnv>) => ProbeCaller = quotaCallerOf;
-export { setQuotaHeaders };
