@@ -75,7 +75,7 @@ export function registerLookupRoute(
 
 /** A required query parameter: present and not blank (the lookup says what else is wrong with it). */
 export function required(description: string, example: string) {
-  return z.string().min(1, "required").max(1024).openapi({ description, example });
+  return z.string({ error: "required" }).min(1, "required").max(1024).openapi({ description, example });
 }
 
 /** An optional query parameter. */
