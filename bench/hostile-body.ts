@@ -114,7 +114,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-hostile-"));
 const server = await startServer(join(root, "apps/controller/src/main.ts"), {
   VANTAGE_DATA_DIR: dataDir,
   VANTAGE_API_FORM: "b",
-  VANTAGE_PROBE_LIMIT_ANON: "1000000000",
+  VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { node_probes_per_hour: null } }),
   VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "warn",
 });
 try {

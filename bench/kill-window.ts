@@ -155,7 +155,7 @@ async function killRun(rate: number): Promise<KillRun> {
     VANTAGE_API_FORM: "b",
     // As deployed by default (and as in bench:probe-fanout): level info, one access-log line per request.
     VANTAGE_ACCESS_LOG: "true",
-    VANTAGE_PROBE_LIMIT_ANON: "1000000000",
+    VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { node_probes_per_hour: null } }),
     VANTAGE_LOG_LEVEL: "info",
   });
   try {

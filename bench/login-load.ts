@@ -26,7 +26,7 @@ const controller = await startServer(join(root, "apps/controller/src/main.ts"), 
   VANTAGE_DATA_DIR: dataDir,
   VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
   // Quotas off: the samplers and the accounts of the login clients would otherwise run into them.
-  VANTAGE_PROBE_LIMIT_ANON: "0",
+  VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { node_probes_per_hour: null } }),
   VANTAGE_REGISTER_LIMIT_IP: "0",
   VANTAGE_REGISTER_LIMIT_EMAIL: "0",
   VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "warn",

@@ -112,7 +112,7 @@ const baseline = await load("hono hello-world", `${hello.url}/`, { seconds });
 await hello.stop();
 const controller = await startServer(join(root, "apps/controller/src/main.ts"), {
   VANTAGE_DATA_DIR: dataDir,
-  VANTAGE_LOOKUP_LIMIT_ANON: "0",
+  VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { lookups_per_minute: null, lookups_per_day: null } }),
   VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
 });
 const query = process.env.VANTAGE_API_FORM === "a" ? "q" : "ip";

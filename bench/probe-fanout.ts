@@ -30,7 +30,7 @@ const controller = await cluster.startController({
   // As deployed by default: level info and one JSON access-log line per request (stdout, discarded here).
   VANTAGE_ACCESS_LOG: "true",
   // The quota is checked and counted on every request, as deployed; its limit is just out of reach.
-  VANTAGE_PROBE_LIMIT_ANON: "1000000000",
+  VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { node_probes_per_hour: null } }),
   VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
 });
 try {

@@ -8,6 +8,7 @@ import { type AccountsModule, createAccounts } from "./modules/accounts/index.js
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
 import { createInfo, type InfoModule } from "./modules/info/index.js";
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
+import { createPlans, type PlansModule } from "./modules/plans/index.js";
 import { createProbes, type ProbesModule } from "./modules/probes/index.js";
 import { createSystem } from "./modules/system/index.js";
 
@@ -18,6 +19,7 @@ export interface Modules {
   nodes: NodesModule;
   probes: ProbesModule;
   info: InfoModule;
+  plans: PlansModule;
 }
 
 export interface App {
@@ -43,9 +45,11 @@ export function createApp(deps: AppDeps): App {
   const form = deps.config.VANTAGE_API_FORM;
   const delivery = createDelivery(deps);
   const accounts = createAccounts(deps, { delivery: delivery.service });
+  const authenticator = accounts.service.authenticator;
+  const plans = createPlans(deps, { authenticator });
   const nodes = createNodes(deps);
-  const probes = createProbes(deps, { nodes: nodes.service, authenticator: accounts.service.authenticator });
-  const info = createInfo(deps, { authenticator: accounts.service.authenticator });
+  const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
+  const info = createInfo(deps, { authenticator, plans: plans.service });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -60,7 +64,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, probes, info]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, plans, probes, info]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -84,9 +88,11 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info },
+    modules: { delivery, accounts, nodes, probes, info, plans },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
+      // Last: what the others charged and metered while draining is written too.
+      await plans.drain();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parsePlanLimits } from "./lib/plans.js";
 
 /** The controller's roles; each runs its own share of the work (see runtime.ts). */
 export const roles = ["api", "scheduler", "notifier", "presence"] as const;
@@ -49,12 +50,21 @@ export const configSchema = z.object({
   VANTAGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
-  VANTAGE_PROBE_LIMIT_ANON: z.coerce.number().int().min(0).max(1_000_000_000).default(250),
-  VANTAGE_PROBE_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(1000),
+  VANTAGE_PLAN_LIMITS: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const table = parsePlanLimits(s);
+      if (typeof table === "string") {
+        ctx.addIssue({ code: "custom", message: table });
+        return z.NEVER;
+      }
+      return table;
+    }),
+  VANTAGE_LIMIT_SYNC_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  VANTAGE_USAGE_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   VANTAGE_REGISTER_LIMIT_IP: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
   VANTAGE_REGISTER_LIMIT_EMAIL: z.coerce.number().int().min(0).max(1_000_000_000).default(3),
-  VANTAGE_LOOKUP_LIMIT_ANON: z.coerce.number().int().min(0).max(1_000_000_000).default(600),
-  VANTAGE_LOOKUP_LIMIT_AUTH: z.coerce.number().int().min(0).max(1_000_000_000).default(6000),
   VANTAGE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(10_000),
   VANTAGE_LOOKUP_CACHE_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   VANTAGE_IP_DATA_DIR: z.string().min(1).optional(),

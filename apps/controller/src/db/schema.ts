@@ -5,6 +5,7 @@ import type { LookupTables } from "./tables/lookups.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";
+import type { UsageTables } from "./tables/usage.js";
 
 /**
  * The database as the application sees it: one interface per area in `tables/`, joined here.
@@ -17,4 +18,5 @@ export interface Database
     LookupTables,
     NodeTables,
     ProbeTables,
-    RateLimitTables {}
+    RateLimitTables,
+    UsageTables {}

@@ -11,6 +11,7 @@ import {
   type TestDatabase,
   waitForPort,
 } from "@vantage/testing";
+import { planLimitsEnv } from "../testing/plan-limits.js";
 
 /**
  * A distributed deployment on loopback for end-to-end tests and benchmarks: nats-server with per-agent nkey
@@ -142,8 +143,8 @@ export async function startCluster(
           DATABASE_URL: db.url,
           VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
           VANTAGE_ACCESS_LOG: "false",
-          // Every test client is 127.0.0.1; the quota has its own tests.
-          VANTAGE_PROBE_LIMIT_ANON: "0",
+          // Every test client is 127.0.0.1; the limits have their own tests.
+          VANTAGE_PLAN_LIMITS: planLimitsEnv(),
           ...env,
         },
         "controller",

@@ -86,3 +86,14 @@ export function ownedOr404<T>(
 export function foundOr404(found: boolean, what = "resource"): void {
   if (!found) throw new ApiError("not_found", `${what} not found`);
 }
+
+/** Two middlewares as one, in order (auth, then a limit gate that needs its principal). */
+export function chain(
+  first: MiddlewareHandler<AppEnv>,
+  second: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const r = await first(c, () => second(c, next).then(() => undefined));
+    return r ?? undefined;
+  };
+}

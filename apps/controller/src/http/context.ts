@@ -9,6 +9,8 @@ export interface Principal {
   kind: CredentialKind;
   credentialId: string;
   scopes: readonly Scope[];
+  /** The account's plan when the credential was checked (`free`, `pro`, `business`; cached ≤ 10 s). */
+  plan: string;
 }
 
 export interface AppVariables {

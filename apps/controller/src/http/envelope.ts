@@ -35,6 +35,17 @@ export function ok<T, S extends ContentfulStatusCode = 200>(c: Context<AppEnv>, 
   return c.json({ data, request_id: c.get("requestId") }, (status ?? 200) as S);
 }
 
+/** What a 429 carries: when to come back, and the limit that refused the call. */
+const limitHeaders = {
+  "Retry-After": { description: "Seconds until the call can succeed", schema: { type: "integer" as const } },
+  "RateLimit-Limit": { description: "The limit that refused the call", schema: { type: "integer" as const } },
+  "RateLimit-Remaining": { description: "What is left of it (0)", schema: { type: "integer" as const } },
+  "RateLimit-Reset": {
+    description: "Seconds until its window starts afresh",
+    schema: { type: "integer" as const },
+  },
+};
+
 /** Standard error responses for a route's OpenAPI entry. */
 export function errorResponses(...statuses: number[]) {
   const descriptions: Record<number, string> = {
@@ -46,19 +57,24 @@ export function errorResponses(...statuses: number[]) {
     413: "Body over the size limit",
     415: "Body is not JSON",
     422: "Target not allowed",
-    429: "Rate limited",
+    429: "Over a limit: `rate_limited` (per IP, per key) or `quota_exceeded` (the plan's quota)",
     502: "Upstream failure",
     503: "Service or nodes unavailable",
     504: "Upstream timed out",
   };
   const out: Record<
     number,
-    { description: string; content: { "application/json": { schema: typeof errorEnvelopeSchema } } }
+    {
+      description: string;
+      content: { "application/json": { schema: typeof errorEnvelopeSchema } };
+      headers?: typeof limitHeaders;
+    }
   > = {};
   for (const s of statuses) {
     out[s] = {
       description: descriptions[s] ?? "Error",
       content: { "application/json": { schema: errorEnvelopeSchema } },
+      ...(s === 429 ? { headers: limitHeaders } : {}),
     };
   }
   return out;

@@ -19,6 +19,7 @@ export const errorCodes = {
   target_not_allowed: 422,
   unprocessable: 422,
   rate_limited: 429,
+  quota_exceeded: 429,
   headers_too_large: 431,
   internal_error: 500,
   upstream_error: 502,

@@ -8,6 +8,7 @@ import { connectDb, type Db, migrate } from "../db/connect.js";
 import { newInstanceId } from "../db/lease.js";
 import { HttpMetrics } from "../http/metrics.js";
 import type { Presence } from "../modules/nodes/index.js";
+import { planLimitsEnv } from "./plan-limits.js";
 
 export type DbKind = "pglite" | "postgres";
 export type Form = "a" | "b";
@@ -73,20 +74,19 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     VANTAGE_JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789",
     // A runtime built from this config (api role) listens on a free port, never on the default 8080.
     PORT: "0",
-    // Every test app shares 127.0.0.1; quota tests set their own limits.
-    VANTAGE_PROBE_LIMIT_ANON: "0",
-    VANTAGE_PROBE_LIMIT_AUTH: "0",
+    // Every test app shares 127.0.0.1: no per-window limit; limit tests set theirs with planLimitsEnv.
+    VANTAGE_PLAN_LIMITS: planLimitsEnv(),
     // Likewise for registrations: registration-limits.test.ts restores the defaults.
     VANTAGE_REGISTER_LIMIT_IP: "0",
     VANTAGE_REGISTER_LIMIT_EMAIL: "0",
-    VANTAGE_LOOKUP_LIMIT_ANON: "0",
-    VANTAGE_LOOKUP_LIMIT_AUTH: "0",
     // No test asks the machine's resolver: the discard port of loopback, unless a test names its own.
     VANTAGE_DNS_RESOLVER: "127.0.0.1:9",
     VANTAGE_LOOKUP_TIMEOUT_MS: "3000",
     ...env,
   });
 }
+
+export { planLimitsEnv };
 
 export interface TestAppOptions {
   /**

@@ -1,14 +1,16 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../context.js";
 import { setResponseHeader } from "../response-headers.js";
-import type { QuotaCaller } from "./hourly-quota.js";
 import type { RateLimitStatus } from "./limiter.js";
+import type { QuotaCaller } from "./quota.js";
 import { rateLimitHeaders } from "./responses.js";
 
-/** Whom a quota counts: the account behind the request's credentials, else its client IP. */
+/** Whom a quota counts: the account (and credential) behind the request's credentials, else its client IP. */
 export function quotaCallerOf(c: Context<AppEnv>): QuotaCaller {
-  const principal = c.get("principal");
-  return principal ? { kind: "account", userId: principal.userId } : { kind: "ip", ip: c.get("clientIp") };
+  const p = c.get("principal");
+  return p
+    ? { kind: "account", userId: p.userId, plan: p.plan, credentialId: p.credentialId }
+    : { kind: "ip", ip: c.get("clientIp") };
 }
 
 /** `RateLimit-Limit`, `-Remaining`, `-Reset` of a quota on the response; nothing when unlimited. */

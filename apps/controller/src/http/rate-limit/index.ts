@@ -5,9 +5,17 @@
  */
 export { quotaCallerOf, setQuotaHeaders } from "./caller.js";
 export { dbRateLimitStore } from "./db-store.js";
-export { HourlyQuota, QUOTA_WINDOW_MS, type QuotaCaller, type QuotaKind } from "./hourly-quota.js";
 export { ipBucket } from "./ip-bucket.js";
 export { RateLimiter, type RateLimitRule, type RateLimitStatus, type RateLimitStore } from "./limiter.js";
 export { memoryRateLimitStore } from "./memory-store.js";
+export {
+  Quota,
+  type QuotaCaller,
+  type QuotaKind,
+  type QuotaRule,
+  type QuotaWindow,
+  quotaWindows,
+  type RuleStatus,
+} from "./quota.js";
 export { rateLimit, rateLimitedError, rateLimitHeaders } from "./responses.js";
 export { type SyncedRateLimitStore, syncedRateLimitStore } from "./synced-store.js";

@@ -4,16 +4,24 @@ import type { RateLimitStore } from "./limiter.js";
 
 /**
  * Counters kept in this process and merged into the shared `rate_limits` table in the background: a hit
- * costs no database round trip, and every controller learns the others' counts at the next sync (one
- * statement for all buckets with news, at most `syncMs` after a hit). Between syncs each controller may
- * admit up to `syncMs` worth of its own traffic beyond the shared limit. For hot paths (probe quotas);
- * login throttling keeps the exact `dbRateLimitStore`.
+ * costs no database round trip, and every controller learns the others' counts at the next sync (at most
+ * `syncMs` after a hit: one statement adds the local hits, one reads the counts of buckets used here in
+ * the last `watchMs` without local news, so an idle controller still learns what the others counted).
+ * A bucket first used in a window is read from the table before counting (`ensure`: one round trip per
+ * bucket, window and process). Between syncs each controller may admit up to `syncMs` worth of its own
+ * traffic beyond the shared limit. For hot paths (plan limits); login throttling keeps the exact
+ * `dbRateLimitStore`.
  */
 export interface SyncedRateLimitStore extends RateLimitStore {
   /** `add` without a promise: the count is local, so hot paths need not wait a microtask. */
   addNow(bucket: string, windowStart: number, windowMs: number, cost: number): number;
   /** `get` without a promise. */
   getNow(bucket: string, windowStart: number): number;
+  /**
+   * Undefined when this process already counts the bucket in this window; else a promise that reads its
+   * shared count from the table first (once per bucket and window; a database away counts from 0).
+   */
+  ensure(bucket: string, windowStart: number, windowMs: number): Promise<void> | undefined;
   /** Merges local counts into the table now. */
   sync(): Promise<void>;
   /** A last sync; afterwards counts stay local (shutdown: the database is about to close). */
@@ -22,19 +30,51 @@ export interface SyncedRateLimitStore extends RateLimitStore {
 
 export function syncedRateLimitStore(
   db: Kysely<Database>,
-  opts: { syncMs?: number; maxBuckets?: number; onError?: (err: unknown) => void } = {},
+  opts: {
+    syncMs?: number;
+    /** How long after its last use a bucket's shared count is still refreshed at each sync. */
+    watchMs?: number;
+    maxBuckets?: number;
+    onError?: (err: unknown) => void;
+    now?: () => number;
+  } = {},
 ): SyncedRateLimitStore {
   const syncMs = opts.syncMs ?? 1000;
+  const watchMs = opts.watchMs ?? 60_000;
+  const now = opts.now ?? Date.now;
   const maxBuckets = opts.maxBuckets ?? 100_000;
-  /** `shared`: the table's count at the last sync; `pending`: local hits since, not yet in the table. */
-  const buckets = new Map<string, { start: number; windowMs: number; shared: number; pending: number }>();
+  /**
+   * `shared`: the table's count at the last sync; `pending`: local hits since, not yet in the table;
+   * `usedAt`: when it was last read or counted here (its shared count is refreshed while recent).
+   */
+  interface Bucket {
+    start: number;
+    windowMs: number;
+    shared: number;
+    pending: number;
+    usedAt: number;
+  }
+  const buckets = new Map<string, Bucket>();
+  const priming = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
   const syncNow = async (): Promise<void> => {
     timer = undefined;
-    const due = [...buckets.entries()].filter(([, b]) => b.pending > 0);
+    const due: [string, Bucket][] = [];
+    const watched: [string, Bucket][] = [];
+    const t = now();
+    for (const entry of buckets) {
+      const b = entry[1];
+      if (b.pending > 0) due.push(entry);
+      else if (t - b.usedAt < watchMs && t < b.start + b.windowMs) watched.push(entry);
+    }
+    // Keep watching while recent buckets remain: the others may still be counting them.
+    if (watched.length > 0) {
+      await refresh(watched);
+      schedule();
+    }
     if (due.length === 0) return;
     const sent = due.map(([bucket, b]) => ({
       bucket,
@@ -63,6 +103,7 @@ export function syncedRateLimitStore(
         const b = buckets.get(r.bucket);
         if (b && new Date(r.window_start).getTime() === b.start) b.shared = Number(r.hits);
       }
+      schedule();
     } catch (err) {
       // Not lost: the hits count again at the next sync.
       for (const s of sent) {
@@ -71,6 +112,22 @@ export function syncedRateLimitStore(
       }
       opts.onError?.(err);
       schedule();
+    }
+  };
+  /** Reads the table's counts of buckets used here without local news (what the others counted). */
+  const refresh = async (watched: [string, Bucket][]): Promise<void> => {
+    try {
+      const { rows } = await sql<{ bucket: string; hits: number | string; window_start: Date | string }>`
+        select bucket, hits, window_start from rate_limits
+        where bucket = any(cast(${watched.map(([bucket]) => bucket)} as text[]))`.execute(db);
+      for (const r of rows) {
+        const b = buckets.get(r.bucket);
+        if (b && b.pending === 0 && new Date(r.window_start).getTime() === b.start) {
+          b.shared = Math.max(b.shared, Number(r.hits));
+        }
+      }
+    } catch (err) {
+      opts.onError?.(err);
     }
   };
   const schedule = () => {
@@ -88,21 +145,57 @@ export function syncedRateLimitStore(
         const oldest = buckets.keys().next().value;
         if (oldest !== undefined) buckets.delete(oldest);
       }
-      b = { start: windowStart, windowMs, shared: 0, pending: 0 };
+      b = { start: windowStart, windowMs, shared: 0, pending: 0, usedAt: now() };
       buckets.set(bucket, b);
     }
     b.pending += cost;
+    b.usedAt = now();
     schedule();
     return b.shared + b.pending;
   };
   const getNow = (bucket: string, windowStart: number): number => {
     const b = buckets.get(bucket);
-    return b && b.start === windowStart ? b.shared + b.pending : 0;
+    if (!b || b.start !== windowStart) return 0;
+    b.usedAt = now();
+    schedule();
+    return b.shared + b.pending;
+  };
+  const ensure = (bucket: string, windowStart: number, windowMs: number): Promise<void> | undefined => {
+    const b = buckets.get(bucket);
+    if (b && b.start === windowStart) return undefined;
+    const key = `${bucket}@${windowStart}`;
+    let p = priming.get(key);
+    if (!p) {
+      p = (async () => {
+        let shared = 0;
+        try {
+          const { rows } = await sql<{ hits: number | string; window_start: Date | string }>`
+            select hits, window_start from rate_limits where bucket = ${bucket}`.execute(db);
+          const row = rows[0];
+          if (row && new Date(row.window_start).getTime() === windowStart) shared = Number(row.hits);
+        } catch (err) {
+          opts.onError?.(err);
+        }
+        const known = buckets.get(bucket);
+        if (known && known.start === windowStart) known.shared = Math.max(known.shared, shared);
+        else {
+          if (!known && buckets.size >= maxBuckets) {
+            const oldest = buckets.keys().next().value;
+            if (oldest !== undefined) buckets.delete(oldest);
+          }
+          buckets.set(bucket, { start: windowStart, windowMs, shared, pending: 0, usedAt: now() });
+          schedule();
+        }
+      })().finally(() => priming.delete(key));
+      priming.set(key, p);
+    }
+    return p;
   };
 
   return {
     addNow,
     getNow,
+    ensure,
     async add(bucket, windowStart, windowMs, cost) {
       return addNow(bucket, windowStart, windowMs, cost);
     },

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { defaultPlans } from "../../lib/plans.js";
 import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
-import { MAX_KEYS_PER_ACCOUNT } from "./keys.js";
 
 /** How many statuses of each kind, e.g. `{ 201: 100, 409: 20 }`. */
 function tally(statuses: number[]): Record<number, number> {
@@ -24,19 +24,23 @@ describe.each(dbKinds)("concurrent account writes on %s", (kind) => {
   it.each([
     ["API keys", "/v1/account/api-keys"],
     ["access tokens", "/v1/account/tokens"],
-  ])("%s: of 120 concurrent creates exactly the per-account limit succeed, the rest 409", async (_, path) => {
-    const u = await newUser(t, "race");
-    const attempts = MAX_KEYS_PER_ACCOUNT + 20;
-    const results = await Promise.all(
-      Array.from({ length: attempts }, (_, i) =>
-        t.call("POST", path, { headers: u.headers, body: { name: `k${i}` } }),
-      ),
-    );
-    expect(tally(results.map((r) => r.status))).toEqual({ 201: MAX_KEYS_PER_ACCOUNT, 409: 20 });
-    expect(results.find((r) => r.status === 409)?.body.error.code).toBe("conflict");
-    const list = await t.call("GET", path, { headers: u.headers });
-    expect(list.body.data.total).toBe(MAX_KEYS_PER_ACCOUNT);
-  });
+  ])(
+    "%s: of the free plan's limit + 20 concurrent creates exactly the limit succeed, the rest 409",
+    async (_, path) => {
+      const u = await newUser(t, "race");
+      const limit = defaultPlans.free.api_keys ?? 0;
+      const attempts = limit + 20;
+      const results = await Promise.all(
+        Array.from({ length: attempts }, (_, i) =>
+          t.call("POST", path, { headers: u.headers, body: { name: `k${i}` } }),
+        ),
+      );
+      expect(tally(results.map((r) => r.status))).toEqual({ 201: limit, 409: 20 });
+      expect(results.find((r) => r.status === 409)?.body.error.code).toBe("conflict");
+      const list = await t.call("GET", path, { headers: u.headers });
+      expect(list.body.data.total).toBe(limit);
+    },
+  );
 
   it("registering one email concurrently gives one 201 and 409 for the rest, never a 500", async () => {
     const email = uniqueEmail("twice");

@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.js";
 import type { AppDeps } from "../../deps.js";
 import { dbRateLimitStore, RateLimiter } from "../../http/rate-limit/index.js";
 import type { ApiForm } from "../../http/security.js";
+import { defaultPlans, type PlanLimits, type PlanRow } from "../../lib/plans.js";
 import type { DeliveryService } from "../delivery/index.js";
 import { type CredentialVerifier, createCredentialVerifier } from "./credentials.js";
 import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from "./password-hasher.js";
@@ -39,6 +40,8 @@ export interface AccountsContext {
   passwords: PasswordHasher;
   /** Where verification mail is queued. */
   delivery: DeliveryService;
+  /** The plan table (API keys per account). */
+  plans: Record<PlanRow, PlanLimits>;
 }
 
 /**
@@ -84,5 +87,6 @@ export function createAccountsContext(
     registrationsPerAddress: perHour("register:email", deps.config.VANTAGE_REGISTER_LIMIT_EMAIL),
     passwords: createPasswordHasher(options.passwords),
     delivery,
+    plans: deps.config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
   };
 }

@@ -34,6 +34,7 @@ interface CachedKey {
   userId: string;
   kind: "api_key" | "pat";
   scopes: Scope[];
+  plan: string;
   expiresAt: number | null;
   revoked: boolean;
   fetchedAt: number;
@@ -42,6 +43,7 @@ interface CachedKey {
 
 interface CachedSession {
   userId: string;
+  plan: string;
   expiresAt: number;
   revoked: boolean;
   fetchedAt: number;
@@ -95,6 +97,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       userId: row.user_id,
       kind: row.kind,
       scopes: row.scopes.filter((s): s is Scope => (allScopes as string[]).includes(s)),
+      plan: row.plan,
       expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
       revoked: row.revoked_at !== null,
       fetchedAt: t,
@@ -118,7 +121,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
         opts.log.warn({ err, key_id: key.id }, "could not record last_used_at");
       }
     }
-    return { userId: key.userId, kind, credentialId: key.id, scopes: key.scopes };
+    return { userId: key.userId, kind, credentialId: key.id, scopes: key.scopes, plan: key.plan };
   }
 
   async function byJwt(token: string): Promise<Principal> {
@@ -131,6 +134,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       if (!row) throw invalid();
       s = {
         userId: row.user_id,
+        plan: row.plan,
         expiresAt: new Date(row.expires_at).getTime(),
         revoked: row.revoked_at !== null,
         fetchedAt: t,
@@ -138,7 +142,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       remember(sessions, claims.jti, s);
     }
     if (s.revoked || s.expiresAt <= t || s.userId !== claims.userId) throw invalid();
-    return { userId: s.userId, kind: "jwt", credentialId: claims.jti, scopes: allScopes };
+    return { userId: s.userId, kind: "jwt", credentialId: claims.jti, scopes: allScopes, plan: s.plan };
   }
 
   return {

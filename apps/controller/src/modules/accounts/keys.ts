@@ -1,13 +1,14 @@
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
+import { planOf } from "../../lib/plans.js";
 import type { AccountsContext } from "./context.js";
 import { newId } from "./ids.js";
 import { ALL_SCOPES, boundedTerms, type CreatorBounds, type KeyTerms } from "./key-bounds.js";
 import * as repo from "./repo.js";
 import { displayPrefix, generateSecret, hashSecret } from "./secrets.js";
 
-/** Active API keys (and, separately, personal access tokens) one account may hold. */
+/** The ceiling of active keys of a kind per account, whatever the plan table says (null included). */
 export const MAX_KEYS_PER_ACCOUNT = 100;
 
 export interface NewKeyInput {
@@ -66,7 +67,7 @@ export async function createKeyAs(
  * tests and tools can issue keys without an application.
  */
 export async function createKey(
-  ctx: Pick<AccountsContext, "db" | "log">,
+  ctx: Pick<AccountsContext, "db" | "log" | "plans">,
   userId: string,
   input: NewKeyInput,
 ): Promise<CreatedKey> {
@@ -80,7 +81,7 @@ export async function createKey(
 }
 
 async function storeKey(
-  ctx: Pick<AccountsContext, "db" | "log">,
+  ctx: Pick<AccountsContext, "db" | "log" | "plans">,
   userId: string,
   input: { kind: ApiKeyKind; name: string; secretPrefix: string; scopes: Scope[]; expiresAt: Date | null },
 ): Promise<CreatedKey> {
@@ -90,11 +91,16 @@ async function storeKey(
   // modules' advisory locks, and it tells a deleted account (404) from a full one. On PGlite (one
   // connection, transactions queued by the dialect) the lock is uncontended and changes nothing.
   const row = await ctx.db.transaction().execute(async (tx) => {
-    if (!(await repo.lockUser(tx, userId))) throw new ApiError("not_found", "account not found");
-    if ((await repo.countActiveKeys(tx, userId, input.kind)) >= MAX_KEYS_PER_ACCOUNT) {
+    const user = await repo.lockUser(tx, userId);
+    if (!user) throw new ApiError("not_found", "account not found");
+    const plan = planOf(user.plan);
+    const limit = Math.min(ctx.plans[plan].api_keys ?? MAX_KEYS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT);
+    if ((await repo.countActiveKeys(tx, userId, input.kind)) >= limit) {
+      const what = input.kind === "pat" ? "access tokens" : "API keys";
       throw new ApiError(
         "conflict",
-        `an account may hold at most ${MAX_KEYS_PER_ACCOUNT} active keys of a kind`,
+        `the ${plan} plan allows ${limit} active ${what}: revoke one first, or move to a larger plan`,
+        { limit, plan },
       );
     }
     return repo.insertKey(tx, {

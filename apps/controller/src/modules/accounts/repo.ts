@@ -56,14 +56,9 @@ export interface UserPatch {
  * `FOR UPDATE`: it still serialises the callers of this function, but not the foreign-key checks
  * (`FOR KEY SHARE`) of sessions or keys being inserted for the user meanwhile, so logins do not wait.
  */
-export async function lockUser(tx: Transaction<Database>, id: string): Promise<boolean> {
-  const row = await tx
-    .selectFrom("users")
-    .select("id")
-    .where("id", "=", id)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
+/** Locks the account's row for the transaction; its plan, or undefined for an unknown account. */
+export async function lockUser(tx: Transaction<Database>, id: string): Promise<{ plan: string } | undefined> {
+  return tx.selectFrom("users").select("plan").where("id", "=", id).forNoKeyUpdate().executeTakeFirst();
 }
 
 export async function updateUser(db: Executor, id: string, patch: UserPatch): Promise<UserRow | undefined> {
@@ -105,8 +100,9 @@ export async function insertSession(
 export async function findSession(db: Executor, id: string) {
   return db
     .selectFrom("sessions")
-    .select(["id", "user_id", "expires_at", "revoked_at"])
-    .where("id", "=", id)
+    .innerJoin("users", "users.id", "sessions.user_id")
+    .select(["sessions.id", "sessions.user_id", "sessions.expires_at", "sessions.revoked_at", "users.plan"])
+    .where("sessions.id", "=", id)
     .executeTakeFirst();
 }
 
@@ -171,8 +167,17 @@ export async function findKeyById(db: Executor, userId: string, id: string) {
 export async function findKeyByHash(db: Executor, hash: string) {
   return db
     .selectFrom("api_keys")
-    .select(["id", "user_id", "kind", "scopes", "expires_at", "revoked_at"])
-    .where("key_hash", "=", hash)
+    .innerJoin("users", "users.id", "api_keys.user_id")
+    .select([
+      "api_keys.id",
+      "api_keys.user_id",
+      "api_keys.kind",
+      "api_keys.scopes",
+      "api_keys.expires_at",
+      "api_keys.revoked_at",
+      "users.plan",
+    ])
+    .where("api_keys.key_hash", "=", hash)
     .executeTakeFirst();
 }
 

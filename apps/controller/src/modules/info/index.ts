@@ -1,8 +1,8 @@
 import type { AppDeps, Module } from "../../deps.js";
-import { optionalAuth } from "../../http/auth.js";
+import { chain, optionalAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
-import { HourlyQuota, syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import type { Router } from "../../http/router.js";
+import type { PlansService } from "../plans/index.js";
 import { openIpDataFor } from "./ip-data.js";
 import { lookupRecordRepo } from "./repo.js";
 import { dnsRoute } from "./routes/dns.js";
@@ -18,7 +18,7 @@ export { DEFAULT_IP_CACHE_DIR, IP_ATTRIBUTION, type IpData, ipCacheDir } from ".
 export type { InfoService, LookupAnswer } from "./service.js";
 
 export interface InfoModule extends Module<InfoService> {
-  /** The lookup quota's last counts, shared before the process ends. */
+  /** Stops the module's background work before the process ends. */
   drain(): Promise<void>;
 }
 
@@ -27,19 +27,16 @@ export interface InfoModule extends Module<InfoService> {
  * configuration (IP data, RDAP bootstrap, WHOIS servers, resolver, ICP provider), behind the hourly lookup
  * quota and a short-lived cache. Credentials are optional: they only name whose quota counts.
  */
-export function createInfo(deps: AppDeps, services: { authenticator: Authenticator }): InfoModule {
+export function createInfo(
+  deps: AppDeps,
+  services: { authenticator: Authenticator; plans: PlansService },
+): InfoModule {
   const { config } = deps;
-  const counters = syncedRateLimitStore(deps.db.kysely, {
-    onError: (err) => deps.log.warn({ err }, "lookup quota counters not shared yet; retrying"),
-  });
   const provider = config.VANTAGE_ICP_PROVIDER_URL
     ? { url: config.VANTAGE_ICP_PROVIDER_URL, key: config.VANTAGE_ICP_PROVIDER_KEY }
     : undefined;
   const service = infoService({
-    quota: new HourlyQuota({ name: "lookup", unit: "lookups" }, counters, {
-      anon: config.VANTAGE_LOOKUP_LIMIT_ANON,
-      auth: config.VANTAGE_LOOKUP_LIMIT_AUTH,
-    }),
+    limits: services.plans,
     ipData: openIpDataFor(config, deps.log),
     records: lookupRecordRepo(deps.db.kysely),
     cacheEntries: config.VANTAGE_LOOKUP_CACHE_ENTRIES,
@@ -57,12 +54,11 @@ export function createInfo(deps: AppDeps, services: { authenticator: Authenticat
     routes(app: Router) {
       const form = config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);
+      const lookupsAuth = chain(auth, services.plans.gate("lookups"));
       for (const spec of [ipRoute, whoisRoute, sslRoute, dnsRoute, icpRoute]) {
-        registerLookupRoute(app, service, auth, form, spec(form));
+        registerLookupRoute(app, service, lookupsAuth, form, spec(form));
       }
     },
-    async drain() {
-      await counters.stop();
-    },
+    async drain() {},
   };
 }

@@ -45,7 +45,6 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
       VANTAGE_IP_CACHE_DIR: join(work, "cache"),
       VANTAGE_LOG_LEVEL: "info",
       VANTAGE_ACCESS_LOG: "false",
-      VANTAGE_LOOKUP_LIMIT_ANON: "0",
     });
     const exited = exitOf(child);
     const log = logLines(child);

@@ -10,7 +10,8 @@ import {
   parseLookupInput,
 } from "@vantage/lookups";
 import { ApiError, type ErrorCode, unavailableError } from "../../http/errors.js";
-import type { HourlyQuota, QuotaCaller, RateLimitStatus } from "../../http/rate-limit/index.js";
+import type { QuotaCaller, RateLimitStatus } from "../../http/rate-limit/index.js";
+import type { PlansService } from "../plans/index.js";
 import { LookupCache } from "./cache.js";
 import type { IpData } from "./ip-data.js";
 import type { LookupRecordRepo } from "./repo.js";
@@ -19,7 +20,7 @@ export interface LookupAnswer<K extends LookupKind> {
   data: LookupResultByKind[K];
   /** The answer came from this controller's cache (see `cacheTtlMs`), not from a fresh lookup. */
   cached: boolean;
-  /** The caller's lookup quota after this call; undefined when unlimited. */
+  /** The caller's tightest lookup limit after this call; undefined when unlimited. */
   quota: RateLimitStatus | undefined;
 }
 
@@ -35,14 +36,13 @@ export interface InfoService {
     caller: QuotaCaller,
     fieldNames?: Record<string, string>,
   ): Promise<LookupAnswer<K>>;
-  /** The caller's lookup quota now, without spending any; undefined when unlimited. */
-  quota(caller: QuotaCaller): RateLimitStatus | undefined;
   /** The IP data: its version, and a reload that swaps in new files atomically (SIGHUP). */
   readonly ipData: IpData;
 }
 
 export interface InfoDeps {
-  quota: HourlyQuota;
+  /** The plans module's limits and meter: `lookups` for /v1/info/*, `reputation` for the reputation kind. */
+  limits: Pick<PlansService, "charge" | "record">;
   ipData: IpData;
   records: LookupRecordRepo;
   /** What every lookup's context holds (guard switch, timeouts, resolver, servers…), but the IP data. */
@@ -120,11 +120,13 @@ export function infoService(deps: InfoDeps): InfoService {
       } catch (error) {
         throw toApiError(error, fieldNames);
       }
-      const quota = deps.quota.take(caller, 1);
+      const family = kind === "reputation" ? "reputation" : "lookups";
+      const quota = await deps.limits.charge(family, caller, 1);
       try {
         // IP answers come from memory in a microsecond: no cache, no remote to wait for.
         if (kind === "ip") {
           const data = await lookups.ip.run(parsed as LookupInputByKind["ip"], await ipContext());
+          deps.limits.record(caller, family, 1);
           return { data: data as LookupResultByKind[typeof kind], cached: false, quota };
         }
         const ctx = kind === "dns" ? dns : remote;
@@ -133,12 +135,12 @@ export function infoService(deps: InfoDeps): InfoService {
           () => bounded(lookups[kind].run(parsed as never, ctx), deps.context.timeoutMs),
           (v) => cacheTtlMs(kind, v as LookupResultByKind[typeof kind]),
         );
+        deps.limits.record(caller, family, 1);
         return { data: value as LookupResultByKind[typeof kind], cached, quota };
       } catch (error) {
         throw toApiError(error, fieldNames);
       }
     },
-    quota: (caller) => deps.quota.peek(caller),
     ipData: deps.ipData,
   };
 }

@@ -1,11 +1,10 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
-import { optionalAuth } from "../../http/auth.js";
+import { chain, optionalAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
-import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import type { Router } from "../../http/router.js";
 import type { NodesService } from "../nodes/index.js";
+import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
-import { ProbeQuota } from "./quota.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerGetQuota } from "./routes/get-quota.js";
@@ -25,7 +24,7 @@ export interface ProbesModule extends Module<ProbesService> {
   /** The scheduler role's share: probe tasks a stopped controller left unfinished become `failed`. */
   readonly sweeper: Worker;
   /**
-   * Form A dispatches and Form B writes in flight, then the last quota counts: awaited on shutdown. Writes
+   * Form A dispatches and Form B writes in flight: awaited on shutdown. Writes
    * still failing `graceMs` after the call (the database away) are given up, logged with their task ids.
    */
   drain(graceMs?: number): Promise<void>;
@@ -38,13 +37,10 @@ export interface ProbesModule extends Module<ProbesService> {
  */
 export function createProbes(
   deps: AppDeps,
-  services: { nodes: NodesService; authenticator: Authenticator },
+  services: { nodes: NodesService; authenticator: Authenticator; plans: PlansService },
 ): ProbesModule {
   const background = new BackgroundWork();
   const retry = new WriteRetry(deps.log);
-  const counters = syncedRateLimitStore(deps.db.kysely, {
-    onError: (err) => deps.log.warn({ err }, "probe quota counters not shared yet; retrying"),
-  });
   const probeDeps: ProbeDeps = {
     db: deps.db.kysely,
     transport: deps.transport,
@@ -53,10 +49,11 @@ export function createProbes(
     writer: new ResultWriter(deps.db.kysely, background, deps.log, { retry }),
     retry,
     controllerId: deps.instanceId,
-    quota: new ProbeQuota(counters, {
-      anon: deps.config.VANTAGE_PROBE_LIMIT_ANON,
-      auth: deps.config.VANTAGE_PROBE_LIMIT_AUTH,
-    }),
+    quota: {
+      take: (caller, cost) => services.plans.charge("probes", caller, cost),
+      peek: (caller) => services.plans.peek("probes", caller)[0],
+      record: (caller, units) => services.plans.record(caller, "probes", units),
+    },
     log: deps.log,
     defaultNodes: deps.config.VANTAGE_DEFAULT_NODES,
     offlineAfterMs: deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS,
@@ -69,7 +66,7 @@ export function createProbes(
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);
-      registerCreateProbes(app, service, auth, form);
+      registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form);
       registerGetQuota(app, service, auth, form);
       registerGetTask(app, service, auth, form);
     },
@@ -85,7 +82,6 @@ export function createProbes(
     async drain(graceMs = 10_000) {
       retry.closing(graceMs);
       await background.drain();
-      await counters.stop();
     },
   };
 }

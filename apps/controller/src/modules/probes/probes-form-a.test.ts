@@ -8,7 +8,7 @@ describe.each(dbKinds)("form A task states on %s", (kind) => {
   const db = useTestDb(kind);
 
   it("queued → running (the quick node's result already readable) → done with every entry", async () => {
-    const t = await db.freshApp("a", { VANTAGE_PROBE_LIMIT_ANON: "0" });
+    const t = await db.freshApp("a");
     let release: () => void = () => {};
     const held = new Promise<void>((r) => {
       release = r;

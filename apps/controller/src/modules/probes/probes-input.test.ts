@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
 import { runTask, tcpBody } from "../../testing/probe-requests.js";
-import { dbKinds, type Form, forms } from "../../testing/test-app.js";
+import { dbKinds, type Form, forms, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { type ProbeDeps, type ProbeRequest, queueProbeTask, runProbeTask } from "./service.js";
 
@@ -12,7 +12,7 @@ import { type ProbeDeps, type ProbeRequest, queueProbeTask, runProbeTask } from 
 describe.each(dbKinds)("probe input on %s", (kind) => {
   const db = useTestDb(kind);
   const fresh = (form: Form, env: Record<string, string> = {}) =>
-    db.freshApp(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", VANTAGE_PROBE_LIMIT_ANON: "0", ...env });
+    db.freshApp(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "false", ...env });
 
   describe.each(forms)("form %s", (form) => {
     const hostBody = (host: string) => (form === "a" ? { target: host } : { host });
@@ -268,7 +268,9 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
   });
 
   it("Form A ignores X-API-Key on public routes: the call is anonymous, not a 401", async () => {
-    const t = await fresh("a", { VANTAGE_PROBE_LIMIT_ANON: "100" });
+    const t = await fresh("a", {
+      VANTAGE_PLAN_LIMITS: planLimitsEnv({ anonymous: { node_probes_per_hour: 100 } }),
+    });
     serveNode(t.bus, { id: "n1" });
     await settle();
     const headers = { "x-api-key": "garbage" };

@@ -3,7 +3,7 @@ import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { serveNode, settle } from "../../testing/agents.js";
 import { tcpBody } from "../../testing/probe-requests.js";
-import { dbKinds, forms, openTestDb } from "../../testing/test-app.js";
+import { dbKinds, forms, openTestDb, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { findTask } from "./repo.js";
 
@@ -11,8 +11,10 @@ import { findTask } from "./repo.js";
 describe.each(dbKinds)("probe quotas on %s", (kind) => {
   const db = useTestDb(kind);
   const limits = (anon: number, auth = 0) => ({
-    VANTAGE_PROBE_LIMIT_ANON: String(anon),
-    VANTAGE_PROBE_LIMIT_AUTH: String(auth),
+    VANTAGE_PLAN_LIMITS: planLimitsEnv({
+      anonymous: { node_probes_per_hour: anon },
+      free: { node_probes_per_hour: auth },
+    }),
     // app.request has no socket: the peer is taken as 127.0.0.1, trusted here so X-Forwarded-For names the client.
     VANTAGE_TRUSTED_PROXIES: "127.0.0.1",
   });
@@ -57,7 +59,8 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
       const refused = await t.call("POST", "/v1/probe/tcp", { body, headers: from(ip) });
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe("rate_limited");
-      expect(refused.body.error.message).toContain("needs 3 node-probes, 1 of 7");
+      expect(refused.body.error.message).toContain("7 node-probes per hour for this address");
+      expect(refused.body.error.message).toContain("needs 3, 1 left");
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(refused.headers.get("ratelimit-remaining")).toBe("1");
       await t.drain();
@@ -222,6 +225,28 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
     expect(new Date(row.window_start).getTime()).toBe(start + hour);
     expect(Number(row.hits)).toBe(1);
     await Promise.all([a.stop(), b.stop(), c.stop()]);
+  });
+
+  it("a bucket first used in a window is read from the table; buckets used without news are refreshed", async () => {
+    const a = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    const b = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    const minute = 60_000;
+    const start = Math.floor(Date.now() / minute) * minute;
+    a.addNow("t:prime", start, minute, 4);
+    await a.sync();
+    // b has never counted the bucket: ensure reads the shared count once, then counting is local.
+    const first = b.ensure("t:prime", start, minute);
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(b.ensure("t:prime", start, minute)).toBeUndefined();
+    expect(b.getNow("t:prime", start)).toBe(4);
+    // a counts more; b only reads the bucket, yet learns a's count at its own next sync.
+    a.addNow("t:prime", start, minute, 3);
+    await a.sync();
+    expect(b.getNow("t:prime", start)).toBe(4);
+    await b.sync();
+    expect(b.getNow("t:prime", start)).toBe(7);
+    await Promise.all([a.stop(), b.stop()]);
   });
 
   it("counts survive a database that is away: kept locally and reported", async () => {

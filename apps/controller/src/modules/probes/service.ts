@@ -9,7 +9,7 @@ import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
-import type { ProbeCaller, ProbeQuota } from "./quota.js";
+import type { ProbeCaller, ProbeLimits } from "./quota.js";
 import {
   findTask,
   insertResult,
@@ -38,7 +38,7 @@ export interface ProbeDeps {
   retry: WriteRetry;
   /** This controller process (its lease in `controller_leases`); Form A tasks carry it. */
   controllerId: string;
-  quota: ProbeQuota;
+  quota: ProbeLimits;
   log: Logger;
   defaultNodes: number;
   offlineAfterMs: number;
@@ -101,7 +101,9 @@ async function prepare(
     createdAt: new Date(),
   };
   // Paid per node that gets the job; offline named nodes cost nothing.
-  const quota = deps.quota.take(req.caller, nodes.filter((n) => n.online).length);
+  const cost = nodes.filter((n) => n.online).length;
+  const quota = await deps.quota.take(req.caller, cost);
+  deps.quota.record(req.caller, cost);
   return { task, nodes, quota };
 }
 

@@ -31,10 +31,11 @@ export interface LookupRouteSpec {
 }
 
 export const lookupQuotaNote =
-  " Lookups count against the caller's hourly lookup quota: per client IP without credentials, per " +
-  "account with them (`VANTAGE_LOOKUP_LIMIT_ANON`, `VANTAGE_LOOKUP_LIMIT_AUTH`); `RateLimit-*` headers " +
-  "tell what is left, and 429 `rate_limited` with `Retry-After` when none is. `cached` says whether the " +
-  "answer came from this controller's short-lived cache.";
+  " Limits (the plan table, `VANTAGE_PLAN_LIMITS`): without credentials per client IP (IPv6 per /64) per " +
+  "minute and per day (429 `rate_limited`); with an API key per key per minute (429 `rate_limited`) and " +
+  "per account per day against the plan's quota (429 `quota_exceeded`). `RateLimit-*` headers tell what " +
+  "is left of the tightest limit; a 429 carries `Retry-After`. Answered calls with credentials are metered " +
+  "(`GET /v1/account/usage`). `cached` says whether the answer came from this controller's short-lived cache.";
 
 /** Registers one `GET /v1/info/*` (or `/v1/ip/*`) lookup route for the active form. */
 export function registerLookupRoute(
@@ -55,6 +56,7 @@ export function registerLookupRoute(
     summary: spec.summary,
     description: spec.description + lookupQuotaNote,
     security: optionalAuthSecurity(form),
+    "x-vantage-limit": spec.kind === "reputation" ? "reputation" : "lookups",
     middleware: [auth] as const,
     request: { query: spec.query },
     responses: {

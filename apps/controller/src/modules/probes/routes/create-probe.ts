@@ -33,6 +33,7 @@ function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
       "Poll `GET /v1/probe/tasks/{task_id}` for the results." +
       quotaNote,
     security: optionalAuthSecurity("a"),
+    "x-vantage-limit": "probes",
     middleware: [auth] as const,
     request: jsonBody(body),
     responses: {
@@ -58,6 +59,7 @@ function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
       "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`." +
       quotaNote,
     security: optionalAuthSecurity("b"),
+    "x-vantage-limit": "probes",
     middleware: [auth] as const,
     request: jsonBody(body),
     responses: {

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 
 export const quotaNote =
-  " Anonymous calls are limited per client IP, calls with credentials per account, in node-probes per hour " +
-  "(a task on 3 nodes costs 3); `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` tell what " +
-  "is left, and a request that does not fit is refused whole with 429 `rate_limited` and `Retry-After`.";
+  " Probes are counted in node-probes per hour (a task on 3 nodes costs 3): without credentials per client " +
+  "IP (IPv6 per /64; 429 `rate_limited`), with them per account against the plan's quota (429 " +
+  "`quota_exceeded`; see `GET /v1/account/usage`). `RateLimit-Limit`, `RateLimit-Remaining` and " +
+  "`RateLimit-Reset` tell what is left; a request that does not fit is refused whole, with `Retry-After`.";
 
 export const quotaHeaders = {
   "RateLimit-Limit": {
