@@ -90,6 +90,27 @@ describe.each(dbKinds)("usage metering on %s", (kind) => {
       expect(again.body.data.usage[1]).toMatchObject({ family: "lookups", units: 2, calls: 2 });
     });
 
+    it("limits and the profile follow the account's plan", async () => {
+      const t = db.app(form, env);
+      const u = await newUser(t, "upgrade");
+      await db.testDb.db.kysely
+        .updateTable("users")
+        .set({ plan: "pro" })
+        .where("id", "=", u.userId)
+        .execute();
+      // A credential checked after the change carries the new plan (cached ones within 10 s).
+      const key = await issueKey(t, u.userId);
+      const headers = keyHeaders(form, key.secret);
+      const usage = await t.call("GET", "/v1/account/usage", { headers });
+      expect(usage.body.data.plan).toBe("pro");
+      expect(usage.body.data.plan_limits).toMatchObject({ api_keys: 25, min_monitor_interval_s: 30 });
+      const ip = await t.call("GET", `/v1/info/ip?${form === "a" ? "q" : "ip"}=8.8.8.8`, { headers });
+      expect(ip.status).toBe(200);
+      const profile = await t.call("GET", "/v1/account/profile", { headers });
+      if (form === "b") expect(profile.body.data.plan).toBe("pro");
+      else expect(profile.body.data).not.toHaveProperty("plan");
+    });
+
     it("needs credentials", async () => {
       const t = db.app(form, env);
       const res = await t.call("GET", "/v1/account/usage");
