@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ipLookup, openIpData } from "@vantage/lookups";
+import { publicAddresses } from "./lib/addresses.js";
 import { load, printTable, startServer } from "./lib/run.js";
 
 /**
@@ -23,29 +24,6 @@ const gc = (globalThis as { gc?: () => void }).gc;
 function rssMb(): number {
   gc?.();
   return process.memoryUsage().rss / 1024 / 1024;
-}
-
-/** A deterministic mixed set: xorshift over the public space (documentation and private ranges skipped). */
-function addresses(n: number): string[] {
-  let x = 2463534242;
-  const next = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-  const out: string[] = [];
-  while (out.length < n) {
-    if (out.length % 4 === 3) {
-      const words = [0x2000 + (next() % 0x1000), next() & 0xffff, next() & 0xffff, next() & 0xffff];
-      out.push(`${words.map((w) => w.toString(16)).join(":")}::${(next() & 0xffff).toString(16)}`);
-    } else {
-      const a = 1 + (next() % 223);
-      if (a === 10 || a === 127 || a === 100 || a === 172 || a === 192) continue;
-      out.push(`${a}.${next() & 255}.${next() & 255}.${next() & 255}`);
-    }
-  }
-  return out;
 }
 
 function perSecond(set: string[], rounds: number, fn: (ip: string) => unknown): number {
@@ -84,7 +62,7 @@ const memory = JSON.parse(
   ),
 ) as { addedMb: number };
 
-const set = addresses(100_000);
+const set = publicAddresses(100_000);
 const findRate = perSecond(set, 20, (ip) => data.find(ip));
 const ctx = { allowPrivate: false, ipData: data };
 let lookups = 0;

@@ -1,3 +1,4 @@
+import { parseDnsblZones, type ReputationDatasetName, reputationDatasetNames } from "@vantage/lookups";
 import { z } from "zod";
 import { parsePlanLimits } from "./lib/plans.js";
 
@@ -88,6 +89,40 @@ export const configSchema = z.object({
       "must be host or host:port ([v6]:port for IPv6 with a port)",
     )
     .optional(),
+  VANTAGE_REPUTATION_DATA_DIR: z.string().min(1).optional(),
+  VANTAGE_REPUTATION_SOURCES: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const sources = parseReputationSources(s ?? "");
+      if (typeof sources === "string") {
+        ctx.addIssue({ code: "custom", message: sources });
+        return z.NEVER;
+      }
+      return sources;
+    }),
+  VANTAGE_REPUTATION_REFRESH_S: z.coerce.number().int().min(60).max(604_800).default(3600),
+  VANTAGE_REPUTATION_TIMEOUT_MS: z.coerce.number().int().min(500).max(30_000).default(3000),
+  VANTAGE_REPUTATION_RDNS: bool.default(true),
+  VANTAGE_DNSBL_ZONES: z
+    .string()
+    .default("dnsbl.dronebl.org,dnsel.torproject.org")
+    .transform((s, ctx) => {
+      if (s.trim().toLowerCase() === "none") return [];
+      try {
+        return parseDnsblZones(s);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  VANTAGE_DNSBL_RESOLVER: z
+    .string()
+    .regex(
+      /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+|[0-9A-Fa-f:]+)(?::\d{1,5})?$/,
+      "must be host or host:port ([v6]:port for IPv6 with a port)",
+    )
+    .optional(),
   VANTAGE_ICP_PROVIDER_URL: z
     .string()
     .url()
@@ -144,6 +179,41 @@ function parseListen(s: string): { host: string; port: number } | undefined {
  * `{"cn": "whois.cnnic.cn", "uk": "127.0.0.1:4343"}` → the map, keys lower-cased without a leading dot;
  * a message when it is not a JSON object of `host[:port]` strings.
  */
+/** A dataset a URL refreshes: `tor_exits`, …, or `cloud_ranges/<provider>`. */
+export interface ReputationSource {
+  dataset: ReputationDatasetName;
+  provider?: string;
+  url: string;
+}
+
+/** `VANTAGE_REPUTATION_SOURCES`: `dataset=url` pairs, comma-separated; `none` or empty → none. */
+function parseReputationSources(s: string): ReputationSource[] | string {
+  const text = s.trim();
+  if (text === "" || text.toLowerCase() === "none") return [];
+  const out: ReputationSource[] = [];
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = part.indexOf("=");
+    const name = eq > 0 ? part.slice(0, eq).trim() : "";
+    const url = eq > 0 ? part.slice(eq + 1).trim() : "";
+    const [dataset = "", provider, extra] = name.split("/");
+    if (!(reputationDatasetNames as readonly string[]).includes(dataset) || extra !== undefined) {
+      return `${part}: want dataset=url, the dataset one of ${reputationDatasetNames.join(", ")} (cloud_ranges/<provider>)`;
+    }
+    if (
+      (dataset === "cloud_ranges") !== (provider !== undefined) ||
+      (provider !== undefined && !/^[a-z0-9_-]{1,32}$/.test(provider))
+    ) {
+      return `${part}: cloud_ranges takes a provider (cloud_ranges/amazon=…), the other datasets none`;
+    }
+    if (!/^https?:\/\/[^\s]+$/.test(url)) return `${part}: the URL must be http(s)`;
+    out.push({ dataset: dataset as ReputationDatasetName, ...(provider ? { provider } : {}), url });
+  }
+  return out;
+}
+
 function parseWhoisServers(s: string): Record<string, string> | string {
   const shape = 'must be a JSON object of TLD → "host[:port]", e.g. {"cn":"whois.cnnic.cn"}';
   let raw: unknown;

@@ -49,14 +49,19 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  // SIGHUP: the IP data is read again (VANTAGE_IP_DATA_DIR, else the shipped files) and swapped in whole
-  // once loaded; when the new files are bad, the old data keeps answering.
-  const ipData = runtime.modules.info.service.ipData;
+  // SIGHUP: the IP and reputation data are read again (VANTAGE_IP_DATA_DIR, VANTAGE_REPUTATION_DATA_DIR,
+  // else the shipped files) and each swapped in whole once loaded; bad files leave the old data answering.
+  const { ipData, reputationData } = runtime.modules.info.service;
   process.on("SIGHUP", () => {
-    log.info("SIGHUP: reloading the IP data");
+    log.info("SIGHUP: reloading the IP and reputation data");
     ipData
       .reload()
       .catch((err: unknown) => log.error({ err }, "IP data reload failed; the old data still answers"));
+    reputationData
+      .reload()
+      .catch((err: unknown) =>
+        log.error({ err }, "reputation data reload failed; the old data still answers"),
+      );
   });
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -93,6 +93,11 @@ function roleEntries(
         await built.modules.info.service.ipData
           .current()
           .catch((err: unknown) => log.error({ err }, "IP data failed to load: IP lookups answer 503"));
+        await built.modules.info.service.reputationData
+          .current()
+          .catch((err: unknown) =>
+            log.error({ err }, "reputation data failed to load: reputation lookups answer 503"),
+          );
         try {
           http = await listen({
             fetch: built.app.fetch,

@@ -37,6 +37,47 @@ export {
 export { guardedRequest } from "./net/guarded-http.js";
 export { lookups, parseLookupInput, runLookup } from "./registry.js";
 export {
+  datasetFingerprints,
+  type OpenReputationDataOptions,
+  openReputationData,
+  REPUTATION_DATA_FILES,
+  REPUTATION_VERSIONS_FILE,
+  shippedReputationDir,
+} from "./reputation/data.js";
+export { type ReplaceDatasetOptions, ReputationDataHolder } from "./reputation/data-holder.js";
+export {
+  type AddressMatch,
+  type AsnEntry,
+  type ReputationData,
+  type ReputationDataSource,
+  type ReputationDatasetName,
+  reputationDatasetNames,
+} from "./reputation/datasets.js";
+export {
+  type DnsblProfile,
+  type DnsblZone,
+  dnsblProfiles,
+  parseDnsblZones,
+} from "./reputation/dnsbl.js";
+export { reputationLookup } from "./reputation/lookup.js";
+export {
+  type ReputationInput,
+  type ReputationOptions,
+  type ReputationResult,
+  reputationEvidenceSchema,
+  reputationInputSchema,
+  reputationResultSchema,
+} from "./reputation/schema.js";
+export {
+  DNSBL_OTHER_MAX,
+  REPUTATION_WEIGHTS,
+  type ReputationSignal,
+  type ReputationType,
+  RISK_BANDS,
+  type RiskLevel,
+  reputationTypes,
+} from "./reputation/score.js";
+export {
   chainItemSchema,
   type SslInput,
   type SslResult,

@@ -40,7 +40,7 @@ describe("registry", () => {
     expect(pkg.runLookup).toBe(runLookup);
     expect(pkg.lookups).toBe(lookups);
     expect(pkg.LookupError).toBe(LookupError);
-    expect(pkg.lookupKinds).toEqual(["ip", "whois", "ssl", "dns", "icp"]);
+    expect(pkg.lookupKinds).toEqual(["ip", "whois", "ssl", "dns", "icp", "reputation"]);
     expect(pkg.lookupErrorCodes).toEqual([
       "invalid_input",
       "not_found",

@@ -1,6 +1,7 @@
 import { dnsRecordsLookup } from "./dns/records.js";
 import { icpLookup } from "./icp/lookup.js";
 import { ipLookup } from "./ip/lookup.js";
+import { reputationLookup } from "./reputation/lookup.js";
 import { sslLookup } from "./tls/lookup.js";
 import {
   type Lookup,
@@ -19,6 +20,7 @@ export const lookups: { [K in LookupKind]: Lookup<K> } = {
   ssl: sslLookup,
   dns: dnsRecordsLookup,
   icp: icpLookup,
+  reputation: reputationLookup,
 };
 
 /**

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { DnsRecordsInput, DnsRecordsResult } from "./dns/schema.js";
 import type { IcpInput, IcpOptions, IcpResult } from "./icp/schema.js";
 import type { IpDataSource, IpInput, IpResult } from "./ip/schema.js";
+import type { ReputationInput, ReputationOptions, ReputationResult } from "./reputation/schema.js";
 import type { SslInput, SslResult, TlsAuditOptions } from "./tls/schema.js";
 import type { WhoisInput, WhoisOptions, WhoisResult } from "./whois/schema.js";
 
@@ -10,7 +11,7 @@ import type { WhoisInput, WhoisOptions, WhoisResult } from "./whois/schema.js";
  * The information lookups built so far. Each kind has an input and a result type in the maps below, a file
  * exporting a `Lookup<kind>`, and a line in the registry: the compiler refuses a build missing any of them.
  */
-export const lookupKinds = ["ip", "whois", "ssl", "dns", "icp"] as const;
+export const lookupKinds = ["ip", "whois", "ssl", "dns", "icp", "reputation"] as const;
 export type LookupKind = (typeof lookupKinds)[number];
 
 /** What each lookup takes, after its schema has parsed it (defaults applied, values normalised). */
@@ -20,6 +21,7 @@ export interface LookupInputByKind {
   ssl: SslInput;
   dns: DnsRecordsInput;
   icp: IcpInput;
+  reputation: ReputationInput;
 }
 
 /** What each lookup answers: the `data` of the API response. */
@@ -29,6 +31,7 @@ export interface LookupResultByKind {
   ssl: SslResult;
   dns: DnsRecordsResult;
   icp: IcpResult;
+  reputation: ReputationResult;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface LookupContext {
   tls?: TlsAuditOptions | undefined;
   /** Provider, cache and HTTP client of the `icp` lookup. */
   icp?: IcpOptions | undefined;
+  /** Datasets, DNSBL zones and reverse-DNS switch of the `reputation` lookup (its AS numbers: `ipData`). */
+  reputation?: ReputationOptions | undefined;
 }
 
 /** The one shape every lookup file exports. */

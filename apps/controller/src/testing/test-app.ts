@@ -81,6 +81,8 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     VANTAGE_REGISTER_LIMIT_EMAIL: "0",
     // No test asks the machine's resolver: the discard port of loopback, unless a test names its own.
     VANTAGE_DNS_RESOLVER: "127.0.0.1:9",
+    // Reputation checks ask no DNSBL unless a test names its own fixture.
+    VANTAGE_DNSBL_ZONES: "none",
     VANTAGE_LOOKUP_TIMEOUT_MS: "3000",
     ...env,
   });

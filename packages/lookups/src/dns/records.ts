@@ -4,13 +4,10 @@ import {
   type DnsRecordType,
   dnsRecordTypes,
   ProbeFailure,
-  parseServer,
-  queryDns,
-  systemResolver,
 } from "@vantage/probes/dns-query";
-import { resolveAndCheck } from "@vantage/probes/target-guard";
 import { type Deadline, startDeadline } from "../net/deadline.js";
-import { type Lookup, type LookupContext, LookupError } from "../types.js";
+import { pickResolver, queryResolver, type Resolver } from "../net/resolver.js";
+import { type Lookup, LookupError } from "../types.js";
 import { type DnsRecord, dnsRecordsInputSchema } from "./schema.js";
 
 /*
@@ -22,8 +19,6 @@ import { type DnsRecord, dnsRecordsInputSchema } from "./schema.js";
 
 /** The whole lookup, the seven queries in parallel included, when the context does not say otherwise. */
 const DEFAULT_TIMEOUT_MS = 5000;
-/** UDP loses datagrams: each query is sent up to twice, each try getting half the time (dig: 3 tries). */
-const TRIES = 2;
 
 /**
  * The records of one name, like `dig +short NAME TYPE` for each type asked (all seven when `type` is
@@ -40,11 +35,12 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
     const deadline = startDeadline(ctx, DEFAULT_TIMEOUT_MS);
     let server: Resolver | undefined;
     try {
-      const resolver = await pickResolver(ctx, deadline.signal);
+      // The guard covers a resolver the context names (unless allowPrivate), not the host's own.
+      const resolver = await pickResolver(ctx.dnsServer, ctx, deadline);
       server = resolver;
       const types = input.type ? [input.type] : dnsRecordTypes;
       const settled = await Promise.allSettled(
-        types.map((type) => ask(input.domain, type, resolver, deadline)),
+        types.map((type) => queryResolver(input.domain, type, resolver, deadline)),
       );
       const records = collect(input.domain, types, settled, resolver.label);
       if (records === "NXDOMAIN") return { domain: input.domain, status: "NXDOMAIN", records: [] };
@@ -56,54 +52,6 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
     }
   },
 };
-
-interface Resolver {
-  address: string;
-  family: 4 | 6;
-  port: number;
-  /** For messages: `address:port`, `[v6]:port`. */
-  label: string;
-}
-
-async function pickResolver(ctx: LookupContext, signal: AbortSignal): Promise<Resolver> {
-  // The guard covers a resolver the context names; the host's own (often 127.0.0.53 or a private address) is
-  // the operator's choice, not a target, so it is used as configured.
-  const named = ctx.dnsServer !== undefined && ctx.dnsServer.trim() !== "";
-  const server = named ? parseServer(ctx.dnsServer ?? "") : await systemResolver();
-  const resolved = await resolveAndCheck(server.host, {
-    allowPrivate: ctx.allowPrivate || !named,
-    signal,
-    lookup: ctx.lookup,
-  });
-  const host = resolved.family === 6 ? `[${resolved.address}]` : resolved.address;
-  return {
-    address: resolved.address,
-    family: resolved.family,
-    port: server.port,
-    label: `${host}:${server.port}`,
-  };
-}
-
-/** One type's query, tried again after a lost answer while the deadline allows. */
-async function ask(domain: string, type: DnsRecordType, server: Resolver, deadline: Deadline) {
-  const perTry = Math.ceil(deadline.ms / TRIES);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await queryDns({
-        name: domain,
-        type,
-        address: server.address,
-        family: server.family,
-        port: server.port,
-        timeoutMs: Math.max(1, Math.min(perTry, deadline.remaining())),
-        signal: deadline.signal,
-      });
-    } catch (error) {
-      const lost = error instanceof ProbeFailure && error.code === "timeout" && !deadline.signal.aborted;
-      if (!lost || attempt >= TRIES || deadline.remaining() <= 0) throw error;
-    }
-  }
-}
 
 /**
  * The name does not exist when any query says so (NXDOMAIN without an alias to follow): that outranks the

@@ -1,9 +1,12 @@
 import type { LookupContext } from "../types.js";
 
+/** Also a resolver query's Budget (net/resolver.ts): `signal` and `endsAt`. */
 export interface Deadline {
   ms: number;
   /** Aborts when the time is up or the caller aborts. */
   signal: AbortSignal;
+  /** When the time is up, performance.now() time. */
+  endsAt: number;
   /** The time is up (not the caller gone). */
   expired: () => boolean;
   remaining: () => number;
@@ -29,6 +32,7 @@ export function startDeadline(ctx: Pick<LookupContext, "timeoutMs" | "signal">, 
   return {
     ms,
     signal,
+    endsAt,
     expired: () => timer.signal.aborted,
     remaining,
     slice: (share) => {

@@ -5,10 +5,12 @@ import type { Router } from "../../http/router.js";
 import type { PlansService } from "../plans/index.js";
 import { openIpDataFor } from "./ip-data.js";
 import { lookupRecordRepo } from "./repo.js";
+import { openReputationDataFor } from "./reputation-data.js";
 import { dnsRoute } from "./routes/dns.js";
 import { icpRoute } from "./routes/icp.js";
 import { ipRoute } from "./routes/ip.js";
 import { registerLookupRoute } from "./routes/lookup-route.js";
+import { reputationRoute } from "./routes/reputation.js";
 import { sslRoute } from "./routes/ssl.js";
 import { whoisRoute } from "./routes/whois.js";
 import { type InfoService, infoService } from "./service.js";
@@ -35,9 +37,18 @@ export function createInfo(
   const provider = config.VANTAGE_ICP_PROVIDER_URL
     ? { url: config.VANTAGE_ICP_PROVIDER_URL, key: config.VANTAGE_ICP_PROVIDER_KEY }
     : undefined;
+  const reputationData = openReputationDataFor(config, deps.log, deps.hostLookup);
   const service = infoService({
     limits: services.plans,
     ipData: openIpDataFor(config, deps.log),
+    reputation: {
+      data: reputationData,
+      options: {
+        dnsbl: { zones: config.VANTAGE_DNSBL_ZONES, server: config.VANTAGE_DNSBL_RESOLVER },
+        rdns: config.VANTAGE_REPUTATION_RDNS,
+      },
+      timeoutMs: config.VANTAGE_REPUTATION_TIMEOUT_MS,
+    },
     records: lookupRecordRepo(deps.db.kysely),
     cacheEntries: config.VANTAGE_LOOKUP_CACHE_ENTRIES,
     context: {
@@ -58,7 +69,16 @@ export function createInfo(
       for (const spec of [ipRoute, whoisRoute, sslRoute, dnsRoute, icpRoute]) {
         registerLookupRoute(app, service, lookupsAuth, form, spec(form));
       }
+      registerLookupRoute(
+        app,
+        service,
+        chain(auth, services.plans.gate("reputation")),
+        form,
+        reputationRoute(form),
+      );
     },
-    async drain() {},
+    async drain() {
+      reputationData.stop();
+    },
   };
 }

@@ -8,6 +8,8 @@ import {
   type LookupResultByKind,
   lookups,
   parseLookupInput,
+  type ReputationDataSource,
+  type ReputationOptions,
 } from "@vantage/lookups";
 import { ApiError, type ErrorCode, unavailableError } from "../../http/errors.js";
 import type { QuotaCaller, RateLimitStatus } from "../../http/rate-limit/index.js";
@@ -15,6 +17,7 @@ import type { PlansService } from "../plans/index.js";
 import { LookupCache } from "./cache.js";
 import type { IpData } from "./ip-data.js";
 import type { LookupRecordRepo } from "./repo.js";
+import type { ReputationData } from "./reputation-data.js";
 
 export interface LookupAnswer<K extends LookupKind> {
   data: LookupResultByKind[K];
@@ -38,12 +41,20 @@ export interface InfoService {
   ): Promise<LookupAnswer<K>>;
   /** The IP data: its version, and a reload that swaps in new files atomically (SIGHUP). */
   readonly ipData: IpData;
+  /** The reputation datasets: reload (SIGHUP) and refresh from their URLs. */
+  readonly reputationData: ReputationData;
 }
 
 export interface InfoDeps {
   /** The plans module's limits and meter: `lookups` for /v1/info/*, `reputation` for the reputation kind. */
   limits: Pick<PlansService, "charge" | "record">;
   ipData: IpData;
+  /** The reputation datasets and what the reputation lookup asks (DNSBL zones, resolver, rDNS, deadline). */
+  reputation: {
+    data: ReputationData;
+    options: Omit<ReputationOptions, "data">;
+    timeoutMs: number;
+  };
   records: LookupRecordRepo;
   /** What every lookup's context holds (guard switch, timeouts, resolver, servers…), but the IP data. */
   context: Omit<LookupContext, "ipData" | "icp"> & { icp?: Omit<NonNullable<LookupContext["icp"]>, "cache"> };
@@ -70,6 +81,8 @@ export function cacheTtlMs<K extends LookupKind>(kind: K, data: LookupResultByKi
     }
     case "icp":
       return 60 * MINUTE;
+    case "reputation":
+      return 5 * MINUTE;
     default:
       return 0;
   }
@@ -111,6 +124,27 @@ export function infoService(deps: InfoDeps): InfoService {
     }
     return ip;
   }
+  let reputation: LookupContext | undefined;
+  async function reputationContext(): Promise<LookupContext> {
+    if (reputation) return reputation;
+    let data: ReputationDataSource;
+    try {
+      data = await deps.reputation.data.current();
+    } catch (error) {
+      throw unavailableError(`the reputation data could not be loaded: ${(error as Error).message}`);
+    }
+    // Without the IP data the answer still comes, its country, ASN and ISP null and `ip_data` unavailable.
+    const ipData = await deps.ipData.current().catch(() => undefined);
+    // Its remotes are the operator's resolvers (as the DNS lookup's); a domain resolving to a private
+    // address is answered "not applicable", never probed.
+    reputation = {
+      ...dns,
+      ipData,
+      timeoutMs: deps.reputation.timeoutMs,
+      reputation: { ...deps.reputation.options, data },
+    };
+    return reputation;
+  }
 
   return {
     async lookup(kind, input, caller, fieldNames = {}) {
@@ -129,10 +163,10 @@ export function infoService(deps: InfoDeps): InfoService {
           deps.limits.record(caller, family, 1);
           return { data: data as LookupResultByKind[typeof kind], cached: false, quota };
         }
-        const ctx = kind === "dns" ? dns : remote;
+        const ctx = kind === "dns" ? dns : kind === "reputation" ? await reputationContext() : remote;
         const { value, cached } = await cache.get(
           `${kind}:${JSON.stringify(parsed)}`,
-          () => bounded(lookups[kind].run(parsed as never, ctx), deps.context.timeoutMs),
+          () => bounded(lookups[kind].run(parsed as never, ctx), ctx.timeoutMs),
           (v) => cacheTtlMs(kind, v as LookupResultByKind[typeof kind]),
         );
         deps.limits.record(caller, family, 1);
@@ -142,6 +176,7 @@ export function infoService(deps: InfoDeps): InfoService {
       }
     },
     ipData: deps.ipData,
+    reputationData: deps.reputation.data,
   };
 }
 
