@@ -30,6 +30,7 @@ describe.each(forms)("limited routes over the OpenAPI document, Form %s", (form)
         "POST /v1/probe/http",
         "GET /v1/info/ip",
         "GET /v1/info/whois",
+        "GET /v1/ip/reputation",
       ]),
     );
     const failures: string[] = [];

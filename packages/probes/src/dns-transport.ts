@@ -45,8 +45,8 @@ const malformedError = (x: Exchange, proto: string, reason: string) =>
   new ProbeFailure("probe_error", `malformed answer from ${serverName(x)} over ${proto}: ${reason}`);
 
 /**
- * One query over UDP. Datagrams from another source or with another id are ignored (spoofing, stale), as
- * dig does. A broken datagram carrying our id is the answer, and it ends the query as malformed; one that
+ * One query over UDP, on a connected socket. Datagrams from another source or with another id are ignored
+ * (spoofing, stale), as dig does. A broken datagram carrying our id is the answer, and it ends the query as malformed; one that
  * cannot be matched to the query (another id, too short for one) is set aside, and if nothing valid
  * follows, the query ends as malformed rather than as a timeout that would say nothing arrived.
  */
@@ -63,7 +63,13 @@ export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
     x.timeoutMs,
   );
   const removeAbort = onAbort(x.signal, () => s.reject(new ProbeFailure("timeout", "aborted")));
-  socket.on("error", (error) => s.reject(toProbeFailure(error)));
+  socket.on("error", (error) =>
+    s.reject(
+      (error as NodeJS.ErrnoException).code === "ECONNREFUSED"
+        ? new ProbeFailure("connection_refused", `${serverName(x)} refused the UDP query (port unreachable)`)
+        : toProbeFailure(error),
+    ),
+  );
   socket.on("message", (msg, rinfo) => {
     // By value: a server written `0:0:0:0:0:0:0:1` or `::ffff:7f00:1` answers from `::1`/`::ffff:127.0.0.1`.
     if (!sameAddress(rinfo.address, x.address) || rinfo.port !== x.port) return;
@@ -76,8 +82,12 @@ export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
       malformed ??= parsed.reason;
     }
   });
-  socket.send(query, x.port, x.address, (error) => {
-    if (error) s.reject(toProbeFailure(error));
+  // Connected, as dig's socket is: a server whose port is closed answers with ICMP port unreachable, which a
+  // connected socket reports at once (ECONNREFUSED) instead of leaving the query to its timeout.
+  socket.connect(x.port, x.address, () => {
+    socket.send(query, (error) => {
+      if (error) s.reject(toProbeFailure(error));
+    });
   });
   return s.promise;
 }

@@ -283,19 +283,20 @@ describe("reputation lookup: what could not be checked", () => {
     ]);
   });
 
-  it("a DNSBL server that is down: every zone unavailable, the answer on time from the rest", async () => {
+  it("a DNSBL server that is down: every zone unavailable at once, the answer on time from the rest", async () => {
     const port = await closedPort();
     const started = performance.now();
     const r = await check(
       addr.torOnHosting,
       ctx({ timeoutMs: 1000, reputation: { data, dnsbl: { zones, server: `127.0.0.1:${port}` } } }),
     );
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The closed port answers ICMP port unreachable: refused at once, not waited out.
+    expect(performance.now() - started).toBeLessThan(500);
     expect(r.signals_unavailable.map((s) => s.signal)).toEqual([
       "dnsbl:zen.fixture.test",
       "dnsbl:drone.fixture.test",
     ]);
-    expect(r.signals_unavailable[0]?.reason).toMatch(/^timeout: /);
+    expect(r.signals_unavailable[0]?.reason).toMatch(/refused the UDP query/);
     expect(r.signals_checked).toContain("rdns"); // through ctx.dnsServer, which is up
     expect(r.score).toBe(95);
   });
