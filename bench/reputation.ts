@@ -40,13 +40,11 @@ const data = await ReputationDataHolder.open();
 const ipData = await openIpData({ cacheDir: DEFAULT_IP_CACHE_DIR });
 const set = publicAddresses(20_000, 5);
 const dns = await startFixtureDns(
-  set
-    .slice(0, 200)
-    .map((ip) => ({
-      name: `${ip.split(".").reverse().join(".")}.bl.test`,
-      type: "A" as const,
-      data: "127.0.0.2",
-    })),
+  set.slice(0, 200).map((ip) => ({
+    name: `${ip.split(".").reverse().join(".")}.bl.test`,
+    type: "A" as const,
+    data: "127.0.0.2",
+  })),
 );
 const contexts: { name: string; ctx: LookupContext }[] = [
   {
