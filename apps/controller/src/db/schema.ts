@@ -2,6 +2,7 @@ import type { AccountTables } from "./tables/accounts.js";
 import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
 import type { LookupTables } from "./tables/lookups.js";
+import type { MonitorTables } from "./tables/monitors.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";
@@ -16,6 +17,7 @@ export interface Database
     ControllerTables,
     DeliveryTables,
     LookupTables,
+    MonitorTables,
     NodeTables,
     ProbeTables,
     RateLimitTables,

@@ -103,7 +103,7 @@ describe.each(dbKinds)("usage metering on %s", (kind) => {
       const headers = keyHeaders(form, key.secret);
       const usage = await t.call("GET", "/v1/account/usage", { headers });
       expect(usage.body.data.plan).toBe("pro");
-      expect(usage.body.data.plan_limits).toMatchObject({ api_keys: 25, min_monitor_interval_s: 30 });
+      expect(usage.body.data.plan_limits).toMatchObject({ api_keys: 25, min_monitor_interval_s: 15 });
       const ip = await t.call("GET", `/v1/info/ip?${form === "a" ? "q" : "ip"}=8.8.8.8`, { headers });
       expect(ip.status).toBe(200);
       const profile = await t.call("GET", "/v1/account/profile", { headers });

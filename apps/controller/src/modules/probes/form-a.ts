@@ -18,7 +18,7 @@ import {
   toAsciiName,
   urlField,
 } from "./fields.js";
-import type { ProbeInput } from "./service.js";
+import type { ProbeInput } from "./request.js";
 
 /** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
 

@@ -16,7 +16,7 @@ import {
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
-import type { ProbeInput } from "./service.js";
+import type { ProbeInput } from "./request.js";
 
 /**
  * Form B: flat bodies; the answer waits for every node: `{task_id, status: "done", results[]}`. Every type

@@ -17,7 +17,8 @@ export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines
 export type { ProbeCaller } from "./quota.js";
 export type { TaskRecord } from "./repo.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
-export type { Created, ProbeRequest, ProbesService } from "./service.js";
+export type { NodeResult } from "./dispatch.js";
+export type { Created, ProbePlan, ProbeRequest, ProbesService } from "./service.js";
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 
 export interface ProbesModule extends Module<ProbesService> {

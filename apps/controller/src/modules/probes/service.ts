@@ -1,14 +1,16 @@
-import type { ProbeJobSpec } from "@vantage/probes";
+import type { ProbeJobSpec, ProbeType } from "@vantage/probes";
 import type { ControllerTransport } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import { ApiError, unavailableError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
+import { validationError } from "../../http/router.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
+import { formABodies, fromFormA } from "./form-a.js";
 import type { ProbeCaller, ProbeLimits } from "./quota.js";
 import {
   findTask,
@@ -26,6 +28,9 @@ import { storable } from "./storable.js";
 import { ABANDONED_AFTER_MS } from "./sweeper.js";
 import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
 import type { WriteRetry } from "./write-retry.js";
+import type { ProbeInput, ProbeRequest } from "./request.js";
+
+export type { ProbeInput, ProbeRequest } from "./request.js";
 
 export interface ProbeDeps {
   db: Kysely<Database>;
@@ -44,21 +49,6 @@ export interface ProbeDeps {
   offlineAfterMs: number;
   allowPrivateTargets: boolean;
 }
-
-/** A probe request in the internal model; the routes build it from either form. */
-export interface ProbeRequest {
-  spec: ProbeJobSpec;
-  /** The URL, host or domain as the caller wrote it. */
-  target: string;
-  nodeIds?: readonly string[] | undefined;
-  /** Body paths for error details, in the caller's form. */
-  paths: { target: string; server: string; nodes: string };
-  /** Whose quota pays, and who owns the task (accounts only). */
-  caller: ProbeCaller;
-}
-
-/** A probe request as either form's body maps to it; the route adds the caller. */
-export type ProbeInput = Omit<ProbeRequest, "caller">;
 
 /** A created task and what it left of the caller's quota (undefined: unlimited). */
 export interface Created<T> {
@@ -237,10 +227,71 @@ export interface ProbesService {
   get(id: string, viewer: string | undefined): Promise<TaskRecord>;
   /** The caller's probe quota now, without spending any; undefined when unlimited. */
   quota(caller: ProbeCaller): RateLimitStatus | undefined;
+  /** See `planProbe`: a Form A-shaped probe body → a checked job spec (for monitors). */
+  plan(type: ProbeType, body: unknown, path: string): ProbePlan;
+  /** See `executeProbe`: one run on the plan's nodes, nothing stored. */
+  execute(plan: ProbePlan, opts: { count: number; jobId: string }): Promise<NodeResult[]>;
+}
+
+/** A probe other modules run (monitors): built from a Form A-shaped body, checked against the guard. */
+export interface ProbePlan {
+  spec: ProbeJobSpec;
+  target: string;
+  nodeIds?: readonly string[] | undefined;
+}
+
+/**
+ * Parses `{target, node_ids?, params?}` (Form A's probe body, whatever the API form) into a job spec and
+ * checks the target against the guard. Throws 400 `validation_error` with `path` prefixed to each issue
+ * (e.g. `body.config`), 422 `target_not_allowed`.
+ */
+export function planProbe(deps: ProbeDeps, type: ProbeType, body: unknown, path: string): ProbePlan {
+  const parsed = formABodies[type].safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error, path);
+  const input = (fromFormA[type] as (b: unknown) => ProbeInput)(parsed.data);
+  const paths = { target: `${path}.target`, server: `${path}.params.server`, nodes: `${path}.node_ids` };
+  assertTargetAllowed(input.spec, deps.allowPrivateTargets, paths);
+  return { spec: input.spec, target: input.target, nodeIds: input.nodeIds };
+}
+
+/**
+ * Runs a planned probe once on its nodes (named, else `count` chosen as for API probes) and returns every
+ * node's result; nothing is stored and no quota is spent (monitors have their own limits). Never rejects for
+ * a node's failure: offline or silent nodes are entries with node-level errors. 503 when no node is online.
+ */
+export async function executeProbe(
+  deps: ProbeDeps,
+  plan: ProbePlan,
+  opts: { count: number; jobId: string },
+): Promise<NodeResult[]> {
+  assertTargetAllowed(plan.spec, deps.allowPrivateTargets, { target: "target", server: "server" });
+  const nodes = await selectNodes(deps.directory, {
+    type: plan.spec.type,
+    requested: plan.nodeIds ? { ids: plan.nodeIds, field: "node_ids" } : undefined,
+    count: opts.count,
+    family: literalTargetFamily(plan.spec),
+    offlineAfterMs: deps.offlineAfterMs,
+  });
+  const timeoutMs = dispatchTimeoutMs(plan.spec);
+  return Promise.all(
+    nodes.map((node, position) =>
+      dispatchToNode({
+        transport: deps.transport,
+        directory: deps.directory,
+        node,
+        position,
+        spec: plan.spec,
+        jobId: `${opts.jobId}.${position}`,
+        timeoutMs,
+      }),
+    ),
+  );
 }
 
 export function probesService(deps: ProbeDeps): ProbesService {
   return {
+    plan: (type, body, path) => planProbe(deps, type, body, path),
+    execute: (plan, opts) => executeProbe(deps, plan, opts),
     run: (req) => runProbeTask(deps, req),
     queue: (req) => queueProbeTask(deps, req),
     get: (id, viewer) => getProbeTask(deps, id, viewer),

@@ -1,0 +1,70 @@
+import type { ColumnType, Generated } from "kysely";
+
+type Json<T> = ColumnType<T, string, string>;
+type Time = ColumnType<Date, Date | string, Date | string>;
+type NullableTime = ColumnType<Date | null, Date | string | null, Date | string | null>;
+
+export type MonitorType = "http" | "ping" | "tcp" | "dns" | "traceroute";
+export type MonitorStatus = "active" | "paused";
+/** `unknown` until the first run decides; then `up` or `down` by the thresholds. */
+export type MonitorState = "unknown" | "up" | "down";
+
+export interface MonitorsTable {
+  id: string;
+  /** Compact key of the monitor's run rows and roll-ups. */
+  seq: Generated<string | number>;
+  owner_id: string;
+  name: string;
+  type: MonitorType;
+  /** As Form A names it: the URL (http), `host` (ping, traceroute), `host:port` (tcp), the domain (dns). */
+  target: string;
+  /** Type-specific settings (see modules/monitors/config.ts), nodes included. */
+  config: Json<Record<string, unknown>>;
+  interval_s: number;
+  status: MonitorStatus;
+  state: ColumnType<MonitorState, MonitorState | undefined, MonitorState>;
+  state_changed_at: NullableTime;
+  fail_streak: ColumnType<number, number | undefined, number>;
+  pass_streak: ColumnType<number, number | undefined, number>;
+  /** The newest slot whose outcome has been applied to the state (older outcomes arriving late are not). */
+  last_slot: NullableTime;
+  /** The next slot: when the monitor is due. */
+  next_run_at: Time;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface MonitorRunsTable {
+  monitor_seq: string | number;
+  slot: Time;
+  node_id: string;
+  success: boolean;
+  latency_ms: number | null;
+  error_code: string | null;
+}
+
+export interface MonitorRollupsTable {
+  monitor_seq: string | number;
+  period: "minute" | "hour" | "day";
+  bucket: Time;
+  runs: number;
+  failures: number;
+  latency_p50: number | null;
+  latency_p95: number | null;
+}
+
+export interface MonitorStateChangesTable {
+  id: string;
+  monitor_id: string;
+  slot: Time;
+  from_state: MonitorState;
+  to_state: MonitorState;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface MonitorTables {
+  monitors: MonitorsTable;
+  monitor_runs: MonitorRunsTable;
+  monitor_rollups: MonitorRollupsTable;
+  monitor_state_changes: MonitorStateChangesTable;
+}

@@ -1,0 +1,17 @@
+import type { ProbeJobSpec } from "@vantage/probes";
+import type { ProbeCaller } from "./quota.js";
+
+/** A probe request in the internal model; the routes build it from either form. */
+export interface ProbeRequest {
+  spec: ProbeJobSpec;
+  /** The URL, host or domain as the caller wrote it. */
+  target: string;
+  nodeIds?: readonly string[] | undefined;
+  /** Body paths for error details, in the caller's form. */
+  paths: { target: string; server: string; nodes: string };
+  /** Whose quota pays, and who owns the task (accounts only). */
+  caller: ProbeCaller;
+}
+
+/** A probe request as either form's body maps to it; the route adds the caller. */
+export type ProbeInput = Omit<ProbeRequest, "caller">;
