@@ -7,6 +7,7 @@ import { registerSecuritySchemes } from "./http/security.js";
 import { type AccountsModule, createAccounts } from "./modules/accounts/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
 import { createInfo, type InfoModule } from "./modules/info/index.js";
+import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js";
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
 import { createPlans, type PlansModule } from "./modules/plans/index.js";
 import { createProbes, type ProbesModule } from "./modules/probes/index.js";
@@ -20,6 +21,7 @@ export interface Modules {
   probes: ProbesModule;
   info: InfoModule;
   plans: PlansModule;
+  monitors: MonitorsModule;
 }
 
 export interface App {
@@ -50,6 +52,7 @@ export function createApp(deps: AppDeps): App {
   const nodes = createNodes(deps);
   const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
+  const monitors = createMonitors(deps, { probes: probes.service, authenticator });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -64,7 +67,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, plans, probes, info]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, plans, probes, info, monitors]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -88,7 +91,7 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans },
+    modules: { delivery, accounts, nodes, probes, info, plans, monitors },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
       // Last: what the others charged and metered while draining is written too.

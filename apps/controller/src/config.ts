@@ -89,6 +89,9 @@ export const configSchema = z.object({
       "must be host or host:port ([v6]:port for IPv6 with a port)",
     )
     .optional(),
+  VANTAGE_MONITOR_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
+  VANTAGE_SCHEDULER_TICK_MS: z.coerce.number().int().min(20).max(10_000).default(250),
+  VANTAGE_SCHEDULER_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
   VANTAGE_REPUTATION_DATA_DIR: z.string().min(1).optional(),
   VANTAGE_REPUTATION_SOURCES: z
     .string()

@@ -42,7 +42,7 @@ function roleEntries(
   built: App,
   ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
 ) {
-  const { nodes, probes, delivery } = built.modules;
+  const { nodes, probes, delivery, monitors } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: { stop(): Promise<void> } | undefined;
@@ -51,6 +51,8 @@ function roleEntries(
     { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
     // Background sweeps: probe tasks a stopped controller left unfinished become `failed`.
     { role: "scheduler", start: () => probes.sweeper.start(), stop: () => probes.sweeper.stop() },
+    // Monitors: due runs claimed and dispatched, their results written, rolled up and trimmed.
+    { role: "scheduler", start: () => monitors.scheduler.start(), stop: () => monitors.scheduler.stop() },
     // The delivery outbox: mail by SMTP with SMTP_URL, else logged.
     { role: "notifier", start: () => delivery.worker.start(), stop: () => delivery.worker.stop() },
     {

@@ -50,39 +50,50 @@ export interface BodyExcerpt {
   excerpt: string;
   /** What HttpResult.body_bytes reports; see there. */
   bytes: number;
+  /** More than MAX_BODY_EXCERPT bytes arrived: the excerpt is not the whole body. */
   truncated: boolean;
+  /** Reading stopped at the read cap, before the body's end. */
+  capped: boolean;
+  /** The bytes read, at most the read cap (the whole body when not `capped`). */
+  read: Buffer;
 }
 
 export interface BodyReader {
-  /** The whole body, or the excerpt once reading stopped at the cap. */
+  /** The whole body, or what was read once reading stopped at the cap. */
   done: Promise<BodyExcerpt>;
   /** What arrived so far, for the partial result of a read that failed or ran out of time midway. */
   soFar: () => BodyExcerpt;
 }
 
 /**
- * Reads at most MAX_BODY_EXCERPT bytes, then stops reading (destroys the response) rather than drain it.
- * When it stops early, the declared Content-Length is the body's size; without one, only the bytes received
- * before stopping are known (how many depends on chunking, so it is a lower bound, past the cap).
+ * Reads at most `readCap` bytes (the excerpt's MAX_BODY_EXCERPT unless a caller needs more of the body),
+ * then stops reading (destroys the response) rather than drain it. When it stops early, the declared
+ * Content-Length is the body's size; without one, only the bytes received before stopping are known (how
+ * many depends on chunking, so it is a lower bound, past the cap).
  */
-export function readExcerpt(res: IncomingMessage): BodyReader {
+export function readExcerpt(res: IncomingMessage, readCap = MAX_BODY_EXCERPT): BodyReader {
   const chunks: Buffer[] = [];
   let received = 0;
   const declared = declaredLength(res.headers["content-length"]);
-  const snapshot = (truncated: boolean): BodyExcerpt => ({
-    excerpt: new TextDecoder("utf-8").decode(Buffer.concat(chunks).subarray(0, MAX_BODY_EXCERPT)),
-    bytes: truncated && declared !== null ? declared : received,
-    truncated,
-  });
+  const snapshot = (capped: boolean): BodyExcerpt => {
+    const read = Buffer.concat(chunks).subarray(0, readCap);
+    return {
+      excerpt: new TextDecoder("utf-8").decode(read.subarray(0, MAX_BODY_EXCERPT)),
+      bytes: capped && declared !== null ? declared : received,
+      truncated: received > MAX_BODY_EXCERPT,
+      capped,
+      read,
+    };
+  };
   const done = new Promise<BodyExcerpt>((resolve, reject) => {
-    const finish = (truncated: boolean) => {
+    const finish = (capped: boolean) => {
       res.removeAllListeners("data");
-      resolve(snapshot(truncated));
+      resolve(snapshot(capped));
     };
     res.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
-      if (received > MAX_BODY_EXCERPT) {
+      if (received > readCap) {
         finish(true);
         res.destroy();
       }

@@ -10,6 +10,7 @@ import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
 import {
+  HTTP_KEYWORD_SCAN_BYTES,
   type HttpParams,
   type HttpResult,
   httpParamsSchema,
@@ -19,6 +20,10 @@ import {
 
 const USER_AGENT = "Vantage probe (+https://github.com/vantage)";
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers describing the request body: dropped with it when a redirect turns the request into a GET. */
+const BODY_HEADERS = new Set(["content-type", "content-encoding", "content-language", "content-location"]);
+/** Credentials: sent only to the URL's own origin, never to a redirect target elsewhere (as fetch and curl). */
+const CREDENTIAL_HEADERS = new Set(["authorization", "cookie"]);
 
 /**
  * One HTTP(S) exchange (redirects followed only when asked). `timeout_ms` bounds the whole exchange; the
@@ -51,15 +56,24 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
           redirects,
         };
   let url = parseUrl(params.url);
+  const origin = url.origin;
   let method = params.method;
+  let body = params.body;
+  let headers = params.headers ?? {};
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), params.timeout_ms);
   const removeAbort = onAbort(ctx.signal, () => deadline.abort());
   try {
     for (;;) {
-      const hop = await oneRequest(url, method, params, ctx, deadline.signal, started, resolveTarget);
+      const outgoing = {
+        method,
+        body,
+        headers: url.origin === origin ? headers : without(headers, CREDENTIAL_HEADERS),
+      };
+      const hop = await oneRequest(url, outgoing, params, ctx, deadline.signal, started, resolveTarget);
       const status = hop.result.status_code ?? 0;
-      if (!params.follow_redirects || !REDIRECTS.has(status) || hop.location === undefined) {
+      const location = locationToFollow(params, status, hop.location);
+      if (location === undefined) {
         const detail: HttpResult = { ...hop.result, redirects };
         return { detail, latency_ms: detail.timings.total };
       }
@@ -68,10 +82,12 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
       if (redirects.length > params.max_redirects) {
         throw new ProbeFailure("too_many_redirects", `more than ${params.max_redirects} redirects`);
       }
-      url = redirectTarget(hop.location, url);
+      url = redirectTarget(location, url);
       // 303 always, and 301/302 after a non-GET, turn into GET the way browsers and curl -L do.
       if (status === 303 || ((status === 301 || status === 302) && method !== "GET" && method !== "HEAD")) {
         method = "GET";
+        body = undefined;
+        headers = without(headers, BODY_HEADERS);
       }
     }
   } catch (error) {
@@ -87,6 +103,15 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
     clearTimeout(timer);
     removeAbort();
   }
+}
+
+/** The Location the exchange goes on to when a response is a redirect to follow; undefined when it ends. */
+function locationToFollow(params: HttpParams, status: number, location: string | undefined) {
+  return params.follow_redirects && REDIRECTS.has(status) ? location : undefined;
+}
+
+function without(headers: Record<string, string>, names: Set<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
 }
 
 function parseUrl(text: string): URL {
@@ -126,6 +151,13 @@ interface Marks {
   ready: bigint | null;
 }
 
+/** One hop's request: the method, body and caller's headers after what redirects changed. */
+interface Outgoing {
+  method: HttpParams["method"];
+  body: string | undefined;
+  headers: Record<string, string>;
+}
+
 interface Hop {
   result: Omit<HttpResult, "redirects">;
   /** The Location header whole (the one in `result.headers` is capped for storage). */
@@ -134,7 +166,7 @@ interface Hop {
 
 async function oneRequest(
   url: URL,
-  method: HttpParams["method"],
+  outgoing: Outgoing,
   params: HttpParams,
   ctx: ProbeContext,
   /** The exchange's deadline (timeout_ms) and the caller's abort in one. */
@@ -162,8 +194,8 @@ async function oneRequest(
     host: hostname,
     port: url.port === "" ? (https ? 443 : 80) : Number(url.port),
     path: `${url.pathname}${url.search}`,
-    method,
-    headers: { "user-agent": USER_AGENT, accept: "*/*" },
+    method: outgoing.method,
+    headers: requestHeaders(outgoing),
     lookup: pinned,
     family: target.family,
     agent: false,
@@ -231,10 +263,16 @@ async function oneRequest(
           : failure.code;
       reject(new ProbeFailure(code, failure.message, partial()));
     });
-    req.end();
+    req.end(outgoing.body);
   });
   const firstByte = now();
   const headers = cappedHeaders(res.rawHeaders);
+  // A keyword is looked for in the final response only; without one, reading stops at the excerpt as ever.
+  const keyword =
+    params.keyword !== undefined &&
+    locationToFollow(params, res.statusCode ?? 0, res.headers.location) === undefined
+      ? params.keyword
+      : undefined;
   const result = (body: BodyExcerpt): Omit<HttpResult, "redirects"> => ({
     resolved_ip: target.address,
     status_code: res.statusCode ?? null,
@@ -251,13 +289,17 @@ async function oneRequest(
     body_bytes: body.bytes,
     body_truncated: body.truncated,
   });
-  const body = readExcerpt(res);
+  const body = readExcerpt(res, keyword === undefined ? undefined : HTTP_KEYWORD_SCAN_BYTES);
   try {
     const complete = await body.done;
     // A body without a length ends when the connection does, and the deadline closing it looks the same:
-    // a body cut short by the deadline is a timeout, not a success (one cut at the excerpt cap is fine).
-    if (signal.aborted && !complete.truncated) throw new Error("aborted at the deadline");
-    return { result: result(complete), location: res.headers.location };
+    // a body cut short by the deadline is a timeout, not a success (one cut at the read cap is fine).
+    if (signal.aborted && !complete.capped) throw new Error("aborted at the deadline");
+    const found =
+      keyword === undefined
+        ? {}
+        : { keyword_found: new TextDecoder("utf-8").decode(complete.read).includes(keyword) };
+    return { result: { ...result(complete), ...found }, location: res.headers.location };
   } catch (error) {
     const failure = signal.aborted
       ? new ProbeFailure("timeout", "body not complete in time")
@@ -265,4 +307,15 @@ async function oneRequest(
     // The headers and whatever part of the body had arrived.
     throw new ProbeFailure(failure.code, failure.message, result(body.soFar()));
   }
+}
+
+/** The probe's own User-Agent and Accept unless the caller's headers replace them; Content-Length for a body. */
+function requestHeaders(outgoing: Outgoing): Record<string, string> {
+  const own = without(
+    { "user-agent": USER_AGENT, accept: "*/*" },
+    new Set(Object.keys(outgoing.headers).map((n) => n.toLowerCase())),
+  );
+  const length =
+    outgoing.body === undefined ? {} : { "content-length": String(Buffer.byteLength(outgoing.body)) };
+  return { ...own, ...outgoing.headers, ...length };
 }

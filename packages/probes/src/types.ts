@@ -12,14 +12,116 @@ export type DnsRecordType = (typeof dnsRecordTypes)[number];
 
 const ipVersion = z.union([z.literal(4), z.literal(6)]);
 
-export const httpParamsSchema = z.object({
-  url: z.string().url().max(2048),
-  method: z.enum(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]).default("GET"),
-  timeout_ms: z.number().int().min(100).max(30_000).default(10_000),
-  follow_redirects: z.boolean().default(false),
-  max_redirects: z.number().int().min(0).max(10).default(5),
-  ip_version: ipVersion.optional(),
-});
+export const httpMethods = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"] as const;
+/** The methods whose requests may carry `body`. */
+export const httpBodyMethods: readonly string[] = ["POST", "PUT", "PATCH", "DELETE"];
+
+export const HTTP_MAX_REQUEST_HEADERS = 20;
+export const HTTP_MAX_REQUEST_HEADER_VALUE = 1024;
+export const HTTP_MAX_REQUEST_BODY_BYTES = 64 * 1024;
+export const HTTP_MAX_KEYWORD = 256;
+/** How much of the final response's body a `keyword` check reads (and searches). */
+export const HTTP_KEYWORD_SCAN_BYTES = 1024 * 1024;
+
+/**
+ * Request headers the probe sets itself or that make no sense on its one-request connection: framing
+ * (Content-Length, Transfer-Encoding, Expect), the URL's own host (Host), hop-by-hop ones (Connection,
+ * Keep-Alive, TE, Trailer, Upgrade), Accept-Encoding (bodies are read as sent, never decompressed: the
+ * excerpt and `keyword` would see compressed bytes) and any `Proxy-*` (there is no proxy to read them).
+ */
+export const refusedRequestHeaders: readonly string[] = [
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "expect",
+  "connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "upgrade",
+  "accept-encoding",
+];
+const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Visible ASCII, space and tab: no CR, LF or other control characters. */
+const headerValuePattern = /^[\t\x20-\x7e]*$/;
+
+/** Why a request header name is refused, or undefined; `seen` collects the names so far, lower-cased. */
+function headerNameProblem(name: string, seen: Set<string>): string | undefined {
+  const lower = name.toLowerCase();
+  if (name.length > 128 || !tokenPattern.test(name))
+    return "header names are HTTP tokens of 1–128 characters: letters, digits, !#$%&'*+-.^_`|~";
+  if (refusedRequestHeaders.includes(lower) || lower.startsWith("proxy-"))
+    return "header not allowed (set by the probe, hop-by-hop, Accept-Encoding or Proxy-*)";
+  if (seen.has(lower)) return "header name repeats another (names are case-insensitive)";
+  seen.add(lower);
+  return undefined;
+}
+
+export const httpRequestHeadersSchema = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(HTTP_MAX_REQUEST_HEADER_VALUE)
+      .regex(headerValuePattern, "header values must be visible ASCII, spaces or tabs (no CR/LF)"),
+  )
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > HTTP_MAX_REQUEST_HEADERS)
+      ctx.addIssue({ code: "custom", message: `at most ${HTTP_MAX_REQUEST_HEADERS} headers` });
+    const seen = new Set<string>();
+    for (const name of names) {
+      const message = headerNameProblem(name, seen);
+      if (message !== undefined) ctx.addIssue({ code: "custom", path: [name], message });
+    }
+  });
+
+export const httpRequestBodySchema = z
+  .string()
+  .max(HTTP_MAX_REQUEST_BODY_BYTES)
+  .refine(
+    (body) => new TextEncoder().encode(body).length <= HTTP_MAX_REQUEST_BODY_BYTES,
+    `at most ${HTTP_MAX_REQUEST_BODY_BYTES} bytes as UTF-8`,
+  );
+
+export const httpKeywordSchema = z.string().min(1).max(HTTP_MAX_KEYWORD);
+
+/**
+ * The rules between http params, one message per offending field: shared with the controller's request
+ * bodies so both refuse the same requests in the same words. `method` absent means GET.
+ */
+export function httpParamsConflicts(p: {
+  method?: string | undefined;
+  body?: string | undefined;
+  keyword?: string | undefined;
+}): { field: "body" | "keyword"; message: string }[] {
+  const method = p.method ?? "GET";
+  const out: { field: "body" | "keyword"; message: string }[] = [];
+  if (p.body !== undefined && !httpBodyMethods.includes(method))
+    out.push({ field: "body", message: `only with method ${httpBodyMethods.join(", ")}, not ${method}` });
+  if (p.keyword !== undefined && method === "HEAD")
+    out.push({ field: "keyword", message: "needs a response body: not with method HEAD" });
+  return out;
+}
+
+export const httpParamsSchema = z
+  .object({
+    url: z.string().url().max(2048),
+    method: z.enum(httpMethods).default("GET"),
+    timeout_ms: z.number().int().min(100).max(30_000).default(10_000),
+    follow_redirects: z.boolean().default(false),
+    max_redirects: z.number().int().min(0).max(10).default(5),
+    ip_version: ipVersion.optional(),
+    /** Sent with the request, replacing the probe's own User-Agent or Accept of the same name. */
+    headers: httpRequestHeadersSchema.optional(),
+    body: httpRequestBodySchema.optional(),
+    /** Case-sensitive substring searched in the first HTTP_KEYWORD_SCAN_BYTES of the final body. */
+    keyword: httpKeywordSchema.optional(),
+  })
+  .superRefine((p, ctx) => {
+    for (const { field, message } of httpParamsConflicts(p))
+      ctx.addIssue({ code: "custom", path: [field], message });
+  });
 export const pingParamsSchema = z.object({
   host: z.string().min(1).max(253),
   count: z.number().int().min(1).max(50).default(4),
@@ -109,16 +211,24 @@ export const httpResultSchema = z.object({
   tls: tlsSummarySchema.nullable(),
   /** The body's first 10 kB, decoded as UTF-8. */
   body_excerpt: z.string(),
-  /** True when the body went past the excerpt cap and reading stopped there. */
+  /**
+   * True when the body went past the excerpt cap: the excerpt is not all of it. Reading stops there, or,
+   * for the final response of a `keyword` check, at 1 MiB.
+   */
   body_truncated: z.boolean().optional(),
   /**
    * The body's size in bytes as sent (after de-chunking, before any decompression). Read to the end: the bytes
-   * received. Reading stopped at the excerpt cap (`body_truncated`): the Content-Length when the server
-   * declared one, else the bytes received before stopping, a lower bound whose exact value depends on how
-   * the body was chunked (reading the rest only to count it would cost the transfer the cap avoids).
-   * A failure midway (e.g. a timeout): the bytes received so far.
+   * received. Reading stopped early (at the excerpt cap, or at 1 MiB for a `keyword` check): the
+   * Content-Length when the server declared one, else the bytes received before stopping, a lower bound
+   * whose exact value depends on how the body was chunked (reading the rest only to count it would cost the
+   * transfer the cap avoids). A failure midway (e.g. a timeout): the bytes received so far.
    */
   body_bytes: z.number().int(),
+  /**
+   * With `keyword` only: whether it occurs (case-sensitive) in the final response's body as read: to its end
+   * or its first 1 MiB, decoded as UTF-8 (invalid bytes as U+FFFD). Absent when the exchange failed.
+   */
+  keyword_found: z.boolean().optional(),
   redirects: z.array(z.object({ url: z.string(), status_code: z.number().int() })),
 });
 

@@ -1,9 +1,9 @@
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
+import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
 import type { AccountsContext } from "./context.js";
-import { newId } from "./ids.js";
 import { ALL_SCOPES, boundedTerms, type CreatorBounds, type KeyTerms } from "./key-bounds.js";
 import * as repo from "./repo.js";
 import { displayPrefix, generateSecret, hashSecret } from "./secrets.js";

@@ -6,8 +6,8 @@ import {
   type RateLimitStatus,
   rateLimitedError,
 } from "../../http/rate-limit/index.js";
+import { newId } from "../../lib/ids.js";
 import type { AccountsContext } from "./context.js";
-import { newId } from "./ids.js";
 import { DUMMY_HASH } from "./password-hasher.js";
 import * as repo from "./repo.js";
 import { ACCESS_TOKEN_TTL_S, signAccessToken, signEmailToken, verifyEmailToken } from "./tokens.js";

@@ -13,7 +13,5 @@ export interface MonitorsContext {
   plans: Record<PlanRow, PlanLimits>;
   /** Probe targets may be private (VANTAGE_ALLOW_PRIVATE_TARGETS). */
   allowPrivateTargets: boolean;
-  /** Nodes a monitor runs on when its config names none (VANTAGE_DEFAULT_NODES, at most). */
-  defaultNodes: number;
   now: () => number;
 }

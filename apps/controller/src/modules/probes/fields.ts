@@ -1,7 +1,16 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { z } from "@hono/zod-openapi";
-import { dnsRecordTypes, type ProbeJobSpec, probeJobSpecSchema } from "@vantage/probes";
+import {
+  dnsRecordTypes,
+  HTTP_MAX_REQUEST_HEADERS,
+  httpKeywordSchema,
+  httpParamsConflicts,
+  httpRequestBodySchema,
+  httpRequestHeadersSchema,
+  type ProbeJobSpec,
+  probeJobSpecSchema,
+} from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
 import { hasUnstorableChars } from "../../lib/unstorable-text.js";
 import { MAX_NODE_IDS } from "./select-nodes.js";
@@ -128,6 +137,53 @@ export const maxRedirectsField = z
   .min(0)
   .max(10)
   .openapi({ description: "Most redirects to follow when following, 0–10, default 5" });
+
+/** Older agents drop params they do not know, so the probe runs without them. */
+const agentsNote = " Needs agents of this version: older ones ignore it.";
+
+// `.meta()`, not `.openapi()`: these schemas come from @vantage/probes and may be built before
+// @hono/zod-openapi adds `.openapi` to zod; the OpenAPI generator reads both.
+export const requestHeadersField = httpRequestHeadersSchema.meta({
+  description:
+    `Request headers, at most ${HTTP_MAX_REQUEST_HEADERS}: names are HTTP tokens (1–128 characters, unique ` +
+    "regardless of case), values at most 1024 characters of visible ASCII, spaces and tabs (no CR/LF). " +
+    "User-Agent and Accept replace the probe's own. Refused: Host, Content-Length, Transfer-Encoding, " +
+    "Expect, Connection, Keep-Alive, TE, Trailer, Upgrade, Accept-Encoding (bodies are not decompressed) " +
+    "and Proxy-*. Sent on every redirect hop, except Authorization and Cookie, which go only to the URL's " +
+    "own origin. Stored with the task, like the URL." +
+    agentsNote,
+  example: { Authorization: "Bearer …", "Content-Type": "application/json" },
+});
+
+export const requestBodyField = httpRequestBodySchema
+  .refine((v) => !hasUnstorableChars(v), "must not contain U+0000 or unpaired surrogates")
+  .meta({
+    description:
+      "Request body, at most 64 KiB as UTF-8, sent with its Content-Length; only with method POST, PUT, " +
+      "PATCH or DELETE (400 otherwise). Set its type with a Content-Type header. Repeated on 307/308 " +
+      "redirects, dropped when a redirect turns the request into a GET. Stored with the task." +
+      agentsNote,
+  });
+
+export const keywordField = httpKeywordSchema
+  .refine((v) => !hasUnstorableChars(v), "must not contain U+0000 or unpaired surrogates")
+  .meta({
+    description:
+      "1–256 characters looked for (case-sensitive, as a substring) in the final response's body: its first " +
+      "1 MiB, read as UTF-8 (invalid bytes as U+FFFD). The result says `keyword_found`; the body is then read " +
+      "beyond the 10 kB excerpt, within timeout. Not with method HEAD." +
+      " Needs agents of this version: older ones ignore it, and their results have no keyword_found.",
+    example: "All systems operational",
+  });
+
+/** The rules between method, body and keyword, as the probe has them, at the fields' own paths. */
+export function checkHttpOptions(
+  v: { method?: string | undefined; body?: string | undefined; keyword?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  for (const { field, message } of httpParamsConflicts(v))
+    ctx.addIssue({ code: "custom", path: [field], message });
+}
 
 export const recordTypeField = z.enum(dnsRecordTypes).openapi({ description: "Default A" });
 

@@ -4,16 +4,20 @@ import type { ProbeType } from "@vantage/probes";
 import { ApiError } from "../../http/errors.js";
 import {
   buildSpec,
+  checkHttpOptions,
   domainField,
   followRedirectsField,
   hostField,
   hostPort,
   isHostOrIp,
+  keywordField,
   maxRedirectsField,
   methodField,
   nodeIdsField,
   portField,
   recordTypeField,
+  requestBodyField,
+  requestHeadersField,
   serverField,
   toAsciiName,
   urlField,
@@ -41,7 +45,11 @@ export const formABodies = {
         timeout_ms: timeoutMs(1000, 10_000).optional(),
         follow_redirects: followRedirectsField.optional(),
         max_redirects: maxRedirectsField.optional(),
+        headers: requestHeadersField.optional(),
+        body: requestBodyField.optional(),
+        keyword: keywordField.optional(),
       })
+      .superRefine(checkHttpOptions)
       .optional(),
   }),
   ping: z.strictObject({

@@ -2,21 +2,25 @@ import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
+  checkHttpOptions,
   domainField,
   followRedirectsField,
   hostField,
   hostPort,
+  keywordField,
   maxRedirectsField,
   methodField,
   nodeIdsField,
   portField,
   recordTypeField,
+  requestBodyField,
+  requestHeadersField,
   serverField,
   urlField,
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
-import { resultSchemas, toApiResult } from "./result-schemas.js";
 import type { ProbeInput } from "./request.js";
+import { resultSchemas, toApiResult } from "./result-schemas.js";
 
 /**
  * Form B: flat bodies; the answer waits for every node: `{task_id, status: "done", results[]}`. Every type
@@ -33,14 +37,19 @@ const seconds = (max: number, dflt: number) =>
     .openapi({ description: `Seconds, 1–${max}, default ${dflt}` });
 
 export const formBBodies = {
-  http: z.strictObject({
-    url: urlField,
-    method: methodField.optional(),
-    timeout: seconds(30, 10).optional(),
-    follow_redirects: followRedirectsField.optional(),
-    max_redirects: maxRedirectsField.optional(),
-    ...common,
-  }),
+  http: z
+    .strictObject({
+      url: urlField,
+      method: methodField.optional(),
+      timeout: seconds(30, 10).optional(),
+      follow_redirects: followRedirectsField.optional(),
+      max_redirects: maxRedirectsField.optional(),
+      headers: requestHeadersField.optional(),
+      body: requestBodyField.optional(),
+      keyword: keywordField.optional(),
+      ...common,
+    })
+    .superRefine(checkHttpOptions),
   ping: z.strictObject({
     host: hostField,
     count: z.number().int().min(1).max(10).optional().openapi({ description: "1–10, default 4" }),
@@ -95,6 +104,9 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
         timeout_ms: ms(b.timeout),
         follow_redirects: b.follow_redirects,
         max_redirects: b.max_redirects,
+        headers: b.headers,
+        body: b.body,
+        keyword: b.keyword,
       },
       b.nodes,
     ),

@@ -42,7 +42,17 @@ const baseResult = {
 };
 
 export const resultSchemas = {
-  http: z.object({ ...baseResult, ...httpResultSchema.partial().shape }).openapi("HttpProbeResult"),
+  http: z
+    .object({
+      ...baseResult,
+      ...httpResultSchema.partial().shape,
+      keyword_found: httpResultSchema.shape.keyword_found.meta({
+        description:
+          "Only when the request had a keyword: whether the final response's body (its first 1 MiB, as UTF-8) " +
+          "contains it, case-sensitive. Absent when the probe failed, and from agents older than keyword.",
+      }),
+    })
+    .openapi("HttpProbeResult"),
   ping: z.object({ ...baseResult, ...pingResultSchema.partial().shape }).openapi("PingProbeResult"),
   dns: z.object({ ...baseResult, ...dnsResultSchema.partial().shape }).openapi("DnsProbeResult"),
   tcp: z.object({ ...baseResult, ...tcpResultSchema.partial().shape }).openapi("TcpProbeResult"),

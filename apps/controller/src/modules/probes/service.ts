@@ -22,13 +22,13 @@ import {
   type TaskRecord,
   taskIdTime,
 } from "./repo.js";
+import type { ProbeInput, ProbeRequest } from "./request.js";
 import { type ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
 import { type SelectedNode, selectNodes } from "./select-nodes.js";
 import { storable } from "./storable.js";
 import { ABANDONED_AFTER_MS } from "./sweeper.js";
 import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
 import type { WriteRetry } from "./write-retry.js";
-import type { ProbeInput, ProbeRequest } from "./request.js";
 
 export type { ProbeInput, ProbeRequest } from "./request.js";
 

@@ -1,0 +1,165 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planLimitsEnv } from "../testing/plan-limits.js";
+import { type Cluster, type Controller, startCluster } from "./cluster.js";
+
+/**
+ * Monitors end to end with real processes: nats-server, 2 agents, 2 controllers both running the scheduler
+ * role on one PostgreSQL. A 1 s HTTP monitor on a loopback server goes down when the server stops, up when
+ * it is back; pause and delete stop its runs; and over more than 60 s no slot runs twice.
+ */
+const agents = [
+  { id: "mo-fra", country: "DE", region: "eu-central", provider: "hetzner" },
+  { id: "mo-nyc", country: "US", region: "us-east", provider: "digitalocean" },
+];
+const ids = agents.map((a) => a.id);
+
+describe("monitors across two controllers (real processes)", () => {
+  let cluster: Cluster;
+  let a: Controller;
+  let b: Controller;
+  let sql: postgres.Sql;
+  let target: Server | undefined;
+  let port = 0;
+  let headers: Record<string, string>;
+
+  const serve = () =>
+    new Promise<void>((resolve) => {
+      const server = createServer((_, res) => res.end("ok\n"));
+      target = server;
+      server.listen(port, "127.0.0.1", () => {
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  const unserve = () =>
+    new Promise<void>((resolve) => {
+      target?.closeAllConnections();
+      target?.close(() => resolve());
+    });
+
+  beforeAll(async () => {
+    cluster = await startCluster(agents);
+    const env = {
+      VANTAGE_API_FORM: "b",
+      VANTAGE_REGISTER_LIMIT_IP: "0",
+      VANTAGE_SCHEDULER_TICK_MS: "100",
+      VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
+    };
+    [a, b] = await Promise.all([cluster.startController(env), cluster.startController(env)]);
+    await cluster.waitForNodes(a.url, ids);
+    await cluster.waitForNodes(b.url, ids);
+    sql = postgres(cluster.db.url, { max: 2, onnotice: () => {} });
+    await serve();
+    const reg = await fetch(`${a.url}/v1/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: `mon-${Date.now()}@example.com`, password: "correct horse battery" }),
+    });
+    const token = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
+    headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  }, 180_000);
+  afterAll(async () => {
+    await sql?.end({ timeout: 5 });
+    await unserve();
+    await a?.stop();
+    await b?.stop();
+    await cluster?.stop();
+  });
+
+  const api = async (url: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+  };
+  const stateOf = async (id: string) => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state;
+  const until = async (what: string, cond: () => Promise<boolean>, ms = 20_000) => {
+    const end = Date.now() + ms;
+    while (!(await cond())) {
+      if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const runs = async (id: string) => {
+    const rows = await sql<{ slot: Date; n: number }[]>`
+      select r.slot, count(*)::int as n from monitor_runs r join monitors m on m.seq = r.monitor_seq
+      where m.id = ${id} group by r.slot order by r.slot`;
+    return rows.map((r) => ({ slot: new Date(r.slot).getTime(), nodes: r.n }));
+  };
+  const metric = async (url: string, name: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+    return Number(line?.split(" ")[1] ?? Number.NaN);
+  };
+
+  it("down after 2 failing runs, up again, paused and deleted stop runs; no slot runs twice in 60 s", async () => {
+    const created = await api(a.url, "POST", "/v1/monitors", {
+      name: "loopback site",
+      type: "http",
+      url: `http://127.0.0.1:${port}/`,
+      interval: 1,
+      config: { nodes: ids },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const startedAt = Date.now();
+    await until("up", async () => (await stateOf(id)) === "up");
+
+    await unserve();
+    const stoppedAt = Date.now();
+    await until("down", async () => (await stateOf(id)) === "down");
+    // Down on the second failing run: two failing slots after the server stopped, not more.
+    const failing = (await runs(id)).filter((r) => r.slot > stoppedAt);
+    expect(failing.length).toBeGreaterThanOrEqual(2);
+    expect(failing.length).toBeLessThanOrEqual(4);
+
+    await serve();
+    await until("up again", async () => (await stateOf(id)) === "up");
+    const changes = await sql<{ from_state: string; to_state: string }[]>`
+      select from_state, to_state from monitor_state_changes where monitor_id = ${id} order by slot`;
+    expect(changes.map((c) => `${c.from_state}→${c.to_state}`)).toEqual(["unknown→up", "up→down", "down→up"]);
+
+    // Keep it running past 60 s, then look at every slot it had.
+    await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 62_000 - Date.now())));
+    const all = await runs(id);
+    for (const r of all) expect(r.nodes).toBe(2);
+    const gaps = all.slice(1).map((r, i) => r.slot - (all[i] as { slot: number }).slot);
+    for (const g of gaps) expect(g % 1000).toBe(0);
+    expect(gaps.filter((g) => g === 1000).length).toBeGreaterThan(gaps.length * 0.9);
+    expect(all.length).toBeGreaterThanOrEqual(55);
+    for (const c of [a, b]) expect(await metric(c.url, "vantage_monitor_duplicate_rows_total")).toBe(0);
+    const byA = await metric(a.url, "vantage_monitor_runs_total");
+    const byB = await metric(b.url, "vantage_monitor_runs_total");
+    expect(byA + byB).toBeGreaterThanOrEqual(all.length);
+
+    expect((await api(b.url, "POST", `/v1/monitors/${id}/pause`)).body.data).toEqual({
+      id,
+      status: "paused",
+    });
+    await new Promise((r) => setTimeout(r, 1500)); // a run already on its way may still land
+    const atPause = (await runs(id)).length;
+    await new Promise((r) => setTimeout(r, 3000));
+    expect((await runs(id)).length).toBe(atPause);
+
+    expect((await api(a.url, "POST", `/v1/monitors/${id}/resume`)).body.data).toEqual({
+      id,
+      status: "active",
+    });
+    await until("running again", async () => (await runs(id)).length > atPause);
+    expect((await api(a.url, "DELETE", `/v1/monitors/${id}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    const { n } = (await sql<{ n: number }[]>`select count(*)::int as n from monitor_runs`)[0] as {
+      n: number;
+    };
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = (await sql<{ n: number }[]>`select count(*)::int as n from monitor_runs`)[0] as {
+      n: number;
+    };
+    expect(after.n).toBe(n);
+  }, 150_000);
+});

@@ -1,0 +1,162 @@
+import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/monitors.js";
+
+/** The CRUD statements of the `monitors` table (the scheduler, runner and writer keep their own). */
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+export type MonitorRow = Selectable<MonitorsTable>;
+
+// A plain string parameter would be stored as a JSON string by postgres.js: cast through text.
+const jsonb = (v: unknown): RawBuilder<string> =>
+  sql<string>`cast(cast(${JSON.stringify(v)} as text) as jsonb)`;
+
+/**
+ * Locks the owner's account row for the transaction (count-then-insert takes turns per account, as API
+ * keys do); its plan, or undefined for an unknown account. `FOR NO KEY UPDATE`: foreign-key checks of rows
+ * inserted for the account meanwhile (sessions, keys) do not wait on it.
+ */
+export async function lockOwner(
+  tx: Transaction<Database>,
+  userId: string,
+): Promise<{ plan: string } | undefined> {
+  return tx.selectFrom("users").select("plan").where("id", "=", userId).forNoKeyUpdate().executeTakeFirst();
+}
+
+export async function countMonitors(db: Executor, ownerId: string): Promise<number> {
+  const row = await db
+    .selectFrom("monitors")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("owner_id", "=", ownerId)
+    .executeTakeFirstOrThrow();
+  // postgres.js returns bigint counts as strings, PGlite as numbers.
+  return Number(row.n);
+}
+
+export interface NewMonitorRow {
+  id: string;
+  ownerId: string;
+  name: string;
+  type: MonitorType;
+  target: string;
+  config: Record<string, unknown>;
+  intervalS: number;
+  nextRunAt: Date;
+  createdAt: Date;
+}
+
+export async function insertMonitor(db: Executor, m: NewMonitorRow): Promise<MonitorRow> {
+  return db
+    .insertInto("monitors")
+    .values({
+      id: m.id,
+      owner_id: m.ownerId,
+      name: m.name,
+      type: m.type,
+      target: m.target,
+      config: jsonb(m.config),
+      interval_s: m.intervalS,
+      status: "active",
+      next_run_at: m.nextRunAt,
+      created_at: m.createdAt,
+      updated_at: m.createdAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A page of the owner's monitors, newest first (ties broken by id, so pages never overlap). */
+export async function listMonitors(
+  db: Executor,
+  ownerId: string,
+  page: { limit: number; offset: number },
+): Promise<MonitorRow[]> {
+  return db
+    .selectFrom("monitors")
+    .selectAll()
+    .where("owner_id", "=", ownerId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function findMonitor(
+  db: Executor,
+  ownerId: string,
+  id: string,
+): Promise<MonitorRow | undefined> {
+  return db
+    .selectFrom("monitors")
+    .selectAll()
+    .where("id", "=", id)
+    .where("owner_id", "=", ownerId)
+    .executeTakeFirst();
+}
+
+/** The owner's monitor, its row locked for the transaction (a read-modify-write: PATCH, resume). */
+export async function lockMonitor(
+  tx: Transaction<Database>,
+  ownerId: string,
+  id: string,
+): Promise<MonitorRow | undefined> {
+  return tx
+    .selectFrom("monitors")
+    .selectAll()
+    .where("id", "=", id)
+    .where("owner_id", "=", ownerId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export interface MonitorChanges {
+  name?: string;
+  config?: Record<string, unknown>;
+  intervalS?: number;
+  status?: MonitorStatus;
+  nextRunAt?: Date;
+}
+
+/** Applies `changes` to the owner's monitor; undefined when there is no such monitor of theirs. */
+export async function updateMonitor(
+  db: Executor,
+  ownerId: string,
+  id: string,
+  changes: MonitorChanges,
+  now: Date,
+): Promise<MonitorRow | undefined> {
+  return db
+    .updateTable("monitors")
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.config !== undefined ? { config: jsonb(changes.config) } : {}),
+      ...(changes.intervalS !== undefined ? { interval_s: changes.intervalS } : {}),
+      ...(changes.status !== undefined ? { status: changes.status } : {}),
+      ...(changes.nextRunAt !== undefined ? { next_run_at: changes.nextRunAt } : {}),
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .where("owner_id", "=", ownerId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Deletes the owner's monitor with everything it produced: state changes (by foreign key), runs and
+ * roll-ups (by its seq: a key-prefix delete each); false when there is none.
+ */
+export async function deleteMonitor(db: Kysely<Database>, ownerId: string, id: string): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const gone = await tx
+      .deleteFrom("monitors")
+      .where("id", "=", id)
+      .where("owner_id", "=", ownerId)
+      .returning("seq")
+      .executeTakeFirst();
+    if (!gone) return false;
+    await tx.deleteFrom("monitor_runs").where("monitor_seq", "=", gone.seq).execute();
+    await tx.deleteFrom("monitor_rollups").where("monitor_seq", "=", gone.seq).execute();
+    return true;
+  });
+}

@@ -1,0 +1,116 @@
+import type { MonitorState } from "../../db/tables/monitors.js";
+import { ApiError } from "../../http/errors.js";
+import type { MonitorsContext } from "./context.js";
+import * as repo from "./results-repo.js";
+import { runPassed } from "./state.js";
+
+export { createRollupJob, type RollupJob, type RollupReport } from "./rollups.js";
+
+export const UPTIME_WINDOWS = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
+export type UptimeWindow = keyof typeof UPTIME_WINDOWS;
+
+export interface RunResult {
+  slot: Date;
+  /** The run's outcome: strictly more than half of its nodes passed. */
+  success: boolean;
+  nodes: { node_id: string; success: boolean; latency_ms: number | null; error_code: string | null }[];
+}
+
+export interface Uptime {
+  window: UptimeWindow;
+  from: Date;
+  to: Date;
+  runs: number;
+  failures: number;
+  /** null when the window holds no run. */
+  uptime_percent: number | null;
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+  state: MonitorState;
+  state_changed_at: Date | null;
+}
+
+/** What the results routes (and later the dashboard, alerts, MCP) read of a monitor's runs. */
+export interface MonitorResultsService {
+  /** The newest `limit` runs, newest first; another account's or an unknown monitor → 404. */
+  results(userId: string, monitorId: string, limit: number): Promise<RunResult[]>;
+  /** Runs, failures, uptime and latency over the window; another account's or an unknown monitor → 404. */
+  uptime(userId: string, monitorId: string, window: UptimeWindow): Promise<Uptime>;
+}
+
+const HOUR_MS = 3_600_000;
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export function createMonitorResults(ctx: MonitorsContext): MonitorResultsService {
+  async function owned(userId: string, monitorId: string): Promise<repo.ResultsMonitor> {
+    const m = await repo.findMonitor(ctx.db, monitorId);
+    if (!m || m.owner_id !== userId) throw new ApiError("not_found", "monitor not found");
+    return m;
+  }
+
+  return {
+    async results(userId, monitorId, limit) {
+      const m = await owned(userId, monitorId);
+      const rows = await repo.newestRuns(ctx.db, m.seq, limit);
+      const out: RunResult[] = [];
+      for (const r of rows) {
+        let run = out.at(-1);
+        if (!run || run.slot.getTime() !== r.slot.getTime()) {
+          run = { slot: r.slot, success: false, nodes: [] };
+          out.push(run);
+        }
+        run.nodes.push({
+          node_id: r.node_id,
+          success: r.success,
+          latency_ms: r.latency_ms === null ? null : round(r.latency_ms, 3),
+          error_code: r.error_code,
+        });
+      }
+      for (const run of out) run.success = runPassed(run.nodes.map((n) => n.success));
+      return out;
+    },
+
+    /**
+     * `[from, to)`: `to` is now, `from` is now − window rounded down to the hour. Whole hours come from the
+     * `hour` buckets up to where the roll-up job has got to, the rest (the newest hour or two, or everything
+     * when the job has not run) from the raw runs, so a new monitor's runs count at once. Percentiles: the
+     * parts' percentiles averaged, weighted by their runs.
+     */
+    async uptime(userId, monitorId, window) {
+      const m = await owned(userId, monitorId);
+      const to = ctx.now();
+      const from = Math.floor((to - UPTIME_WINDOWS[window]) / HOUR_MS) * HOUR_MS;
+      const hoursDone = (await repo.readProgress(ctx.db)).hour?.getTime() ?? from;
+      const split = Math.min(Math.max(hoursDone, from), to);
+      const parts = await Promise.all([
+        split > from ? repo.bucketTotals(ctx.db, m.seq, "hour", new Date(from), new Date(split)) : undefined,
+        repo.rawTotals(ctx.db, m.seq, new Date(split), new Date(to)),
+      ]);
+      let runs = 0;
+      let failures = 0;
+      let weight = 0;
+      let p50 = 0;
+      let p95 = 0;
+      for (const p of parts) {
+        if (!p) continue;
+        runs += p.runs;
+        failures += p.failures;
+        weight += p.latencyWeight;
+        p50 += p.p50Sum;
+        p95 += p.p95Sum;
+      }
+      return {
+        window,
+        from: new Date(from),
+        to: new Date(to),
+        runs,
+        failures,
+        uptime_percent: runs === 0 ? null : round(((runs - failures) / runs) * 100, 3),
+        latency_p50_ms: weight === 0 ? null : round(p50 / weight, 1),
+        latency_p95_ms: weight === 0 ? null : round(p95 / weight, 1),
+        state: m.state,
+        state_changed_at: m.state_changed_at,
+      };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import type { MonitorResultsService, RunResult } from "../results-service.js";
+import { idParam } from "../schemas.js";
+import type { SecuredRoute } from "./shared.js";
+
+const nodeRun = z.object({
+  node_id: z.string(),
+  success: z.boolean().openapi({ description: "The node's probe succeeded and the monitor's checks held" }),
+  latency_ms: z.number().nullable(),
+  error_code: z.string().nullable().openapi({ description: "Why the node failed; null when it passed" }),
+});
+
+const runResult = z
+  .object({
+    slot: z.string().openapi({ description: "The run's scheduled time (ISO 8601 UTC)", format: "date-time" }),
+    success: z.boolean().openapi({ description: "Strictly more than half of the nodes passed" }),
+    nodes: z.array(nodeRun),
+  })
+  .openapi("MonitorRunResult");
+
+const resultsSchema = z.object({ monitor_id: z.string(), items: z.array(runResult) });
+
+const resultsQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ description: "Runs, 1–100, default 20" }),
+});
+
+const resultsRoute = (common: SecuredRoute) =>
+  createRoute({
+    ...common,
+    method: "get",
+    path: "/v1/monitors/{id}/results",
+    summary: "A monitor's newest runs, per node",
+    description:
+      "One item per run (slot), newest first, with every node's outcome. A run passes when strictly more " +
+      "than half of its nodes pass (a tie fails). Raw runs are kept `VANTAGE_MONITOR_RETENTION_DAYS` " +
+      "(default 7). Another account's id → 404, as an unknown one. The same in both forms.",
+    request: { params: idParam, query: resultsQuery },
+    responses: {
+      200: { description: "The newest runs", ...jsonContent(envelope(resultsSchema)) },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  });
+
+export const toRunView = (r: RunResult) => ({
+  slot: r.slot.toISOString(),
+  success: r.success,
+  nodes: r.nodes,
+});
+
+/** `GET /v1/monitors/{id}/results?limit=`. */
+export function registerGetResults(app: Router, svc: MonitorResultsService, common: SecuredRoute): void {
+  app.openapi(resultsRoute(common), async (c) => {
+    const { id } = c.req.valid("param");
+    const runs = await svc.results(requirePrincipal(c).userId, id, c.req.valid("query").limit);
+    return ok(c, { monitor_id: id, items: runs.map(toRunView) }, 200);
+  });
+}

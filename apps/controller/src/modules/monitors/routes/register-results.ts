@@ -1,0 +1,23 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import type { Router } from "../../../http/router.js";
+import type { ApiForm } from "../../../http/security.js";
+import type { MonitorResultsService } from "../results-service.js";
+import { registerGetResults } from "./get-results.js";
+import { registerGetUptime } from "./get-uptime.js";
+import { securedRoute } from "./shared.js";
+
+/**
+ * A monitor's results and uptime, the same shape in both forms. `auth` is `requireAuth(authenticator)`
+ * (with the read scope): both routes are GETs.
+ */
+export function registerMonitorResultRoutes(
+  app: Router,
+  svc: MonitorResultsService,
+  auth: MiddlewareHandler<AppEnv>,
+  form: ApiForm,
+): void {
+  const common = securedRoute(form, auth);
+  registerGetResults(app, svc, common);
+  registerGetUptime(app, svc, common);
+}

@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import type { Router } from "../../../http/router.js";
+import type { ApiForm } from "../../../http/security.js";
+import type { MonitorCrudService } from "../service.js";
+import { registerCreate } from "./create.js";
+import { registerDelete } from "./delete.js";
+import { registerGet } from "./get.js";
+import { registerList } from "./list.js";
+import { registerPause } from "./pause.js";
+import { registerResume } from "./resume.js";
+import { securedRoute } from "./shared.js";
+import { registerUpdate } from "./update.js";
+
+/**
+ * The monitor CRUD routes of the active form: list, create, get, update, delete, pause, resume. `auth` is
+ * `requireAuth(authenticator)`: the read scope for GET, the write scope for the rest.
+ */
+export function registerMonitorCrudRoutes(
+  app: Router,
+  svc: MonitorCrudService,
+  auth: MiddlewareHandler<AppEnv>,
+  form: ApiForm,
+): void {
+  const common = securedRoute(form, auth);
+  registerList(app, svc, common, form);
+  registerCreate(app, svc, common, form);
+  registerGet(app, svc, common, form);
+  registerUpdate(app, svc, common, form);
+  registerDelete(app, svc, common);
+  registerPause(app, svc, common);
+  registerResume(app, svc, common);
+}

@@ -1,0 +1,194 @@
+import { sql } from "kysely";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { defaultPlans } from "../../lib/plans.js";
+import { newUser } from "../../testing/accounts.js";
+import { doneReply, serveNode, settle } from "../../testing/agents.js";
+import { dbKinds, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { planMonitorProbe } from "./config.js";
+import type { MonitorsContext } from "./context.js";
+import { startScheduler } from "./scheduler.js";
+import { nextSlot, phaseMs, slotAtOrAfter } from "./slots.js";
+import { RunWriter } from "./writer.js";
+
+describe("slots", () => {
+  it("spread monitors over the interval by id, keep their rhythm, skip missed slots", () => {
+    const phases = Array.from({ length: 1000 }, (_, i) => phaseMs(`mon_${i}`, 60));
+    // Spread: every 6-second tenth of the minute holds some of 1,000 monitors.
+    for (let tenth = 0; tenth < 10; tenth++)
+      expect(phases.filter((p) => Math.floor(p / 6000) === tenth).length).toBeGreaterThan(50);
+    const now = 1_800_000_000_123;
+    const first = slotAtOrAfter("mon_a", 60, now);
+    expect(first).toBeGreaterThanOrEqual(now);
+    expect(first - now).toBeLessThan(60_000);
+    expect((first - phaseMs("mon_a", 60)) % 60_000).toBe(0);
+    expect(nextSlot(first, 60, first + 1)).toBe(first + 60_000);
+    // Ten minutes of downtime: the next slot is the first one ahead, not ten slots in a burst.
+    expect(nextSlot(first, 60, first + 600_500)).toBe(first + 660_000);
+  });
+});
+
+describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
+  const db = useTestDb(kind);
+  const log = pino({ level: "silent" });
+
+  async function setUp(t: TestApp) {
+    const u = await newUser(t, "sched");
+    const ctx: MonitorsContext = {
+      db: t.db.kysely,
+      log,
+      form: "b",
+      plans: defaultPlans,
+      allowPrivateTargets: true,
+      now: Date.now,
+    };
+    const writer = new RunWriter(t.db.kysely, log, { flushMs: 5 });
+    const make = () =>
+      startScheduler(ctx, t.modules.probes.service, writer, {
+        tickMs: 3_600_000,
+        batch: 1000,
+        planOf: (m) => planMonitorProbe(t.modules.probes.service, m, "monitor"),
+      });
+    const addMonitor = async (
+      id: string,
+      opts: { due?: Date; status?: string; interval?: number; config?: object } = {},
+    ) => {
+      await t.db.kysely
+        .insertInto("monitors")
+        .values({
+          id,
+          owner_id: u.userId,
+          name: id,
+          type: "tcp",
+          target: "127.0.0.1:7",
+          config: JSON.stringify(opts.config ?? {}),
+          interval_s: opts.interval ?? 60,
+          status: (opts.status ?? "active") as "active",
+          next_run_at: opts.due ?? new Date(Date.now() - 1000),
+        })
+        .execute();
+    };
+    return { writer, make, addMonitor };
+  }
+
+  const waitFor = async (cond: () => boolean | Promise<boolean>) => {
+    for (let i = 0; i < 200 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 25));
+  };
+
+  it("claims a due monitor once, moves it to its next slot, and skips slots missed while down", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    serveNode(t.bus, { id: `s-${kind}-1` });
+    await settle();
+    const { make, addMonitor, writer } = await setUp(t);
+    const missed = new Date(Date.now() - 600_000);
+    await addMonitor(`mon_late_${kind}`, { due: missed });
+    await addMonitor(`mon_paused_${kind}`, { status: "paused" });
+    const s = make();
+    await waitFor(() => s.stats.finished >= 1);
+    await s.stop();
+    expect(s.stats.claimed).toBe(1);
+    const row = await t.db.kysely
+      .selectFrom("monitors")
+      .select(["next_run_at", "state", "last_slot"])
+      .where("id", "=", `mon_late_${kind}`)
+      .executeTakeFirstOrThrow();
+    const next = new Date(row.next_run_at).getTime();
+    expect(next).toBeGreaterThan(Date.now() - 1000);
+    expect(next - Date.now()).toBeLessThanOrEqual(60_000);
+    expect((next - missed.getTime()) % 60_000).toBe(0);
+    expect(new Date(row.last_slot ?? 0).getTime()).toBe(missed.getTime());
+    expect(row.state).toBe("up");
+    expect(writer.stats.duplicateRows).toBe(0);
+    const paused = await t.db.kysely
+      .selectFrom("monitor_runs")
+      .innerJoin("monitors", "monitors.seq", "monitor_runs.monitor_seq")
+      .select("monitors.id")
+      .where("monitors.id", "=", `mon_paused_${kind}`)
+      .execute();
+    expect(paused).toHaveLength(0);
+  });
+
+  it("two schedulers on one database take each due monitor exactly once", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    serveNode(t.bus, { id: `s-${kind}-2` });
+    await settle();
+    const { make, addMonitor, writer } = await setUp(t);
+    for (let i = 0; i < 300; i++) await addMonitor(`mon_pair_${kind}_${i}`);
+    const [a, b] = [make(), make()];
+    await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+    await waitFor(() => a.stats.finished + b.stats.finished >= 300);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(a.stats.claimed + b.stats.claimed).toBe(300);
+    const { rows } = await sql<{ n: number | string; slots: number | string }>`
+      select count(*) as n, count(distinct (monitor_seq, slot)) as slots from monitor_runs r
+      join monitors m on m.seq = r.monitor_seq where m.id like ${`mon_pair_${kind}_%`}`.execute(t.db.kysely);
+    expect(Number(rows[0]?.n)).toBe(300);
+    expect(Number(rows[0]?.slots)).toBe(300);
+    expect(writer.stats.duplicateRows).toBe(0);
+  });
+
+  it("down after 2 failing runs, up after 1 passing run; each transition recorded once", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    let failing = true;
+    serveNode(t.bus, { id: `s-${kind}-3` }, (job) =>
+      failing
+        ? {
+            ...(doneReply(job) as object),
+            outcome: {
+              success: false,
+              latency_ms: null,
+              error: { code: "connection_refused", message: "refused" },
+              detail: null,
+            },
+          }
+        : doneReply(job),
+    );
+    await settle();
+    const { make, addMonitor } = await setUp(t);
+    const id = `mon_state_${kind}`;
+    await addMonitor(id, { interval: 1 });
+    const s = make();
+    const runAgain = async (n: number) => {
+      await waitFor(() => s.stats.finished >= n);
+      await t.db.kysely
+        .updateTable("monitors")
+        .set({ next_run_at: new Date(Date.now() - 1) })
+        .where("id", "=", id)
+        .execute();
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    const state = async () =>
+      await t.db.kysely
+        .selectFrom("monitors")
+        .select(["state", "fail_streak"])
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+    await runAgain(1); // first failing run (claimed at start)
+    await s.tick();
+    await waitFor(() => s.stats.finished >= 2);
+    await s.stop();
+    expect(await state()).toMatchObject({ state: "down", fail_streak: 2 });
+    failing = false;
+    await t.db.kysely
+      .updateTable("monitors")
+      .set({ next_run_at: new Date(Date.now() - 1) })
+      .where("id", "=", id)
+      .execute();
+    const s2 = make();
+    await s2.tick();
+    await waitFor(() => s2.stats.finished >= 1);
+    await s2.stop();
+    expect((await state()).state).toBe("up");
+    const changes = await t.db.kysely
+      .selectFrom("monitor_state_changes")
+      .select(["from_state", "to_state"])
+      .where("monitor_id", "=", id)
+      .orderBy("slot")
+      .execute();
+    expect(changes).toEqual([
+      { from_state: "unknown", to_state: "down" },
+      { from_state: "down", to_state: "up" },
+    ]);
+  });
+});

@@ -1,0 +1,186 @@
+import { sql } from "kysely";
+import type { MonitorType } from "../../db/tables/monitors.js";
+import type { ProbePlan, ProbesService } from "../probes/index.js";
+import type { MonitorsContext } from "./context.js";
+import { nodeFailure } from "./evaluate.js";
+import { DEFAULT_THRESHOLDS, runPassed, type Thresholds } from "./state.js";
+import type { RunWriter } from "./writer.js";
+
+/** A claimed monitor: what one run needs. */
+interface Claimed {
+  id: string;
+  seq: string | number;
+  type: MonitorType;
+  target: string;
+  config: Record<string, unknown>;
+  interval_s: number;
+  slot: Date | string;
+}
+
+export interface SchedulerStats {
+  claimed: number;
+  /** Runs finished (written or queued for writing). */
+  finished: number;
+  /** Runs not made: no node online, or the monitor's probe no longer valid (logged). */
+  skipped: number;
+  inFlight: number;
+  /** Schedule lag of recent runs (dispatch time − slot), ms, newest last; at most 10,000 kept. */
+  lagMs: number[];
+}
+
+export interface SchedulerOptions {
+  tickMs: number;
+  batch: number;
+  /** Most runs in flight at once; claiming waits while it is reached. */
+  maxInFlight?: number;
+  /** Plans a monitor's probe (config.ts `planMonitorProbe`); the plan is cached per monitor and config. */
+  planOf(m: { type: MonitorType; target: string; config: Record<string, unknown> }): ProbePlan;
+}
+
+export interface Scheduler {
+  stop(): Promise<void>;
+  readonly stats: SchedulerStats;
+  /** One claim now (tests); resolves with how many monitors it took. */
+  tick(): Promise<number>;
+}
+
+/**
+ * The monitors' scheduler (the `scheduler` role; any number of controllers run it). Each tick claims due
+ * active monitors with `FOR UPDATE SKIP LOCKED` and moves each one's `next_run_at` to its next slot in the
+ * same statement, so no two schedulers take one monitor's slot; slots missed while no scheduler ran are
+ * skipped, not replayed. Each claimed run goes to its nodes through the probes service and its outcome to
+ * the writer. A paused or deleted monitor is never claimed again (a run already on its way finishes).
+ */
+export function startScheduler(
+  ctx: MonitorsContext,
+  probes: Pick<ProbesService, "execute">,
+  writer: RunWriter,
+  opts: SchedulerOptions,
+): Scheduler {
+  const stats: SchedulerStats = { claimed: 0, finished: 0, skipped: 0, inFlight: 0, lagMs: [] };
+  const plans = new Map<string, { key: string; plan: ProbePlan }>();
+  const maxInFlight = opts.maxInFlight ?? 20_000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let ticking: Promise<number> | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  const planOf = (m: Claimed): ProbePlan => {
+    const key = JSON.stringify([m.type, m.target, m.config]);
+    const hit = plans.get(m.id);
+    if (hit && hit.key === key) return hit.plan;
+    const plan = opts.planOf(m);
+    if (plans.size > 200_000) plans.clear();
+    plans.set(m.id, { key, plan });
+    return plan;
+  };
+
+  const runOne = async (m: Claimed): Promise<void> => {
+    const slot = new Date(m.slot);
+    const lag = ctx.now() - slot.getTime();
+    stats.lagMs.push(lag);
+    if (stats.lagMs.length > 10_000) stats.lagMs.splice(0, stats.lagMs.length - 10_000);
+    const config = m.config ?? {};
+    let results: Awaited<ReturnType<typeof probes.execute>>;
+    try {
+      const plan = planOf(m);
+      const count = typeof config.node_count === "number" ? config.node_count : 1;
+      results = await probes.execute(plan, { count, jobId: `mon.${m.seq}.${slot.getTime().toString(36)}` });
+    } catch (err) {
+      // No node online, or a probe the guard now refuses: not the target's failure; nothing is counted.
+      stats.skipped++;
+      ctx.log.warn({ err, monitor_id: m.id }, "monitor run skipped");
+      return;
+    }
+    const nodes = results.map((r) => {
+      const failure = nodeFailure(m.type, config, r);
+      return {
+        node_id: r.node_id,
+        success: failure === null,
+        latency_ms: r.latency_ms,
+        error_code: failure,
+      };
+    });
+    const thresholds: Thresholds = {
+      failure:
+        typeof config.failure_threshold === "number" ? config.failure_threshold : DEFAULT_THRESHOLDS.failure,
+      recovery:
+        typeof config.recovery_threshold === "number"
+          ? config.recovery_threshold
+          : DEFAULT_THRESHOLDS.recovery,
+    };
+    writer.add({
+      monitorId: m.id,
+      seq: String(m.seq),
+      slot,
+      passed: runPassed(nodes.map((n) => n.success)),
+      thresholds,
+      nodes,
+    });
+    stats.finished++;
+  };
+
+  const claim = async (): Promise<number> => {
+    const room = Math.min(opts.batch, maxInFlight - inFlight.size);
+    if (room <= 0) return 0;
+    const { rows } = await sql<Claimed>`
+      with due as (
+        select id, next_run_at from monitors
+        where status = 'active' and next_run_at <= now()
+        order by next_run_at
+        limit ${room}
+        for update skip locked
+      )
+      update monitors m set next_run_at = due.next_run_at + make_interval(
+        secs => m.interval_s * (floor(extract(epoch from (now() - due.next_run_at)) / m.interval_s) + 1)
+      )
+      from due where m.id = due.id
+      returning m.id, m.seq, m.type, m.target, m.config, m.interval_s, due.next_run_at as slot`.execute(
+      ctx.db,
+    );
+    stats.claimed += rows.length;
+    for (const m of rows) {
+      const p = runOne(m).finally(() => {
+        inFlight.delete(p);
+        stats.inFlight = inFlight.size;
+      });
+      inFlight.add(p);
+    }
+    stats.inFlight = inFlight.size;
+    return rows.length;
+  };
+
+  const tick = (): Promise<number> => {
+    ticking = (async () => {
+      try {
+        return await claim();
+      } catch (err) {
+        ctx.log.warn({ err }, "monitor claim failed; trying again");
+        return 0;
+      }
+    })();
+    return ticking;
+  };
+
+  const loop = async () => {
+    if (stopped) return;
+    const took = await tick();
+    if (stopped) return;
+    // A full batch: more are due now (catching up); else wait a tick.
+    timer = setTimeout(() => void loop(), took >= opts.batch ? 0 : opts.tickMs);
+    timer.unref();
+  };
+  void loop();
+
+  return {
+    stats,
+    tick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await ticking;
+      await Promise.allSettled([...inFlight]);
+      await writer.flush();
+    },
+  };
+}
