@@ -9,7 +9,9 @@ import { printTable, startServer } from "./lib/run.js";
  * over real NATS by two agent processes, one node per run, claimed by one controller process (the
  * scheduler role) on PostgreSQL. Per scale: monitors inserted with their slots spread over the minute, a
  * warm-up of BENCH_WARMUP seconds (default 20), then BENCH_SECONDS (default 60) measured:
- * - runs/s stored (`monitor_runs` rows whose slot falls in the window) against the due rate (N / 60);
+ * - runs/s stored (`monitor_runs` rows whose slot falls in the window) against the due rate (N / 60), runs
+ *   whose target check failed, and node-level errors (a busy or silent agent: left out of the run, counted
+ *   by the controller);
  * - schedule lag (dispatch − slot) p50/p99 as the controller reports it (its last 10,000 runs, read from
  *   /metrics every 5 s: the median of the p50s, the worst p99);
  * - the `monitor_runs` table's growth in the window, per run and extrapolated to a day.
@@ -62,6 +64,7 @@ try {
     await sql`analyze monitors`;
     await new Promise((r) => setTimeout(r, warmupS * 1000));
     const from = new Date();
+    const nodeErrorsBefore = await metric("vantage_monitor_node_errors_total");
     const sizeBefore = Number((await sql`select pg_total_relation_size('monitor_runs') as b`)[0]?.b);
     const p50s: number[] = [];
     const p99s: number[] = [];
@@ -71,6 +74,7 @@ try {
       p99s.push(await metric("vantage_monitor_schedule_lag_seconds", '{quantile="0.99"}'));
     }
     const to = new Date();
+    const nodeErrors = (await metric("vantage_monitor_node_errors_total")) - nodeErrorsBefore;
     // Runs still on their way when the window closed are written within a second.
     await new Promise((r) => setTimeout(r, 2000));
     const stored = Number(
@@ -81,6 +85,12 @@ try {
         await sql`select count(*) as n from monitor_runs where slot >= ${from} and slot < ${to} and not success`
       )[0]?.n,
     );
+    const errors = (
+      await sql`select error_code, count(*) as n from monitor_runs
+                where slot >= ${from} and slot < ${to} and not success group by 1 order by 2 desc limit 2`
+    )
+      .map((r) => `${r.error_code} ${r.n}`)
+      .join(", ");
     const sizeAfter = Number((await sql`select pg_total_relation_size('monitor_runs') as b`)[0]?.b);
     const seconds = (to.getTime() - from.getTime()) / 1000;
     const rate = stored / seconds;
@@ -89,7 +99,8 @@ try {
       n.toLocaleString("en"),
       (n / 60).toFixed(0),
       rate.toFixed(0),
-      failed,
+      failed ? `${failed} (${errors})` : 0,
+      nodeErrors,
       (median(p50s) * 1000).toFixed(0),
       (Math.max(...p99s) * 1000).toFixed(0),
       bytesPerRun.toFixed(0),
@@ -109,7 +120,8 @@ printTable(
     "monitors (60 s)",
     "due runs/s",
     "stored runs/s",
-    "failed runs",
+    "failed node runs (top causes)",
+    "node-level errors (left out)",
     "lag p50 ms",
     "lag p99 ms (worst 5 s)",
     "bytes/run (table + indexes)",

@@ -81,6 +81,24 @@ export function createMonitors(
       }
     },
   });
+  new Counter({
+    name: "vantage_monitor_runs_skipped_total",
+    help: "Monitor runs not made: no node online or able to run them (node-level errors), or an invalid probe",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(metricsOf()?.scheduler.stats.skipped ?? 0);
+    },
+  });
+  new Counter({
+    name: "vantage_monitor_node_errors_total",
+    help: "Node entries left out of monitor runs because the node could not run the probe (busy, offline, silent)",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(metricsOf()?.scheduler.stats.nodeErrors ?? 0);
+    },
+  });
   new Gauge({
     name: "vantage_monitor_runs_in_flight",
     help: "Monitor runs dispatched and not yet finished",

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { newUser } from "../../testing/accounts.js";
-import { doneReply, serveNode, settle } from "../../testing/agents.js";
+import { doneReply, refusedReply, serveNode, settle } from "../../testing/agents.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { planMonitorProbe } from "./config.js";
@@ -126,6 +126,25 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
     expect(Number(rows[0]?.n)).toBe(300);
     expect(Number(rows[0]?.slots)).toBe(300);
     expect(writer.stats.duplicateRows).toBe(0);
+  });
+
+  it("a node that cannot run the probe (busy) says nothing about the target: the run is skipped", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    serveNode(t.bus, { id: `s-${kind}-busy` }, (job) => refusedReply(job, "busy"));
+    await settle();
+    const { make, addMonitor } = await setUp(t);
+    const id = `mon_busy_${kind}`;
+    await addMonitor(id);
+    const s = make();
+    await waitFor(() => s.stats.skipped >= 1);
+    await s.stop();
+    expect(s.stats).toMatchObject({ claimed: 1, skipped: 1, finished: 0, nodeErrors: 1 });
+    const row = await t.db.kysely
+      .selectFrom("monitors")
+      .select(["state", "fail_streak"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ state: "unknown", fail_streak: 0 });
   });
 
   it("down after 2 failing runs, up after 1 passing run; each transition recorded once", async () => {

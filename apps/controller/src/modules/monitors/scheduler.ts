@@ -1,10 +1,12 @@
 import { sql } from "kysely";
 import type { MonitorType } from "../../db/tables/monitors.js";
-import type { ProbePlan, ProbesService } from "../probes/index.js";
+import { nodeErrorCodes, type ProbePlan, type ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
 import { nodeFailure } from "./evaluate.js";
 import { DEFAULT_THRESHOLDS, runPassed, type Thresholds } from "./state.js";
 import type { RunWriter } from "./writer.js";
+
+const nodeLevel = new Set<string>(nodeErrorCodes);
 
 /** A claimed monitor: what one run needs. */
 interface Claimed {
@@ -21,8 +23,10 @@ export interface SchedulerStats {
   claimed: number;
   /** Runs finished (written or queued for writing). */
   finished: number;
-  /** Runs not made: no node online, or the monitor's probe no longer valid (logged). */
+  /** Runs not made: no node online or none could run it, or the monitor's probe no longer valid (logged). */
   skipped: number;
+  /** Node entries left out of runs because the node could not run the probe (offline, busy, silent). */
+  nodeErrors: number;
   inFlight: number;
   /** Schedule lag of recent runs (dispatch time − slot), ms, newest last; at most 10,000 kept. */
   lagMs: number[];
@@ -57,7 +61,14 @@ export function startScheduler(
   writer: RunWriter,
   opts: SchedulerOptions,
 ): Scheduler {
-  const stats: SchedulerStats = { claimed: 0, finished: 0, skipped: 0, inFlight: 0, lagMs: [] };
+  const stats: SchedulerStats = {
+    claimed: 0,
+    finished: 0,
+    skipped: 0,
+    nodeErrors: 0,
+    inFlight: 0,
+    lagMs: [],
+  };
   const plans = new Map<string, { key: string; plan: ProbePlan }>();
   const maxInFlight = opts.maxInFlight ?? 20_000;
   let stopped = false;
@@ -92,15 +103,24 @@ export function startScheduler(
       ctx.log.warn({ err, monitor_id: m.id }, "monitor run skipped");
       return;
     }
-    const nodes = results.map((r) => {
-      const failure = nodeFailure(m.type, config, r);
-      return {
-        node_id: r.node_id,
-        success: failure === null,
-        latency_ms: r.latency_ms,
-        error_code: failure,
-      };
-    });
+    // A node that could not run the probe (offline, busy, silent) says nothing about the target: it is
+    // left out of the run; a run no node could make is skipped like one with no node online.
+    const nodes = results
+      .filter((r) => !(r.error && nodeLevel.has(r.error.code)))
+      .map((r) => {
+        const failure = nodeFailure(m.type, config, r);
+        return {
+          node_id: r.node_id,
+          success: failure === null,
+          latency_ms: r.latency_ms,
+          error_code: failure,
+        };
+      });
+    stats.nodeErrors += results.length - nodes.length;
+    if (nodes.length === 0) {
+      stats.skipped++;
+      return;
+    }
     const thresholds: Thresholds = {
       failure:
         typeof config.failure_threshold === "number" ? config.failure_threshold : DEFAULT_THRESHOLDS.failure,

@@ -14,7 +14,7 @@ import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 import { WriteRetry } from "./write-retry.js";
 
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
-export type { NodeResult } from "./dispatch.js";
+export { type NodeResult, nodeErrorCodes } from "./dispatch.js";
 export type { ProbeCaller } from "./quota.js";
 export type { TaskRecord } from "./repo.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
