@@ -6,6 +6,7 @@ import { createLogger } from "../apps/controller/src/logger.js";
 import { createCredentialVerifier } from "../apps/controller/src/modules/accounts/credentials.js";
 import { tokenKey } from "../apps/controller/src/modules/accounts/tokens.js";
 import { startRuntime } from "../apps/controller/src/runtime.js";
+import { registerWithKey } from "./lib/accounts.js";
 import { load, printTable, startServer } from "./lib/run.js";
 
 /**
@@ -21,27 +22,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 4000);
 const root = new URL("..", import.meta.url).pathname;
 
-interface Creds {
-  apiKey: string;
-  jwt: string;
-}
-
-async function setUp(call: (path: string, init?: RequestInit) => Promise<Response>): Promise<Creds> {
-  const json = { "content-type": "application/json" };
-  const reg = await call("/v1/auth/register", {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: "bench password" }),
-  });
-  const jwt = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
-  const key = await call("/v1/account/api-keys", {
-    method: "POST",
-    headers: { ...json, authorization: `Bearer ${jwt}` },
-    body: JSON.stringify({ name: "bench" }),
-  });
-  const apiKey = ((await key.json()) as { data: { key: string } }).data.key;
-  return { apiKey, jwt };
-}
+const setUp = registerWithKey;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

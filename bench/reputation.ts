@@ -13,6 +13,7 @@ import { loadConfig } from "../apps/controller/src/config.js";
 import { createLogger } from "../apps/controller/src/logger.js";
 import { DEFAULT_IP_CACHE_DIR } from "../apps/controller/src/modules/info/index.js";
 import { startRuntime } from "../apps/controller/src/runtime.js";
+import { registerWithKey } from "./lib/accounts.js";
 import { publicAddresses } from "./lib/addresses.js";
 import { load, printTable, startServer } from "./lib/run.js";
 
@@ -137,19 +138,7 @@ async function controller(limits: string) {
   });
   const runtime = await startRuntime(config, createLogger("silent"));
   const call = (path: string, init?: RequestInit) => runtime.app.request(path, init);
-  const json = { "content-type": "application/json" };
-  const reg = await call("/v1/auth/register", {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: "bench password" }),
-  });
-  const jwt = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
-  const key = await call("/v1/account/api-keys", {
-    method: "POST",
-    headers: { ...json, authorization: `Bearer ${jwt}` },
-    body: JSON.stringify({ name: "bench" }),
-  });
-  const apiKey = ((await key.json()) as { data: { key: string } }).data.key;
+  const { apiKey } = await registerWithKey(call);
   const headers = { "x-api-key": apiKey };
   return {
     async once(): Promise<number> {

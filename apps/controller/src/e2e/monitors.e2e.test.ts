@@ -1,7 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loopbackSite } from "../testing/loopback-site.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 
@@ -21,24 +20,9 @@ describe("monitors across two controllers (real processes)", () => {
   let a: Controller;
   let b: Controller;
   let sql: postgres.Sql;
-  let target: Server | undefined;
-  let port = 0;
   let headers: Record<string, string>;
 
-  const serve = () =>
-    new Promise<void>((resolve) => {
-      const server = createServer((_, res) => res.end("ok\n"));
-      target = server;
-      server.listen(port, "127.0.0.1", () => {
-        port = (server.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const unserve = () =>
-    new Promise<void>((resolve) => {
-      target?.closeAllConnections();
-      target?.close(() => resolve());
-    });
+  const site = loopbackSite();
 
   beforeAll(async () => {
     cluster = await startCluster(agents);
@@ -52,7 +36,7 @@ describe("monitors across two controllers (real processes)", () => {
     await cluster.waitForNodes(a.url, ids);
     await cluster.waitForNodes(b.url, ids);
     sql = postgres(cluster.db.url, { max: 2, onnotice: () => {} });
-    await serve();
+    await site.start();
     const reg = await fetch(`${a.url}/v1/auth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -63,7 +47,7 @@ describe("monitors across two controllers (real processes)", () => {
   }, 180_000);
   afterAll(async () => {
     await sql?.end({ timeout: 5 });
-    await unserve();
+    await site.stop();
     await a?.stop();
     await b?.stop();
     await cluster?.stop();
@@ -101,7 +85,7 @@ describe("monitors across two controllers (real processes)", () => {
     const created = await api(a.url, "POST", "/v1/monitors", {
       name: "loopback site",
       type: "http",
-      url: `http://127.0.0.1:${port}/`,
+      url: site.url,
       interval: 1,
       config: { nodes: ids },
     });
@@ -110,7 +94,7 @@ describe("monitors across two controllers (real processes)", () => {
     const startedAt = Date.now();
     await until("up", async () => (await stateOf(id)) === "up");
 
-    await unserve();
+    await site.stop();
     const stoppedAt = Date.now();
     await until("down", async () => (await stateOf(id)) === "down");
     // Down on the second failing run: two failing slots after the server stopped, not more.
@@ -118,7 +102,7 @@ describe("monitors across two controllers (real processes)", () => {
     expect(failing.length).toBeGreaterThanOrEqual(2);
     expect(failing.length).toBeLessThanOrEqual(4);
 
-    await serve();
+    await site.start();
     await until("up again", async () => (await stateOf(id)) === "up");
     const changes = await sql<{ from_state: string; to_state: string }[]>`
       select from_state, to_state from monitor_state_changes where monitor_id = ${id} order by slot`;

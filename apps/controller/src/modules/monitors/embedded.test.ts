@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
+import { loopbackSite } from "../../testing/loopback-site.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 
 /**
@@ -17,24 +16,9 @@ import { planLimitsEnv } from "../../testing/plan-limits.js";
 describe("monitors in embedded mode (PGlite, in-process agent)", () => {
   let runtime: Runtime;
   let dir: string;
-  let target: Server | undefined;
-  let port = 0;
   let headers: Record<string, string>;
 
-  const serve = () =>
-    new Promise<void>((resolve) => {
-      const server = createServer((_, res) => res.end("ok\n"));
-      target = server;
-      server.listen(port, "127.0.0.1", () => {
-        port = (server.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const unserve = () =>
-    new Promise<void>((resolve) => {
-      target?.closeAllConnections();
-      target?.close(() => resolve());
-    });
+  const site = loopbackSite();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "vantage-embedded-monitors-"));
@@ -49,7 +33,7 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
       VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
     });
     runtime = await startRuntime(config, createLogger("silent"));
-    await serve();
+    await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -59,7 +43,7 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
     headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   }, 60_000);
   afterAll(async () => {
-    await unserve();
+    await site.stop();
     await runtime?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -89,16 +73,16 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
     const created = await api("POST", "/v1/monitors", {
       name: "embedded",
       type: "http",
-      url: `http://127.0.0.1:${port}/`,
+      url: site.url,
       interval: 1,
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     const state = async () => (await api("GET", `/v1/monitors/${id}`)).body.data.state;
     await until("up", async () => (await state()) === "up");
-    await unserve();
+    await site.stop();
     await until("down", async () => (await state()) === "down");
-    await serve();
+    await site.start();
     await until("up again", async () => (await state()) === "up");
 
     await api("POST", `/v1/monitors/${id}/pause`);
