@@ -49,10 +49,19 @@ function roleEntries(
   const entries: ({ role: Role | "embedded" } & Worker)[] = [
     // Heartbeats → the node directory (memory) and the `nodes` table.
     { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
-    // Background sweeps: probe tasks a stopped controller left unfinished become `failed`.
-    { role: "scheduler", start: () => probes.sweeper.start(), stop: () => probes.sweeper.stop() },
-    // Monitors: due runs claimed and dispatched, their results written, rolled up and trimmed.
-    { role: "scheduler", start: () => monitors.scheduler.start(), stop: () => monitors.scheduler.stop() },
+    // Background sweeps (probe tasks a stopped controller left unfinished become `failed`) and monitors
+    // (due runs claimed and dispatched, their results written, rolled up and trimmed).
+    {
+      role: "scheduler",
+      async start() {
+        await probes.sweeper.start();
+        await monitors.scheduler.start();
+      },
+      async stop() {
+        await monitors.scheduler.stop();
+        await probes.sweeper.stop();
+      },
+    },
     // The delivery outbox: mail by SMTP with SMTP_URL, else logged.
     { role: "notifier", start: () => delivery.worker.start(), stop: () => delivery.worker.stop() },
     {

@@ -296,3 +296,21 @@ export async function rawTotals(db: Kysely<Database>, seq: string, from: Date, t
     p95Sum: (p95 ?? 0) * weight,
   };
 }
+
+/** Each node's newest run of the monitor since `from`: the per-node state. */
+export async function latestPerNode(
+  db: Kysely<Database>,
+  seq: string | number,
+  from: Date,
+): Promise<{ node_id: string; slot: Date | string; success: boolean; error_code: string | null }[]> {
+  const { rows } = await sql<{
+    node_id: string;
+    slot: Date | string;
+    success: boolean;
+    error_code: string | null;
+  }>`
+    select distinct on (node_id) node_id, slot, success, error_code from monitor_runs
+    where monitor_seq = ${String(seq)} and slot >= ${from}
+    order by node_id, slot desc`.execute(db);
+  return rows;
+}

@@ -28,6 +28,8 @@ export interface Uptime {
   latency_p95_ms: number | null;
   state: MonitorState;
   state_changed_at: Date | null;
+  /** Per node: its newest run in the window (up when it passed), newest state first by node id. */
+  nodes: { node_id: string; state: "up" | "down"; last_slot: Date; error_code: string | null }[];
 }
 
 /** What the results routes (and later the dashboard, alerts, MCP) read of a monitor's runs. */
@@ -82,7 +84,8 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
       const from = Math.floor((to - UPTIME_WINDOWS[window]) / HOUR_MS) * HOUR_MS;
       const hoursDone = (await repo.readProgress(ctx.db)).hour?.getTime() ?? from;
       const split = Math.min(Math.max(hoursDone, from), to);
-      const parts = await Promise.all([
+      const [nodes, ...parts] = await Promise.all([
+        repo.latestPerNode(ctx.db, m.seq, new Date(from)),
         split > from ? repo.bucketTotals(ctx.db, m.seq, "hour", new Date(from), new Date(split)) : undefined,
         repo.rawTotals(ctx.db, m.seq, new Date(split), new Date(to)),
       ]);
@@ -91,7 +94,7 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
       let weight = 0;
       let p50 = 0;
       let p95 = 0;
-      for (const p of parts) {
+      for (const p of parts as (Awaited<ReturnType<typeof repo.rawTotals>> | undefined)[]) {
         if (!p) continue;
         runs += p.runs;
         failures += p.failures;
@@ -110,6 +113,12 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
         latency_p95_ms: weight === 0 ? null : round(p95 / weight, 1),
         state: m.state,
         state_changed_at: m.state_changed_at,
+        nodes: nodes.map((n) => ({
+          node_id: n.node_id,
+          state: n.success ? ("up" as const) : ("down" as const),
+          last_slot: new Date(n.slot),
+          error_code: n.error_code,
+        })),
       };
     },
   };

@@ -313,6 +313,18 @@ describe.each(dbKinds)("monitor results on %s", (kind) => {
         latency_p50_ms: 40, // over the passing nodes: 40, 40, 40, 50
         latency_p95_ms: 48.5,
       });
+      // Per node: its newest run (the run 30 s ago).
+      expect(
+        res.body.data.nodes.map((n: { node_id: string; state: string; error_code: string | null }) => [
+          n.node_id,
+          n.state,
+          n.error_code,
+        ]),
+      ).toEqual([
+        ["n0", "down", "connect_timeout"],
+        ["n1", "down", "connect_timeout"],
+        ["n2", "up", null],
+      ]);
 
       for (const w of ["1h", "24H", ""]) {
         const bad = await app.call("GET", `/v1/monitors/${m.id}/uptime?window=${w}`, {

@@ -26,6 +26,20 @@ const uptimeSchema = z
     latency_p95_ms: z.number().nullable(),
     state: z.enum(["unknown", "up", "down"]),
     state_changed_at: time("When the state last changed").nullable(),
+    nodes: z
+      .array(
+        z.object({
+          node_id: z.string(),
+          state: z
+            .enum(["up", "down"])
+            .openapi({ description: "The node's newest run in the window passed (up) or not" }),
+          last_slot: time("That run's slot"),
+          error_code: z.string().nullable(),
+        }),
+      )
+      .openapi({
+        description: "Per node, its newest run in the window; the overall state is the majority rule's",
+      }),
   })
   .openapi("MonitorUptime");
 
@@ -56,6 +70,7 @@ export const toUptimeView = (u: Uptime) => ({
   from: u.from.toISOString(),
   to: u.to.toISOString(),
   state_changed_at: u.state_changed_at?.toISOString() ?? null,
+  nodes: u.nodes.map((n) => ({ ...n, last_slot: n.last_slot.toISOString() })),
 });
 
 /** `GET /v1/monitors/{id}/uptime?window=`. */
