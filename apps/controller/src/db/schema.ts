@@ -1,4 +1,5 @@
 import type { AccountTables } from "./tables/accounts.js";
+import type { AlertTables } from "./tables/alerts.js";
 import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
 import type { LookupTables } from "./tables/lookups.js";
@@ -14,6 +15,7 @@ import type { UsageTables } from "./tables/usage.js";
  */
 export interface Database
   extends AccountTables,
+    AlertTables,
     ControllerTables,
     DeliveryTables,
     LookupTables,

@@ -15,6 +15,16 @@ beforeAll(async () => {
     if (req.url === "/loop") return void res.writeHead(301, { location: "/loop" }).end();
     if (req.url === "/big") return void res.end("x".repeat(100_000));
     if (req.url === "/silent") return; // never answers
+    if (req.url === "/echo") {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString();
+        const { "content-type": type, "content-length": length, "x-extra": extra } = req.headers;
+        res.writeHead(201).end(JSON.stringify({ method: req.method, type, length, extra, body }));
+      });
+      return;
+    }
     res.writeHead(200, { "content-type": "text/plain" }).end(`hello ${req.method} ${req.url}`);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -46,6 +56,39 @@ describe("guardedRequest", () => {
     );
     expect(res.status).toBe(200);
     expect(seen.at(-1)).toEqual({ host: `site.example.test:${port}`, path: "/named" });
+  });
+
+  it("POSTs a body with extra headers, content-length set from the body", async () => {
+    const body = JSON.stringify({ text: "告警 ok" });
+    const res = await guardedRequest(
+      `${base}/echo`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-extra": "1", "Content-Length": "3" },
+        body,
+        timeoutMs: 2000,
+      },
+      open,
+    );
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body.toString())).toEqual({
+      method: "POST",
+      type: "application/json",
+      length: String(Buffer.byteLength(body)),
+      extra: "1",
+      body,
+    });
+  });
+
+  it("refuses a body on GET or HEAD, and a POST to loopback while the guard is on", async () => {
+    const get = await failure(guardedRequest(`${base}/echo`, { body: "x", timeoutMs: 2000 }, open));
+    expect(get.code).toBe("invalid_input");
+    const hits = seen.length;
+    const guarded = await failure(
+      guardedRequest(`${base}/echo`, { method: "POST", body: "x", timeoutMs: 2000 }, { allowPrivate: false }),
+    );
+    expect(guarded.code).toBe("target_not_allowed");
+    expect(seen.length).toBe(hits);
   });
 
   it("follows redirects up to the limit, and answers the redirect itself past it", async () => {

@@ -12,8 +12,12 @@ import { resolveTarget } from "./resolve-target.js";
  */
 
 export interface GuardedRequest {
-  method?: "GET" | "HEAD";
+  /** POST sends `body` (alert webhooks); GET and HEAD send none. */
+  method?: "GET" | "HEAD" | "POST";
+  /** Merged over the default `user-agent`; with a body, `content-length` is its length whatever is given. */
   headers?: Record<string, string>;
+  /** The request body, POST only; sent again on every redirect followed (alerts follow none). */
+  body?: string | Buffer;
   /** Longest time for the whole exchange, redirects included, ms. */
   timeoutMs: number;
   /** Bodies larger than this are cut (`truncated: true`), not an error: a footer or a record fits. */
@@ -39,14 +43,17 @@ const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 /**
  * Fetches `url` through the target guard. Rejects with LookupError only: `invalid_input` (not an http(s)
- * URL), `target_not_allowed`, `upstream_timeout` (time up or `ctx.signal` aborted), `upstream_error`
- * (cannot resolve, refused, reset, TLS failure, too many redirects).
+ * URL, a body without POST), `target_not_allowed`, `upstream_timeout` (time up or `ctx.signal` aborted),
+ * `upstream_error` (cannot resolve, refused, reset, TLS failure, too many redirects).
  */
 export async function guardedRequest(
   url: string,
   req: GuardedRequest,
   ctx: Pick<LookupContext, "allowPrivate" | "signal" | "lookup">,
 ): Promise<GuardedResponse> {
+  if (req.body !== undefined && req.method !== "POST") {
+    throw new LookupError("invalid_input", `a body needs method POST, not ${req.method ?? "GET"}`);
+  }
   const timer = AbortSignal.timeout(req.timeoutMs);
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, timer]) : timer;
   let current = url;
@@ -92,12 +99,20 @@ async function once(
   };
   const secure = parsed.protocol === "https:";
   const client = secure ? https : http;
+  const body = req.body === undefined ? undefined : Buffer.from(req.body);
+  const headers: Record<string, string> = { "user-agent": "vantage-lookups/1", ...req.headers };
+  if (body !== undefined) {
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase() === "content-length") delete headers[name];
+    }
+    headers["content-length"] = String(body.length);
+  }
   return new Promise<GuardedResponse>((resolve, reject) => {
     const request = client.request(
       parsed,
       {
         method: req.method ?? "GET",
-        headers: { "user-agent": "vantage-lookups/1", ...req.headers },
+        headers,
         lookup: pinned,
         signal,
         agent: false,
@@ -138,7 +153,7 @@ async function once(
       },
     );
     request.on("error", (error) => reject(fromNetError(error, url, signal)));
-    request.end();
+    request.end(body);
   });
 }
 

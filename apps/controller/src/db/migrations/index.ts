@@ -7,6 +7,7 @@ import * as m20261123_1000 from "./20261123_1000_task_leases.js";
 import * as m20261124_0900 from "./20261124_0900_lookup_records.js";
 import * as m20261124_2200 from "./20261124_2200_usage_daily.js";
 import * as m20261124_2300 from "./20261124_2300_monitors.js";
+import * as m20261125_0000 from "./20261125_0000_alerts.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "20261124_0900_lookup_records": m20261124_0900,
   "20261124_2200_usage_daily": m20261124_2200,
   "20261124_2300_monitors": m20261124_2300,
+  "20261125_0000_alerts": m20261125_0000,
 };
 
 export const inlineMigrations: MigrationProvider = {

@@ -60,6 +60,8 @@ export interface MonitorStateChangesTable {
   from_state: MonitorState;
   to_state: MonitorState;
   created_at: ColumnType<Date, Date | string | undefined, never>;
+  /** When its alert events were made (alerts issue); null until then. */
+  alerted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface MonitorTables {

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from "kysely";
+import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/monitors.js";
 
@@ -6,10 +7,6 @@ import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 export type MonitorRow = Selectable<MonitorsTable>;
-
-// A plain string parameter would be stored as a JSON string by postgres.js: cast through text.
-const jsonb = (v: unknown): RawBuilder<string> =>
-  sql<string>`cast(cast(${JSON.stringify(v)} as text) as jsonb)`;
 
 /**
  * Locks the owner's account row for the transaction (count-then-insert takes turns per account, as API

@@ -1,0 +1,73 @@
+import type { ColumnType } from "kysely";
+
+type Json<T> = ColumnType<T, string, string>;
+type Created = ColumnType<Date, Date | string | undefined, never>;
+type Updated = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type AlertEventType = "down" | "up" | "reminder" | "test";
+export type AlertDeliveryStatus = "pending" | "sent" | "failed";
+
+export interface AlertChannelsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  type: string;
+  /** The channel's settings without its secrets. */
+  config: Json<Record<string, unknown>>;
+  /** The secret settings, sealed (lib/secret-box.ts) with the row as associated data; null when none. */
+  secrets: string | null;
+  created_at: Created;
+  updated_at: Updated;
+}
+
+export interface AlertPoliciesTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  monitor_id: string;
+  channel_ids: ColumnType<string[], string[] | undefined, string[]>;
+  on_down: ColumnType<boolean, boolean | undefined, boolean>;
+  on_up: ColumnType<boolean, boolean | undefined, boolean>;
+  reminder_minutes: number | null;
+  created_at: Created;
+  updated_at: Updated;
+}
+
+export interface AlertEventsTable {
+  id: string;
+  owner_id: string;
+  policy_id: string;
+  monitor_id: string;
+  type: AlertEventType;
+  state_change_id: string | null;
+  detail: Json<Record<string, unknown>>;
+  created_at: Created;
+}
+
+/** One attempt of a delivery, as the delivery log keeps it. */
+export interface DeliveryAttempt {
+  at: string;
+  ok: boolean;
+  status: number | null;
+  reason: string | null;
+}
+
+export interface AlertDeliveriesTable {
+  id: string;
+  event_id: string;
+  channel_id: string;
+  status: ColumnType<AlertDeliveryStatus, AlertDeliveryStatus | undefined, AlertDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  sent_at: NullableTime;
+  last_error: string | null;
+  log: Json<DeliveryAttempt[]>;
+}
+
+export interface AlertTables {
+  alert_channels: AlertChannelsTable;
+  alert_policies: AlertPoliciesTable;
+  alert_events: AlertEventsTable;
+  alert_deliveries: AlertDeliveriesTable;
+}

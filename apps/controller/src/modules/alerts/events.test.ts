@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { newUser } from "../../testing/accounts.js";
+import { dbKinds } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { eventTypeOf, makeEvents } from "./events.js";
+
+describe("which changes alert", () => {
+  it("down on any change to down, up only after down, nothing for a new monitor's first up", () => {
+    const all = { on_down: true, on_up: true };
+    expect(eventTypeOf({ from_state: "unknown", to_state: "down" }, all)).toBe("down");
+    expect(eventTypeOf({ from_state: "up", to_state: "down" }, all)).toBe("down");
+    expect(eventTypeOf({ from_state: "down", to_state: "up" }, all)).toBe("up");
+    expect(eventTypeOf({ from_state: "unknown", to_state: "up" }, all)).toBeNull();
+    expect(eventTypeOf({ from_state: "down", to_state: "up" }, { on_down: true, on_up: false })).toBeNull();
+    expect(eventTypeOf({ from_state: "up", to_state: "down" }, { on_down: false, on_up: true })).toBeNull();
+  });
+});
+
+describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
+  const db = useTestDb(kind);
+
+  it("each change becomes one event per matching policy and one delivery per channel, once, however many notifiers", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "alerts");
+    const mon = `mon_alert_${kind}`;
+    await k
+      .insertInto("monitors")
+      .values({
+        id: mon,
+        owner_id: u.userId,
+        name: "site",
+        type: "http",
+        target: "https://example.com/",
+        config: "{}",
+        interval_s: 60,
+        status: "active",
+        next_run_at: new Date(Date.now() + 3_600_000),
+      })
+      .execute();
+    const { seq } = await k
+      .selectFrom("monitors")
+      .select("seq")
+      .where("id", "=", mon)
+      .executeTakeFirstOrThrow();
+    for (const id of ["ch_a", "ch_b"]) {
+      await k
+        .insertInto("alert_channels")
+        .values({
+          id: `${id}_${kind}`,
+          owner_id: u.userId,
+          name: id,
+          type: "webhook",
+          config: "{}",
+          secrets: null,
+        })
+        .execute();
+    }
+    await k
+      .insertInto("alert_policies")
+      .values([
+        {
+          id: `pol_all_${kind}`,
+          owner_id: u.userId,
+          name: "all",
+          monitor_id: mon,
+          channel_ids: [`ch_a_${kind}`, `ch_b_${kind}`],
+        },
+        {
+          id: `pol_down_${kind}`,
+          owner_id: u.userId,
+          name: "down only",
+          monitor_id: mon,
+          channel_ids: [`ch_a_${kind}`],
+          on_up: false,
+        },
+      ])
+      .execute();
+    const slot = (m: number) => new Date(Date.UTC(2026, 10, 24, 10, m));
+    await k
+      .insertInto("monitor_runs")
+      .values([
+        {
+          monitor_seq: seq,
+          slot: slot(2),
+          node_id: "n1",
+          success: false,
+          latency_ms: null,
+          error_code: "connection_refused",
+        },
+        { monitor_seq: seq, slot: slot(2), node_id: "n2", success: true, latency_ms: 12, error_code: null },
+      ])
+      .execute();
+    await k
+      .insertInto("monitor_state_changes")
+      .values([
+        { id: `msc_1_${kind}`, monitor_id: mon, slot: slot(1), from_state: "unknown", to_state: "up" },
+        { id: `msc_2_${kind}`, monitor_id: mon, slot: slot(2), from_state: "up", to_state: "down" },
+        { id: `msc_3_${kind}`, monitor_id: mon, slot: slot(3), from_state: "down", to_state: "up" },
+      ])
+      .execute();
+
+    // Three notifiers at once, then again: the changes are claimed once.
+    const reports = await Promise.all([makeEvents(k, 2), makeEvents(k, 2), makeEvents(k, 2)]);
+    const again = await makeEvents(k);
+    const total = [...reports, again].reduce((n, r) => n + r.events, 0);
+    expect(total).toBe(3); // down for both policies, up for the first
+    const events = await k
+      .selectFrom("alert_events")
+      .select(["policy_id", "type", "state_change_id", "detail"])
+      .where("monitor_id", "=", mon)
+      .orderBy("state_change_id")
+      .orderBy("policy_id")
+      .execute();
+    expect(events.map((e) => [e.policy_id, e.type, e.state_change_id])).toEqual([
+      [`pol_all_${kind}`, "down", `msc_2_${kind}`],
+      [`pol_down_${kind}`, "down", `msc_2_${kind}`],
+      [`pol_all_${kind}`, "up", `msc_3_${kind}`],
+    ]);
+    expect(events[0]?.detail).toMatchObject({
+      from: "up",
+      to: "down",
+      nodes: [{ node_id: "n1", error_code: "connection_refused" }],
+    });
+    const deliveries = await k
+      .selectFrom("alert_deliveries")
+      .innerJoin("alert_events", "alert_events.id", "alert_deliveries.event_id")
+      .select([
+        "alert_events.policy_id",
+        "alert_events.type",
+        "alert_deliveries.channel_id",
+        "alert_deliveries.status",
+      ])
+      .where("alert_events.monitor_id", "=", mon)
+      .execute();
+    expect(deliveries).toHaveLength(5); // down: 2 + 1 channels; up: 2
+    expect(deliveries.every((d) => d.status === "pending")).toBe(true);
+    const unalerted = await k
+      .selectFrom("monitor_state_changes")
+      .select("id")
+      .where("alerted_at", "is", null)
+      .execute();
+    expect(unalerted).toHaveLength(0);
+  });
+});

@@ -1,0 +1,131 @@
+import { type Kysely, sql } from "kysely";
+import { jsonb } from "../../db/json.js";
+import type { Database } from "../../db/schema.js";
+import type { AlertEventType } from "../../db/tables/alerts.js";
+import { newId } from "../../lib/ids.js";
+
+export interface EventsReport {
+  /** State changes turned into events (or found to need none). */
+  changes: number;
+  events: number;
+  deliveries: number;
+}
+
+interface Change {
+  id: string;
+  monitor_id: string;
+  slot: Date | string;
+  from_state: string;
+  to_state: string;
+}
+
+/**
+ * Which event a state change makes under a policy: `down` on any change to down (unknown → down
+ * included), `up` on down → up; the first verdict of a new monitor (unknown → up) alerts nobody.
+ */
+export function eventTypeOf(
+  change: { from_state: string; to_state: string },
+  policy: { on_down: boolean; on_up: boolean },
+): AlertEventType | null {
+  if (change.to_state === "down") return policy.on_down ? "down" : null;
+  if (change.to_state === "up" && change.from_state === "down") return policy.on_up ? "up" : null;
+  return null;
+}
+
+/**
+ * Turns monitor state changes into alert events, exactly once: up to `batch` changes not yet alerted are
+ * claimed with FOR UPDATE SKIP LOCKED (several notifiers never take the same one); in the same transaction
+ * each matching policy gets its event (unique per policy and change), each of the policy's channels its
+ * pending delivery (unique per event and channel), and the changes are marked alerted. A notifier that dies
+ * before commit leaves the changes for another; one that commits has made every event and delivery.
+ */
+export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<EventsReport> {
+  return db.transaction().execute(async (tx) => {
+    const { rows: changes } = await sql<Change>`
+      select id, monitor_id, slot, from_state, to_state from monitor_state_changes
+      where alerted_at is null order by created_at limit ${batch} for update skip locked`.execute(tx);
+    if (changes.length === 0) return { changes: 0, events: 0, deliveries: 0 };
+    const monitorIds = [...new Set(changes.map((c) => c.monitor_id))];
+    const policies = await tx
+      .selectFrom("alert_policies")
+      .select(["id", "owner_id", "monitor_id", "channel_ids", "on_down", "on_up"])
+      .where("monitor_id", "in", monitorIds)
+      .execute();
+    const events: {
+      id: string;
+      owner_id: string;
+      policy_id: string;
+      monitor_id: string;
+      type: AlertEventType;
+      state_change_id: string;
+      detail: ReturnType<typeof jsonb<string>>;
+      channels: string[];
+    }[] = [];
+    for (const c of changes) {
+      const failing = await failingNodes(tx, c);
+      for (const p of policies.filter((p) => p.monitor_id === c.monitor_id)) {
+        const type = eventTypeOf(c, p);
+        if (!type) continue;
+        events.push({
+          id: newId("evt"),
+          owner_id: p.owner_id,
+          policy_id: p.id,
+          monitor_id: c.monitor_id,
+          type,
+          state_change_id: c.id,
+          detail: jsonb<string>({
+            from: c.from_state,
+            to: c.to_state,
+            slot: new Date(c.slot).toISOString(),
+            nodes: type === "down" ? failing : [],
+          }),
+          channels: p.channel_ids,
+        });
+      }
+    }
+    let made: { id: string }[] = [];
+    if (events.length > 0) {
+      made = await tx
+        .insertInto("alert_events")
+        .values(events.map(({ channels: _, ...e }) => e))
+        .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
+        .returning("id")
+        .execute();
+    }
+    const madeIds = new Set(made.map((m) => m.id));
+    const deliveries = events
+      .filter((e) => madeIds.has(e.id))
+      .flatMap((e) =>
+        e.channels.map((channel) => ({ id: newId("dlv"), event_id: e.id, channel_id: channel })),
+      );
+    if (deliveries.length > 0) {
+      await tx
+        .insertInto("alert_deliveries")
+        .values(deliveries.map((d) => ({ ...d, log: jsonb<string>([]) })))
+        .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
+        .execute();
+    }
+    await tx
+      .updateTable("monitor_state_changes")
+      .set({ alerted_at: new Date() })
+      .where(
+        "id",
+        "in",
+        changes.map((c) => c.id),
+      )
+      .execute();
+    return { changes: changes.length, events: made.length, deliveries: deliveries.length };
+  });
+}
+
+/** The nodes whose run failed at the change's slot, with their error codes (for the message). */
+async function failingNodes(
+  db: Kysely<Database>,
+  c: Change,
+): Promise<{ node_id: string; error_code: string | null }[]> {
+  const { rows } = await sql<{ node_id: string; error_code: string | null }>`
+    select r.node_id, r.error_code from monitor_runs r join monitors m on m.seq = r.monitor_seq
+    where m.id = ${c.monitor_id} and r.slot = ${new Date(c.slot)} and not r.success
+    order by r.node_id`.execute(db);
+  return rows;
+}
