@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, configSchema, loadConfig } from "./config.js";
+import { SecretKey } from "./lib/secret-box.js";
 
 describe("configuration", () => {
   it("has working defaults with an empty environment", () => {
@@ -56,6 +57,47 @@ describe("configuration", () => {
     expect(() => loadConfig({ VANTAGE_METRICS_TOKEN: "with a space 0123456789" })).toThrow(
       /VANTAGE_METRICS_TOKEN=.*printable ASCII/,
     );
+  });
+
+  it("VANTAGE_SECRET_KEY is 32 bytes (base64 or hex); VANTAGE_SECRET_KEYS_PREVIOUS a comma list of them", () => {
+    expect(loadConfig({}).VANTAGE_SECRET_KEY).toBeUndefined();
+    expect(loadConfig({}).VANTAGE_SECRET_KEYS_PREVIOUS).toEqual([]);
+    const [a, b] = [SecretKey.generate(), SecretKey.generate()];
+    const hexB = Buffer.from(b.toBase64(), "base64").toString("hex");
+    expect(loadConfig({ VANTAGE_SECRET_KEY: a.toBase64() }).VANTAGE_SECRET_KEY?.id).toBe(a.id);
+    expect(loadConfig({ VANTAGE_SECRET_KEY: hexB }).VANTAGE_SECRET_KEY?.id).toBe(b.id);
+    expect(
+      loadConfig({
+        VANTAGE_SECRET_KEYS_PREVIOUS: ` ${a.toBase64()} , ${hexB},`,
+      }).VANTAGE_SECRET_KEYS_PREVIOUS.map((k) => k.id),
+    ).toEqual([a.id, b.id]);
+
+    const passphrase = "my very secret passphrase honestly";
+    for (const [name, value, message] of [
+      ["VANTAGE_SECRET_KEY", passphrase, /not a passphrase: make one with `openssl rand -base64 32`/],
+      ["VANTAGE_SECRET_KEY", `${a.toBase64()},${b.toBase64()}`, /32 random bytes/],
+      [
+        "VANTAGE_SECRET_KEY",
+        Buffer.from("32 characters of plain old text!").toString("base64"),
+        /passphrase/,
+      ],
+      ["VANTAGE_SECRET_KEYS_PREVIOUS", `${a.toBase64()},${passphrase}`, /key 2 of 2: .*openssl rand/],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), value).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value }), value).toThrow(message);
+      // The value itself is never repeated: a near-miss key or a passphrase stays out of logs.
+      let thrown = "";
+      try {
+        loadConfig({ [name]: value });
+      } catch (err) {
+        thrown = (err as Error).message;
+      }
+      expect(thrown).toMatch(
+        new RegExp(`^invalid configuration: ${name}=\\(\\d+ characters, not shown\\): `),
+      );
+      expect(thrown).not.toContain(value);
+      expect(thrown).not.toContain(a.toBase64());
+    }
   });
 
   it("every variable is documented in the README's configuration table", () => {

@@ -1,6 +1,7 @@
 import { parseDnsblZones, type ReputationDatasetName, reputationDatasetNames } from "@vantage/lookups";
 import { z } from "zod";
 import { parsePlanLimits } from "./lib/plans.js";
+import { parseSecretKey, type SecretKey } from "./lib/secret-box.js";
 
 /** The controller's roles; each runs its own share of the work (see runtime.ts). */
 export const roles = ["api", "scheduler", "notifier", "presence"] as const;
@@ -144,6 +145,28 @@ export const configSchema = z.object({
         .filter((p) => p.length > 0),
     ),
   VANTAGE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  VANTAGE_SECRET_KEY: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return parseSecretKey(s);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  VANTAGE_SECRET_KEYS_PREVIOUS: z
+    .string()
+    .default("")
+    .transform((s, ctx) => {
+      const keys = parseSecretKeys(s);
+      if (typeof keys === "string") {
+        ctx.addIssue({ code: "custom", message: keys });
+        return z.NEVER;
+      }
+      return keys;
+    }),
   VANTAGE_METRICS_TOKEN: z
     .string()
     .min(16, "must be at least 16 characters (e.g. `openssl rand -hex 32`)")
@@ -168,6 +191,27 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Variables whose values an error message must not repeat. */
+const secretVariables = new Set(["VANTAGE_SECRET_KEY", "VANTAGE_SECRET_KEYS_PREVIOUS"]);
+
+/** Comma-separated secret keys (see parseSecretKey) → the keys; a message naming the bad entry otherwise. */
+function parseSecretKeys(s: string): SecretKey[] | string {
+  const entries = s
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e.length > 0);
+  const keys: SecretKey[] = [];
+  for (const [i, entry] of entries.entries()) {
+    try {
+      keys.push(parseSecretKey(entry));
+    } catch (error) {
+      const which = entries.length > 1 ? `key ${i + 1} of ${entries.length}: ` : "";
+      return `${which}${(error as Error).message}`;
+    }
+  }
+  return keys;
+}
 
 /** `host:port` (`[v6]:port` for IPv6) → its parts; undefined when it is not that. Port 0 picks a free one. */
 function parseListen(s: string): { host: string; port: number } | undefined {
@@ -250,9 +294,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? "environment");
-    throw new ConfigError(
-      `invalid configuration: ${name}=${JSON.stringify(cleaned[name] ?? "")}: ${issue.message}`,
-    );
+    const value = cleaned[name] ?? "";
+    const shown = secretVariables.has(name)
+      ? `(${value.length} characters, not shown)`
+      : JSON.stringify(value);
+    throw new ConfigError(`invalid configuration: ${name}=${shown}: ${issue.message}`);
   }
   return parsed.data;
 }
