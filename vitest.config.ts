@@ -17,6 +17,7 @@ const serial = [
   "apps/controller/src/modules/probes/probes-quota.test.ts",
   "apps/controller/src/modules/plans/shared-limits.test.ts",
   "apps/controller/src/modules/monitors/embedded.test.ts",
+  "apps/controller/src/modules/alerts/alerts-flow.test.ts",
   "apps/controller/src/modules/accounts/password-hashing.test.ts",
 ];
 

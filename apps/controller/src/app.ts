@@ -5,6 +5,7 @@ import { notFoundHandler } from "./http/not-found.js";
 import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
 import { type AccountsModule, createAccounts } from "./modules/accounts/index.js";
+import { type AlertsModule, createAlerts } from "./modules/alerts/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
 import { createInfo, type InfoModule } from "./modules/info/index.js";
 import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js";
@@ -22,6 +23,7 @@ export interface Modules {
   info: InfoModule;
   plans: PlansModule;
   monitors: MonitorsModule;
+  alerts: AlertsModule;
 }
 
 export interface App {
@@ -53,6 +55,7 @@ export function createApp(deps: AppDeps): App {
   const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
+  const alerts = createAlerts(deps, { delivery: delivery.service });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -91,7 +94,7 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans, monitors },
+    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
       // Last: what the others charged and metered while draining is written too.

@@ -90,6 +90,9 @@ export const configSchema = z.object({
       "must be host or host:port ([v6]:port for IPv6 with a port)",
     )
     .optional(),
+  VANTAGE_PAGERDUTY_URL: z.string().url().default("https://events.pagerduty.com/v2/enqueue"),
+  VANTAGE_SMS_API_URL: z.string().url().default("https://api.twilio.com"),
+  VANTAGE_ALERTS_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   VANTAGE_MONITOR_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(7),
   VANTAGE_SCHEDULER_TICK_MS: z.coerce.number().int().min(20).max(10_000).default(250),
   VANTAGE_SCHEDULER_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),

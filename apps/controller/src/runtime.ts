@@ -42,7 +42,7 @@ function roleEntries(
   built: App,
   ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
 ) {
-  const { nodes, probes, delivery, monitors } = built.modules;
+  const { nodes, probes, delivery, monitors, alerts } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: { stop(): Promise<void> } | undefined;
@@ -62,8 +62,19 @@ function roleEntries(
         await probes.sweeper.stop();
       },
     },
-    // The delivery outbox: mail by SMTP with SMTP_URL, else logged.
-    { role: "notifier", start: () => delivery.worker.start(), stop: () => delivery.worker.stop() },
+    // The delivery outbox (mail by SMTP with SMTP_URL, else logged) and alerts (state changes → events →
+    // deliveries on their channels).
+    {
+      role: "notifier",
+      async start() {
+        await delivery.worker.start();
+        await alerts.worker.start();
+      },
+      async stop() {
+        await alerts.worker.stop();
+        await delivery.worker.stop();
+      },
+    },
     {
       role: "embedded",
       async start() {

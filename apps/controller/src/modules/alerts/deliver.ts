@@ -14,6 +14,9 @@ import type {
   Verdict,
 } from "./channels/types.js";
 
+/** What one send came to: the vendor's verdict and the last HTTP status (null without an answer). */
+export type SendOutcome = Verdict & { status: number | null };
+
 /** A delivery claimed for an attempt. */
 interface Claimed {
   id: string;
@@ -82,6 +85,40 @@ export function createDeliverer(deps: DelivererDeps) {
       .execute();
   };
 
+  /** Renders and sends one message on one channel; the vendor's verdict with the last HTTP status. */
+  const sendTo = async (
+    channel: { id: string; type: ChannelType; config: unknown; secrets: string | null },
+    message: AlertMessage,
+  ): Promise<SendOutcome> => {
+    let verdict: SendOutcome = { ok: true, status: null };
+    try {
+      const config = {
+        ...(channel.config as Record<string, unknown>),
+        ...deps.openSecrets({ id: channel.id, secrets: channel.secrets }),
+      };
+      for (const req of buildAlert(channel.type, config, message, deps.ctx)) {
+        if (req.kind === "email") {
+          await deps.enqueueEmail(req);
+          continue;
+        }
+        const res = await deps.send(req);
+        const v = alertChannels[channel.type].judge(res.status, res.body);
+        if (!v.ok) return { ...v, status: res.status };
+        verdict = { ok: true, status: res.status };
+      }
+    } catch (err) {
+      return err instanceof SendError
+        ? { ok: false, retry: err.retry, reason: err.message, status: null }
+        : {
+            ok: false,
+            retry: false,
+            reason: `cannot build the message: ${(err as Error).message}`,
+            status: null,
+          };
+    }
+    return verdict;
+  };
+
   const attemptOne = async (d: Claimed): Promise<"sent" | "retry" | "failed" | "postponed"> => {
     const row = await deps.db
       .selectFrom("alert_deliveries as d")
@@ -141,36 +178,10 @@ export function createDeliverer(deps: DelivererDeps) {
       nodes: detail.nodes ?? [],
       locale: (["en", "cn", "tw"].includes(row.locale) ? row.locale : "en") as AlertLocale,
     };
-    let verdict: Verdict & { status?: number | null } = { ok: true };
-    try {
-      const config = {
-        ...(row.config as Record<string, unknown>),
-        ...deps.openSecrets({ id: row.channel_id, secrets: row.secrets }),
-      };
-      for (const req of buildAlert(row.channel_type as ChannelType, config, message, deps.ctx)) {
-        if (req.kind === "email") {
-          await deps.enqueueEmail(req);
-          continue;
-        }
-        const res = await deps.send(req);
-        const v = alertChannels[row.channel_type as ChannelType].judge(res.status, res.body);
-        if (!v.ok) {
-          verdict = { ...v, status: res.status };
-          break;
-        }
-        verdict = { ok: true, status: res.status };
-      }
-    } catch (err) {
-      verdict =
-        err instanceof SendError
-          ? { ok: false, retry: err.retry, reason: err.message, status: null }
-          : {
-              ok: false,
-              retry: false,
-              reason: `cannot build the message: ${(err as Error).message}`,
-              status: null,
-            };
-    }
+    const verdict = await sendTo(
+      { id: row.channel_id, type: row.channel_type as ChannelType, config: row.config, secrets: row.secrets },
+      message,
+    );
     const attempt: DeliveryAttempt = {
       at,
       ok: verdict.ok,
@@ -194,6 +205,34 @@ export function createDeliverer(deps: DelivererDeps) {
   };
 
   return {
+    /**
+     * A test message to one of the owner's channels, sent now (not through the outbox): the outcome is the
+     * answer of `POST /v1/alert-channels/{id}/test`. Another account's or an unknown channel → null.
+     */
+    async sendTest(
+      channelId: string,
+      ownerId: string,
+      locale: AlertLocale = "en",
+    ): Promise<SendOutcome | null> {
+      const c = await deps.db
+        .selectFrom("alert_channels")
+        .select(["id", "type", "config", "secrets"])
+        .where("id", "=", channelId)
+        .where("owner_id", "=", ownerId)
+        .executeTakeFirst();
+      if (!c || !(c.type in alertChannels)) return null;
+      return sendTo(
+        { ...c, type: c.type as ChannelType },
+        {
+          kind: "test",
+          event_id: `test_${channelId}_${now().toString(36)}`,
+          monitor: null,
+          occurred_at: new Date(now()).toISOString(),
+          nodes: [],
+          locale,
+        },
+      );
+    },
     /** Claims and attempts up to `limit` due deliveries; counts by outcome. */
     async runOnce(limit = 50): Promise<Record<"sent" | "retry" | "failed" | "postponed", number>> {
       const lease = new Date(now() + LEASE_MS);

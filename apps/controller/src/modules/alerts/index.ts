@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import type { AppDeps, Module, Worker } from "../../deps.js";
+import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
+import { resolveSecretKey } from "../../lib/secret-key.js";
+import type { DeliveryService } from "../delivery/index.js";
+import { sendHttp } from "./channels/send.js";
+import { createDeliverer } from "./deliver.js";
+import { makeEvents } from "./events.js";
+
+export interface AlertsService {
+  /** Sends a test message to one of the owner's channels now; null for another account's or no channel. */
+  sendTest: ReturnType<typeof createDeliverer>["sendTest"];
+}
+
+export interface AlertsModule extends Module<AlertsService> {
+  /** The notifier role's share: state changes → events → deliveries, delivered with retries. */
+  readonly worker: Worker;
+  /** The box channel secrets are sealed with; undefined without VANTAGE_SECRET_KEY in distributed mode. */
+  readonly box: SecretBox | undefined;
+}
+
+/**
+ * Alerts: monitor state changes become events per matching policy and one delivery per channel (events.ts),
+ * delivered by the notifier role of any controller with retries, a per-channel breaker and a log
+ * (deliver.ts) over the eight channel types (channels/). Channel secrets are sealed at rest.
+ */
+export function createAlerts(deps: AppDeps, services: { delivery: DeliveryService }): AlertsModule {
+  const { config } = deps;
+  let box: SecretBox | undefined;
+  try {
+    box = createSecretBox(resolveSecretKey(config, deps.log));
+  } catch (err) {
+    // Distributed mode without VANTAGE_SECRET_KEY: everything runs; channels with secrets cannot be stored.
+    deps.log.warn({ err: (err as Error).message }, "alert channel secrets cannot be sealed");
+  }
+  const db = deps.db.kysely;
+  const deliverer = createDeliverer({
+    db,
+    log: deps.log,
+    ctx: {
+      now: Date.now,
+      pagerdutyUrl: config.VANTAGE_PAGERDUTY_URL,
+      smsBaseUrl: config.VANTAGE_SMS_API_URL,
+      randomId: randomUUID,
+    },
+    // Webhook URLs are the users' own: the probes' target guard applies to them.
+    send: (req) =>
+      sendHttp(
+        { kind: "http", ...req },
+        { allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS, lookup: deps.hostLookup, timeoutMs: 10_000 },
+      ),
+    async enqueueEmail(mail) {
+      for (const to of mail.to) {
+        await services.delivery.enqueue(db, {
+          channel: "email",
+          destination: to,
+          payload: { subject: mail.subject, text: mail.text },
+        });
+      }
+    },
+    openSecrets(row) {
+      if (!row.secrets) return {};
+      if (!box) throw new Error("VANTAGE_SECRET_KEY is not set: the channel's secrets cannot be opened");
+      return box.openJson(row.secrets, `alert_channels:${row.id}`);
+    },
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = true;
+  const tick = async () => {
+    try {
+      await makeEvents(db);
+      await deliverer.runOnce();
+    } catch (err) {
+      deps.log.warn({ err }, "alert events or deliveries failed this round; trying again");
+    }
+  };
+  const loop = () => {
+    if (stopped) return;
+    running = tick().finally(() => {
+      if (!stopped) {
+        timer = setTimeout(loop, config.VANTAGE_ALERTS_POLL_MS);
+        timer.unref();
+      }
+    });
+  };
+
+  return {
+    service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
+    box,
+    worker: {
+      async start() {
+        if (!stopped) return;
+        stopped = false;
+        loop();
+      },
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      },
+    },
+  };
+}
