@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type Transaction } from "kysely";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/monitors.js";
