@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): App {
   const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
-  const alerts = createAlerts(deps, { delivery: delivery.service });
+  const alerts = createAlerts(deps, { delivery: delivery.service, authenticator });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, plans, probes, info, monitors]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 

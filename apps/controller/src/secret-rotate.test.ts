@@ -42,12 +42,12 @@ function rotate(args: string[], env: Record<string, string>) {
 }
 
 describe("pnpm secrets:rotate (the process)", () => {
-  it("embedded mode: uses (and first generates) the data directory's key; nothing registered yet", async () => {
+  it("embedded mode: uses (and first generates) the data directory's key; a fresh database has nothing sealed", async () => {
     const { code, stdout, stderr } = await rotate([], {});
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toMatch(/current key [0-9a-f]{8}; previous keys: none/);
-    expect(stdout).toMatch(/no sealed columns yet: nothing to re-seal/);
+    expect(stdout).toMatch(/alert_channels\.secrets/);
     expect(statSync(join(dataDir, "secret-key")).mode & 0o777).toBe(0o600);
   });
 

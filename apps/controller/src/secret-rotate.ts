@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ConfigError, loadConfig } from "./config.js";
-import { connectDb } from "./db/connect.js";
+import { connectDb, migrate } from "./db/connect.js";
 import { type ResealCounts, resealColumns, type SealedColumn, sealedColumns } from "./lib/sealed-columns.js";
 import { createSecretBox } from "./lib/secret-box.js";
 import { resolveSecretKey } from "./lib/secret-key.js";
@@ -64,6 +64,8 @@ export async function secretsRotate(args: readonly string[], opts: RotateOptions
     const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
     let results: ResealCounts[];
     try {
+      // The tables may not exist yet (a database no controller has started on): as the controller does.
+      await migrate(db);
       results = await resealColumns(db, box, columns, {
         batchSize,
         dryRun,

@@ -63,8 +63,10 @@ describe.each(dbKinds)("secrets:rotate re-sealing (%s)", (kind) => {
       }>`select id, secrets from rotate_test_channels order by id`.execute(t.db.kysely)
     ).rows;
 
-  it("the registry starts empty (the alerts work adds alert_channels.secrets)", () => {
-    expect(sealedColumns).toEqual([]);
+  it("the registry names the alert channels' secrets, sealed with the aad the alerts module uses", () => {
+    expect(sealedColumns.map((c) => [c.table, c.column, c.id, c.aad("chn_1")])).toEqual([
+      ["alert_channels", "secrets", "id", "alert_channels:chn_1"],
+    ]);
   });
 
   it("a dry run counts and checks, and writes nothing", async () => {

@@ -14,9 +14,12 @@ export interface SealedColumn {
 
 /**
  * Every sealed column, which `pnpm secrets:rotate` re-seals. A module that stores sealed values adds its
- * column here, e.g. `{ table: "alert_channels", column: "secrets", id: "id", aad: (id) => \`alert_channels:${id}\` }`.
+ * column here, with the aad it seals with.
  */
-export const sealedColumns: readonly SealedColumn[] = [];
+export const sealedColumns: readonly SealedColumn[] = [
+  // modules/alerts/api-service.ts seals a channel's secret settings with this aad.
+  { table: "alert_channels", column: "secrets", id: "id", aad: (id) => `alert_channels:${id}` },
+];
 
 export interface ResealCounts {
   table: string;

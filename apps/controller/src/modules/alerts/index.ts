@@ -1,11 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { AppDeps, Module, Worker } from "../../deps.js";
+import { requireAuth } from "../../http/auth.js";
+import type { Authenticator } from "../../http/authenticator.js";
+import type { Router } from "../../http/router.js";
+import { defaultPlans } from "../../lib/plans.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
 import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { DeliveryService } from "../delivery/index.js";
+import { createAlertsApi } from "./api-service.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
 import { makeEvents } from "./events.js";
+import { registerAlertRoutes } from "./routes/register.js";
 
 export interface AlertsService {
   /** Sends a test message to one of the owner's channels now; null for another account's or no channel. */
@@ -24,7 +30,10 @@ export interface AlertsModule extends Module<AlertsService> {
  * delivered by the notifier role of any controller with retries, a per-channel breaker and a log
  * (deliver.ts) over the eight channel types (channels/). Channel secrets are sealed at rest.
  */
-export function createAlerts(deps: AppDeps, services: { delivery: DeliveryService }): AlertsModule {
+export function createAlerts(
+  deps: AppDeps,
+  services: { delivery: DeliveryService; authenticator: Authenticator },
+): AlertsModule {
   const { config } = deps;
   let box: SecretBox | undefined;
   try {
@@ -86,7 +95,18 @@ export function createAlerts(deps: AppDeps, services: { delivery: DeliveryServic
     });
   };
 
+  const api = createAlertsApi({
+    db,
+    log: deps.log,
+    plans: config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
+    box,
+    sendTest: (channelId, ownerId) => deliverer.sendTest(channelId, ownerId),
+  });
+
   return {
+    routes(app: Router) {
+      registerAlertRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM);
+    },
     service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
     box,
     worker: {

@@ -1,0 +1,666 @@
+import { sql } from "kysely";
+import { pino } from "pino";
+import { beforeAll, describe, expect, it } from "vitest";
+import { jsonb } from "../../db/json.js";
+import { defaultPlans } from "../../lib/plans.js";
+import { createSecretBox, SecretKey } from "../../lib/secret-box.js";
+import { issueKey, keyHeaders, newUser, type TestUser } from "../../testing/accounts.js";
+import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { createAlertsApi, SECRET_MASK } from "./api-service.js";
+
+const whsec = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+
+/** A valid config per type, and which of its values are secrets (never in an answer or in the clear). */
+const configs: Record<string, { config: Record<string, unknown>; secrets: string[] }> = {
+  email: { config: { to: ["ops@example.com"] }, secrets: [] },
+  webhook: { config: { url: "https://hooks.example.com/vantage", secret: whsec }, secrets: ["secret"] },
+  slack: {
+    config: { webhook_url: "https://hooks.slack.com/services/T0/B0/slackSecretPath42" },
+    secrets: ["webhook_url"],
+  },
+  dingtalk: {
+    config: {
+      webhook_url: "https://oapi.dingtalk.com/robot/send?access_token=dingTokenSecret42",
+      secret: "SECdingSigningSecret42",
+    },
+    secrets: ["webhook_url", "secret"],
+  },
+  feishu: {
+    config: {
+      webhook_url: "https://open.feishu.cn/open-apis/bot/v2/hook/feishuHookSecret42",
+      secret: "feishuSigningSecret42",
+    },
+    secrets: ["webhook_url", "secret"],
+  },
+  wecom: {
+    config: { webhook_url: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=wecomKeySecret42" },
+    secrets: ["webhook_url"],
+  },
+  pagerduty: {
+    config: { routing_key: "pdRoutingKeySecret42".padEnd(32, "x"), severity: "critical" },
+    secrets: ["routing_key"],
+  },
+  sms: {
+    config: {
+      account_sid: "AC0123456789",
+      auth_token: "smsAuthTokenSecret42",
+      from: "+14155550100",
+      to: ["+14155550101"],
+    },
+    secrets: ["auth_token"],
+  },
+};
+
+const maskedOf = (type: string) => {
+  const { config, secrets } = configs[type]!;
+  return { ...config, ...Object.fromEntries(secrets.map((k) => [k, SECRET_MASK])) };
+};
+const secretValues = (type: string) => configs[type]!.secrets.map((k) => String(configs[type]!.config[k]));
+
+const silent = pino({ level: "silent" });
+
+describe.each(dbKinds)("alerts API on %s", (kind) => {
+  const db = useTestDb(kind);
+
+  describe.each(forms)("form %s", (form) => {
+    const sizeKey = form === "a" ? "limit" : "per_page";
+    let t: TestApp;
+    let alice: TestUser;
+    beforeAll(async () => {
+      t = db.app(form, { VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { alert_channels: 50 } }) });
+      alice = await newUser(t, "alice");
+    });
+
+    const call = (user: TestUser, method: string, path: string, body?: unknown) =>
+      t.call(method, path, { headers: user.headers, ...(body === undefined ? {} : { body }) });
+    const createChannel = (user: TestUser, type: string, extra: Record<string, unknown> = {}) =>
+      call(user, "POST", "/v1/alert-channels", {
+        name: `${type} channel`,
+        type,
+        config: configs[type]!.config,
+        ...extra,
+      });
+    const channelRow = (id: string) =>
+      t.db.kysely.selectFrom("alert_channels").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const openRow = (row: { id: string; secrets: string | null }) =>
+      row.secrets === null ? {} : t.modules.alerts.box!.openJson(row.secrets, `alert_channels:${row.id}`);
+    const createMonitor = async (user: TestUser, host = "example.com") => {
+      const body =
+        form === "a" ? { name: "site", type: "ping", target: host } : { name: "site", type: "ping", host };
+      const res = await call(user, "POST", "/v1/monitors", body);
+      expect(res.status, res.text).toBe(201);
+      return res.body.data.id as string;
+    };
+
+    it("creates each of the 8 types; secrets are masked in every answer and sealed in the row", async () => {
+      const u = await newUser(t);
+      const ids: string[] = [];
+      for (const type of Object.keys(configs)) {
+        const { config, secrets } = configs[type]!;
+        const created = await call(u, "POST", "/v1/alert-channels", { name: `${type} ch`, type, config });
+        expect(created.status, `${type}: ${created.text}`).toBe(201);
+        const ch = created.body.data;
+        expect(ch.id).toMatch(/^chn_[a-z0-9]+$/);
+        expect(ch).toMatchObject({ name: `${type} ch`, type, config: maskedOf(type) });
+        ids.push(ch.id);
+
+        const got = await call(u, "GET", `/v1/alert-channels/${ch.id}`);
+        expect(got.status).toBe(200);
+        expect(got.body.data).toEqual(ch);
+        for (const secret of secretValues(type)) {
+          expect(created.text, type).not.toContain(secret);
+          expect(got.text, type).not.toContain(secret);
+        }
+
+        // In the row: the plain settings in `config`, the secret ones sealed (and only openable with the key).
+        const row = await channelRow(ch.id);
+        const plain = Object.fromEntries(Object.entries(config).filter(([k]) => !secrets.includes(k)));
+        expect(row.config).toEqual(plain);
+        if (secrets.length === 0) expect(row.secrets).toBeNull();
+        else expect(row.secrets).toMatch(/^v1\./);
+        for (const secret of secretValues(type)) {
+          expect(row.secrets ?? "", type).not.toContain(secret);
+          expect(JSON.stringify(row.config), type).not.toContain(secret);
+        }
+        expect(openRow(row)).toEqual(Object.fromEntries(secrets.map((k) => [k, config[k]])));
+        // Read straight from the database too, as text: no secret in any column.
+        const text = await rowText(t, ch.id);
+        expect(text).toContain(ch.id);
+        for (const secret of secretValues(type)) expect(text, type).not.toContain(secret);
+      }
+
+      const list = await call(u, "GET", "/v1/alert-channels");
+      expect(list.status).toBe(200);
+      expect(list.body.data).toMatchObject({ total: 8, page: 1, [sizeKey]: 100 });
+      expect(list.body.data.items.map((c: { id: string }) => c.id)).toEqual([...ids].reverse());
+      for (const item of list.body.data.items) {
+        expect(item.config).toEqual(maskedOf(item.type));
+        expect(typeof item.created_at).toBe("string");
+      }
+      for (const type of Object.keys(configs))
+        for (const secret of secretValues(type)) expect(list.text).not.toContain(secret);
+      const page2 = await call(u, "GET", `/v1/alert-channels?page=2&${sizeKey}=3`);
+      expect(page2.body.data).toMatchObject({ total: 8, page: 2, [sizeKey]: 3 });
+      expect(page2.body.data.items.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3], ids[2]]);
+    });
+
+    it("PATCH merges settings: the mask keeps a secret, a value replaces it, null removes an optional one", async () => {
+      const ch = (await createChannel(alice, "dingtalk")).body.data;
+      const original = configs.dingtalk!.config;
+      const patch = (body: unknown) => call(alice, "PATCH", `/v1/alert-channels/${ch.id}`, body);
+
+      // A channel read sent back as it is changes nothing.
+      const same = await patch({ name: "renamed", config: ch.config });
+      expect(same.status, same.text).toBe(200);
+      expect(same.body.data).toMatchObject({ id: ch.id, name: "renamed", config: maskedOf("dingtalk") });
+      expect(openRow(await channelRow(ch.id))).toEqual(original);
+
+      const cleared = await patch({ config: { secret: null } });
+      expect(cleared.status, cleared.text).toBe(200);
+      expect(cleared.body.data.config).toEqual({ webhook_url: SECRET_MASK });
+      expect(openRow(await channelRow(ch.id))).toEqual({ webhook_url: original.webhook_url });
+
+      // The mask of a secret that is not stored keeps nothing: 400.
+      const nothingToKeep = await patch({ config: { secret: SECRET_MASK } });
+      expect(nothingToKeep.status).toBe(400);
+      expect(nothingToKeep.body.error.details[0].path).toBe("body.config.secret");
+
+      const replaced = await patch({ config: { secret: "SECnewSigningSecret", webhook_url: SECRET_MASK } });
+      expect(replaced.status, replaced.text).toBe(200);
+      expect(replaced.text).not.toContain("SECnewSigningSecret");
+      expect(replaced.body.data.config).toEqual(maskedOf("dingtalk"));
+      expect(openRow(await channelRow(ch.id))).toEqual({
+        webhook_url: original.webhook_url,
+        secret: "SECnewSigningSecret",
+      });
+
+      // A plain setting changes beside the sealed ones.
+      const hook = (await createChannel(alice, "webhook")).body.data;
+      const moved = await call(alice, "PATCH", `/v1/alert-channels/${hook.id}`, {
+        config: { url: "https://elsewhere.example.com/hook" },
+      });
+      expect(moved.body.data.config).toEqual({
+        url: "https://elsewhere.example.com/hook",
+        secret: SECRET_MASK,
+      });
+      const row = await channelRow(hook.id);
+      expect(row.config).toEqual({ url: "https://elsewhere.example.com/hook" });
+      expect(openRow(row)).toEqual({ secret: whsec });
+
+      const bad: [unknown, string, string][] = [
+        [{ type: "slack" }, "unknown_field", "body.type"],
+        [
+          { config: { webhook_url: "https://example.com/nope" } },
+          "validation_error",
+          "body.config.webhook_url",
+        ],
+        [{ config: { webhook_url: null } }, "validation_error", "body.config.webhook_url"],
+        [{ config: { colour: "red" } }, "unknown_field", "body.config.colour"],
+        [{ config: { colour: null } }, "unknown_field", "body.config.colour"],
+        [{ name: " " }, "validation_error", "body.name"],
+      ];
+      for (const [body, code, path] of bad) {
+        const res = await patch(body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error).toMatchObject({ code, details: [expect.objectContaining({ path })] });
+      }
+      expect(openRow(await channelRow(ch.id))).toEqual({
+        webhook_url: original.webhook_url,
+        secret: "SECnewSigningSecret",
+      });
+    });
+
+    it("refuses bad settings with 400 and the path, never echoing a secret", async () => {
+      const cases: [string, Record<string, unknown>, string, string?][] = [
+        ["email without config", { type: "email" }, "body.config.to"],
+        ["bad address", { type: "email", config: { to: ["not-an-address"] } }, "body.config.to.0"],
+        [
+          "webhook ftp url",
+          { type: "webhook", config: { url: "ftp://x.example/", secret: whsec } },
+          "body.config.url",
+        ],
+        [
+          "short webhook secret",
+          { type: "webhook", config: { url: "https://x.example/", secret: "whsec_c2hvcnRTZWNyZXQ=" } },
+          "body.config.secret",
+        ],
+        ["slack without url", { type: "slack", config: {} }, "body.config.webhook_url"],
+        [
+          "dingtalk url",
+          { type: "dingtalk", config: { webhook_url: "https://oapi.dingtalk.com/robot/send" } },
+          "body.config.webhook_url",
+        ],
+        [
+          "pagerduty severity",
+          { type: "pagerduty", config: { routing_key: "k".repeat(32), severity: "fatal" } },
+          "body.config.severity",
+        ],
+        ["sms number", { type: "sms", config: { ...configs.sms!.config, to: ["0155"] } }, "body.config.to.0"],
+        [
+          "unknown key",
+          { type: "slack", config: { ...configs.slack!.config, colour: "red" } },
+          "body.config.colour",
+          "unknown_field",
+        ],
+        [
+          "the mask as a secret",
+          { type: "sms", config: { ...configs.sms!.config, auth_token: SECRET_MASK } },
+          "body.config.auth_token",
+        ],
+        ["unknown type", { type: "telegram", config: {} }, "body.type"],
+        ["config not an object", { type: "slack", config: "https://hooks.slack.com/x" }, "body.config"],
+        ["long name", { type: "email", name: "n".repeat(101), config: configs.email!.config }, "body.name"],
+        [
+          "unknown field",
+          { type: "email", config: configs.email!.config, colour: "red" },
+          "body.colour",
+          "unknown_field",
+        ],
+      ];
+      for (const [what, body, path, code] of cases) {
+        const res = await call(alice, "POST", "/v1/alert-channels", { name: "x", ...body });
+        expect(res.status, `${what}: ${res.text}`).toBe(400);
+        expect(res.body.error.code, what).toBe(code ?? "validation_error");
+        expect(res.body.error.details[0].path, what).toBe(path);
+      }
+      const leaky = await call(alice, "POST", "/v1/alert-channels", {
+        name: "x",
+        type: "pagerduty",
+        config: { routing_key: "tooShortSecretKey42" },
+      });
+      expect(leaky.status).toBe(400);
+      expect(leaky.text).not.toContain("tooShortSecretKey42");
+    });
+
+    it("policies: create with defaults, change, list, delete; a channel deleted leaves its policies", async () => {
+      const u = await newUser(t);
+      const mon = await createMonitor(u);
+      const otherMon = await createMonitor(u, "example.org");
+      const a = (await createChannel(u, "slack")).body.data.id as string;
+      const b = (await createChannel(u, "email")).body.data.id as string;
+
+      const created = await call(u, "POST", "/v1/alert-policies", { name: "p1", monitor_id: mon });
+      expect(created.status, created.text).toBe(201);
+      const p = created.body.data;
+      expect(p.id).toMatch(/^pol_/);
+      expect(p).toMatchObject({
+        name: "p1",
+        monitor_id: mon,
+        channel_ids: [],
+        on_down: true,
+        on_up: true,
+        reminder_minutes: null,
+      });
+      const full = await call(u, "POST", "/v1/alert-policies", {
+        name: "p2",
+        monitor_id: otherMon,
+        channel_ids: [a, b, a],
+        on_up: false,
+        reminder_minutes: 30,
+      });
+      expect(full.status, full.text).toBe(201);
+      expect(full.body.data).toMatchObject({
+        channel_ids: [a, b],
+        on_down: true,
+        on_up: false,
+        reminder_minutes: 30,
+      });
+      const p2 = full.body.data.id as string;
+
+      const patched = await call(u, "PATCH", `/v1/alert-policies/${p.id}`, {
+        name: "renamed",
+        channel_ids: [b],
+        on_down: false,
+        reminder_minutes: 1440,
+      });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body.data).toMatchObject({
+        id: p.id,
+        name: "renamed",
+        monitor_id: mon,
+        channel_ids: [b],
+        on_down: false,
+        on_up: true,
+        reminder_minutes: 1440,
+      });
+      const got = await call(u, "GET", `/v1/alert-policies/${p.id}`);
+      expect(got.body.data).toEqual(patched.body.data);
+
+      const list = await call(u, "GET", "/v1/alert-policies");
+      expect(list.body.data).toMatchObject({ total: 2, page: 1, [sizeKey]: 100 });
+      expect(list.body.data.items.map((x: { id: string }) => x.id)).toEqual([p2, p.id]);
+      const one = await call(u, "GET", `/v1/alert-policies?monitor_id=${mon}`);
+      expect(one.body.data).toMatchObject({ total: 1, items: [{ id: p.id }] });
+
+      // Deleting channel b takes it out of both policies.
+      expect((await call(u, "DELETE", `/v1/alert-channels/${b}`)).body.data).toBeNull();
+      expect((await call(u, "GET", `/v1/alert-policies/${p.id}`)).body.data.channel_ids).toEqual([]);
+      expect((await call(u, "GET", `/v1/alert-policies/${p2}`)).body.data.channel_ids).toEqual([a]);
+
+      const bad: [string, unknown, string, string][] = [
+        [
+          "POST",
+          { name: "x", monitor_id: mon, reminder_minutes: 4 },
+          "validation_error",
+          "body.reminder_minutes",
+        ],
+        [
+          "POST",
+          { name: "x", monitor_id: mon, reminder_minutes: 1441 },
+          "validation_error",
+          "body.reminder_minutes",
+        ],
+        [
+          "POST",
+          { name: "x", monitor_id: mon, channel_ids: Array(21).fill(a) },
+          "validation_error",
+          "body.channel_ids",
+        ],
+        ["POST", { name: "x" }, "validation_error", "body.monitor_id"],
+        ["PATCH", { monitor_id: otherMon }, "unknown_field", "body.monitor_id"],
+        ["PATCH", { on_up: "yes" }, "validation_error", "body.on_up"],
+      ];
+      for (const [method, body, code, path] of bad) {
+        const url = method === "POST" ? "/v1/alert-policies" : `/v1/alert-policies/${p.id}`;
+        const res = await call(u, method, url, body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error).toMatchObject({ code, details: [expect.objectContaining({ path })] });
+      }
+
+      expect((await call(u, "DELETE", `/v1/alert-policies/${p.id}`)).body.data).toBeNull();
+      expect((await call(u, "GET", `/v1/alert-policies/${p.id}`)).status).toBe(404);
+      expect((await call(u, "DELETE", `/v1/alert-policies/${p.id}`)).status).toBe(404);
+    });
+
+    it("a policy naming another account's (or an unknown) monitor or channel is a 404 naming it", async () => {
+      const owner = await newUser(t, "owner");
+      const other = await newUser(t, "other");
+      const theirMon = await createMonitor(other);
+      const theirCh = (await createChannel(other, "email")).body.data.id as string;
+      const myMon = await createMonitor(owner);
+      const myCh = (await createChannel(owner, "email")).body.data.id as string;
+      const cases: [unknown, string][] = [
+        [{ name: "x", monitor_id: theirMon }, "body.monitor_id"],
+        [{ name: "x", monitor_id: "mon_doesnotexist" }, "body.monitor_id"],
+        [{ name: "x", monitor_id: myMon, channel_ids: [myCh, theirCh] }, "body.channel_ids.1"],
+        [{ name: "x", monitor_id: myMon, channel_ids: ["chn_doesnotexist"] }, "body.channel_ids.0"],
+      ];
+      for (const [body, path] of cases) {
+        const res = await call(owner, "POST", "/v1/alert-policies", body);
+        expect(res.status, res.text).toBe(404);
+        expect(res.body.error.code).toBe("not_found");
+        expect(res.body.error.details[0].path).toBe(path);
+      }
+      const mine = (await call(owner, "POST", "/v1/alert-policies", { name: "x", monitor_id: myMon })).body
+        .data;
+      const res = await call(owner, "PATCH", `/v1/alert-policies/${mine.id}`, { channel_ids: [theirCh] });
+      expect(res.status).toBe(404);
+      expect(res.body.error.details[0].path).toBe("body.channel_ids.0");
+      const list = await call(owner, "GET", "/v1/alert-policies");
+      expect(list.body.data.total).toBe(1);
+    });
+
+    it("events: newest first, paged, filtered by monitor and type; one event with its deliveries", async () => {
+      const u = await newUser(t);
+      const monA = await createMonitor(u);
+      const monB = await createMonitor(u, "example.org");
+      const ch = (await createChannel(u, "slack")).body.data.id as string;
+      const pA = (
+        await call(u, "POST", "/v1/alert-policies", { name: "a", monitor_id: monA, channel_ids: [ch] })
+      ).body.data.id as string;
+      const pB = (await call(u, "POST", "/v1/alert-policies", { name: "b", monitor_id: monB })).body.data
+        .id as string;
+      const types = ["down", "up", "down", "reminder", "test"] as const;
+      const base = Date.UTC(2026, 10, 25, 8, 0);
+      const events = types.map((type, i) => ({
+        id: `evt_${kind}_${form}_${i}`,
+        owner_id: u.userId,
+        policy_id: i % 2 === 0 ? pA : pB,
+        monitor_id: i % 2 === 0 ? monA : monB,
+        type,
+        state_change_id: `msc_${kind}_${form}_${i}`,
+        detail: jsonb<string>({
+          from: type === "up" ? "down" : "up",
+          to: type === "up" ? "up" : "down",
+          slot: new Date(base + i * 60_000).toISOString(),
+          nodes: type === "down" ? [{ node_id: "fra1", error_code: "timeout" }] : [],
+        }),
+        created_at: new Date(base + i * 60_000),
+      }));
+      await t.db.kysely.insertInto("alert_events").values(events).execute();
+      const log = [
+        { at: new Date(base + 1000).toISOString(), ok: false, status: 500, reason: "HTTP 500: oops" },
+        { at: new Date(base + 20_000).toISOString(), ok: true, status: 200, reason: null },
+      ];
+      await t.db.kysely
+        .insertInto("alert_deliveries")
+        .values([
+          {
+            id: `dlv_${kind}_${form}_0`,
+            event_id: events[0]!.id,
+            channel_id: ch,
+            status: "sent",
+            attempts: 2,
+            sent_at: new Date(base + 20_000),
+            last_error: null,
+            log: jsonb<string>(log),
+          },
+        ])
+        .execute();
+      const ids = events.map((e) => e.id);
+
+      const all = await call(u, "GET", "/v1/alert-events");
+      expect(all.status, all.text).toBe(200);
+      expect(all.body.data).toMatchObject({ total: 5, page: 1, [sizeKey]: 20 });
+      expect(all.body.data.items.map((e: { id: string }) => e.id)).toEqual([...ids].reverse());
+      expect(all.body.data.items[4]).toEqual({
+        id: ids[0],
+        policy_id: pA,
+        monitor_id: monA,
+        type: "down",
+        created_at: new Date(base).toISOString(),
+        detail: {
+          from: "up",
+          to: "down",
+          slot: new Date(base).toISOString(),
+          nodes: [{ node_id: "fra1", error_code: "timeout" }],
+        },
+      });
+      const p2 = await call(u, "GET", `/v1/alert-events?${sizeKey}=2&page=2`);
+      expect(p2.body.data).toMatchObject({ total: 5, page: 2, [sizeKey]: 2 });
+      expect(p2.body.data.items.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+      const byMonitor = await call(u, "GET", `/v1/alert-events?monitor_id=${monB}`);
+      expect(byMonitor.body.data.items.map((e: { id: string }) => e.id)).toEqual([ids[3], ids[1]]);
+      expect(byMonitor.body.data.total).toBe(2);
+      const downs = await call(u, "GET", `/v1/alert-events?type=down&monitor_id=${monA}`);
+      expect(downs.body.data.items.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[0]]);
+      const beyond = await call(u, "GET", "/v1/alert-events?page=9");
+      expect(beyond.body.data).toMatchObject({ items: [], total: 5, page: 9 });
+      for (const q of ["type=sideways", `${sizeKey}=101`, `${sizeKey}=0`, "page=0"]) {
+        const bad = await call(u, "GET", `/v1/alert-events?${q}`);
+        expect(bad.status, q).toBe(400);
+        expect(bad.body.error.details[0].path).toBe(`query.${q.split("=")[0]}`);
+      }
+
+      const one = await call(u, "GET", `/v1/alert-events/${ids[0]}`);
+      expect(one.status, one.text).toBe(200);
+      expect(one.body.data).toEqual({
+        ...all.body.data.items[4],
+        deliveries: [
+          {
+            channel_id: ch,
+            status: "sent",
+            attempts: 2,
+            sent_at: new Date(base + 20_000).toISOString(),
+            last_error: null,
+            log,
+          },
+        ],
+      });
+      expect((await call(u, "GET", `/v1/alert-events/${ids[1]}`)).body.data.deliveries).toEqual([]);
+      const stranger = await newUser(t);
+      const theirs = await call(stranger, "GET", `/v1/alert-events/${ids[0]}`);
+      expect(theirs.status).toBe(404);
+      expect((await call(stranger, "GET", "/v1/alert-events")).body.data).toMatchObject({
+        items: [],
+        total: 0,
+      });
+    });
+
+    it("another account's channel, policy or event is a 404 for every operation, like an unknown id", async () => {
+      const owner = await newUser(t, "owner");
+      const other = await newUser(t, "other");
+      const ch = (await createChannel(owner, "email")).body.data.id as string;
+      const mon = await createMonitor(owner);
+      const pol = (await call(owner, "POST", "/v1/alert-policies", { name: "p", monitor_id: mon })).body.data
+        .id as string;
+      const ops: [string, string, string, unknown?][] = [
+        [ch, "GET", `/v1/alert-channels/${ch}`],
+        [ch, "PATCH", `/v1/alert-channels/${ch}`, { name: "mine now" }],
+        [ch, "POST", `/v1/alert-channels/${ch}/test`],
+        [ch, "DELETE", `/v1/alert-channels/${ch}`],
+        [pol, "GET", `/v1/alert-policies/${pol}`],
+        [pol, "PATCH", `/v1/alert-policies/${pol}`, { name: "mine now" }],
+        [pol, "DELETE", `/v1/alert-policies/${pol}`],
+      ];
+      for (const [id, method, path, body] of ops) {
+        const theirs = await call(other, method, path, body);
+        expect(theirs.status, `${method} ${path}`).toBe(404);
+        expect(theirs.body.error.code).toBe("not_found");
+        const unknown = await call(other, method, path.replace(id, `${id.slice(0, 4)}doesnotexist`), body);
+        expect(unknown.body.error, `${method} ${path}`).toEqual(theirs.body.error);
+      }
+      for (const path of ["/v1/alert-channels", "/v1/alert-policies"]) {
+        expect((await call(other, "GET", path)).body.data).toMatchObject({ items: [], total: 0 });
+      }
+      expect((await call(owner, "GET", `/v1/alert-channels/${ch}`)).body.data.name).toBe("email channel");
+      expect((await call(owner, "GET", `/v1/alert-policies/${pol}`)).body.data.name).toBe("p");
+    });
+
+    it("the test endpoint answers the outcome as data", async () => {
+      const u = await newUser(t);
+      const hook = await call(u, "POST", "/v1/alert-channels", {
+        name: "local",
+        type: "webhook",
+        config: { url: "http://127.0.0.1:9/hook", secret: whsec },
+      });
+      const res = await call(u, "POST", `/v1/alert-channels/${hook.body.data.id}/test`);
+      expect(res.status, res.text).toBe(200);
+      const outcome = res.body.data;
+      expect(typeof outcome.ok).toBe("boolean");
+      expect(outcome.status === null || Number.isInteger(outcome.status)).toBe(true);
+      expect(outcome.ok ? outcome.reason === null : typeof outcome.reason === "string").toBe(true);
+      for (const k of Object.keys(outcome)) expect(["ok", "status", "reason", "attempts"]).toContain(k);
+      expect(res.text).not.toContain(whsec);
+    });
+
+    it("the plan's channel count is a 409 beyond it, also for concurrent creates", async () => {
+      const limited = db.app(form, { VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { alert_channels: 2 } }) });
+      const u = await newUser(limited);
+      const post = (i: number) =>
+        limited.call("POST", "/v1/alert-channels", {
+          headers: u.headers,
+          body: { name: `c${i}`, type: "email", config: { to: [`o${i}@example.com`] } },
+        });
+      const results = await Promise.all([0, 1, 2, 3, 4].map(post));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409]);
+      const refused = results.find((r) => r.status === 409)!;
+      expect(refused.body.error).toMatchObject({ code: "conflict", details: { limit: 2, plan: "free" } });
+      const list = await limited.call("GET", "/v1/alert-channels", { headers: u.headers });
+      expect(list.body.data.total).toBe(2);
+      await limited.call("DELETE", `/v1/alert-channels/${list.body.data.items[0].id}`, {
+        headers: u.headers,
+      });
+      expect((await post(9)).status).toBe(201);
+    });
+
+    it("needs credentials, and the write scope for writes", async () => {
+      expect((await t.call("GET", "/v1/alert-channels")).status).toBe(401);
+      const key = await issueKey(t, alice.userId, { scopes: ["read"] });
+      const headers = keyHeaders(form, key.secret);
+      for (const path of ["/v1/alert-channels", "/v1/alert-policies", "/v1/alert-events"]) {
+        expect((await t.call("GET", path, { headers })).status, path).toBe(200);
+      }
+      const write = await t.call("POST", "/v1/alert-channels", {
+        headers,
+        body: { name: "x", type: "email", config: configs.email!.config },
+      });
+      expect(write.status).toBe(403);
+      expect(write.body.error.code).toBe("insufficient_scope");
+    });
+  });
+
+  describe("the service without a key, or with another one", () => {
+    it("without VANTAGE_SECRET_KEY: channels with secrets → 503, those without are stored", async () => {
+      const t = db.app("b");
+      const u = await newUser(t);
+      const api = createAlertsApi({
+        db: t.db.kysely,
+        log: silent,
+        plans: defaultPlans,
+        box: undefined,
+        sendTest: async () => null,
+      });
+      const owner = { userId: u.userId };
+      const refused = api.createChannel(owner, { name: "s", type: "slack", config: configs.slack!.config });
+      await expect(refused).rejects.toMatchObject({
+        code: "unavailable",
+        message: "VANTAGE_SECRET_KEY is not set: channels with secrets cannot be stored",
+      });
+      const mail = await api.createChannel(owner, {
+        name: "m",
+        type: "email",
+        config: configs.email!.config,
+      });
+      expect(mail.config).toEqual(configs.email!.config);
+      expect((await api.listChannels(owner, { page: 1, limit: 10 })).total).toBe(1);
+
+      // A channel sealed elsewhere: reads mask every secret setting, renames work, setting changes → 503.
+      const box = createSecretBox({ current: SecretKey.generate(), previous: [] });
+      const keyed = createAlertsApi({
+        db: t.db.kysely,
+        log: silent,
+        plans: defaultPlans,
+        box,
+        sendTest: async () => null,
+      });
+      const ding = await keyed.createChannel(owner, {
+        name: "d",
+        type: "dingtalk",
+        config: configs.dingtalk!.config,
+      });
+      expect((await api.getChannel(owner, ding.id)).config).toEqual(maskedOf("dingtalk"));
+      expect((await api.updateChannel(owner, ding.id, { name: "renamed" })).name).toBe("renamed");
+      await expect(api.updateChannel(owner, ding.id, { config: { secret: null } })).rejects.toMatchObject({
+        code: "unavailable",
+      });
+      // A test send the sender no longer finds is a 404.
+      await expect(api.testChannel(owner, ding.id)).rejects.toMatchObject({ code: "not_found" });
+
+      // Under another key the secrets do not open: a change needing them → 409, resending them all works.
+      const other = createAlertsApi({
+        db: t.db.kysely,
+        log: silent,
+        plans: defaultPlans,
+        box: createSecretBox({ current: SecretKey.generate(), previous: [] }),
+        sendTest: async () => null,
+      });
+      expect((await other.getChannel(owner, ding.id)).config).toEqual(maskedOf("dingtalk"));
+      await expect(other.updateChannel(owner, ding.id, { config: { secret: null } })).rejects.toMatchObject({
+        code: "conflict",
+      });
+      const resent = await other.updateChannel(owner, ding.id, {
+        config: { webhook_url: configs.dingtalk!.config.webhook_url, secret: "SECresent" },
+      });
+      expect(resent.config).toEqual(maskedOf("dingtalk"));
+    });
+  });
+});
+
+/** Every column of the channel's row as text, straight from SQL. */
+async function rowText(t: TestApp, id: string): Promise<string> {
+  const { rows } = await sql<{ t: string }>`
+    select row_to_json(c)::text as t from alert_channels c where id = ${id}`.execute(t.db.kysely);
+  return rows[0]?.t ?? "";
+}

@@ -1,0 +1,293 @@
+import { z } from "@hono/zod-openapi";
+import { SECRET_MASK } from "./api-service.js";
+import { channelTypes } from "./channels/registry.js";
+import type { ChannelType } from "./channels/types.js";
+
+// ---- parts ----
+
+const charCount = (s: string) => [...s].length;
+
+const nameField = z
+  .string()
+  .trim()
+  .min(1, "must not be blank")
+  .refine((s) => charCount(s) <= 100, "must be at most 100 characters")
+  .openapi({ maxLength: 100, example: "On-call" });
+
+const idString = z.string().min(1).max(64);
+
+const time = (description: string) => z.string().openapi({ description, format: "date-time" });
+
+const channelExample = "chn_0mhx3k2a9f1e2d3c4b5a6978";
+const policyExample = "pol_0mhx3k2a9f1e2d3c4b5a6978";
+const eventExample = "evt_0mhx3k2a9f1e2d3c4b5a6978";
+
+export const idParam = z.object({
+  id: idString.openapi({ param: { name: "id", in: "path" }, example: channelExample }),
+});
+export const policyIdParam = z.object({
+  id: idString.openapi({ param: { name: "id", in: "path" }, example: policyExample }),
+});
+export const eventIdParam = z.object({
+  id: idString.openapi({ param: { name: "id", in: "path" }, example: eventExample }),
+});
+
+const page = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(1_000_000)
+  .default(1)
+  .openapi({ description: "From 1, default 1" });
+
+/** A page size, 1–100, `fallback` when omitted. */
+const size = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(fallback)
+    .openapi({ description: `1–100, default ${fallback}` });
+
+const pageFieldsA = (fallback: number) => ({ page, limit: size(fallback) });
+const pageFieldsB = (fallback: number) => ({ page, per_page: size(fallback) });
+
+/** Channels and policies: one page of 100 holds what a client that does not page expects (every item). */
+const WHOLE_LIST = 100;
+const EVENTS_PAGE = 20;
+
+const listA = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+  });
+const listB = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    per_page: z.number().int(),
+  });
+
+// ---- channels ----
+
+export const channelTypeField = z
+  .enum(channelTypes as [ChannelType, ...ChannelType[]])
+  .openapi({ description: channelTypes.join(", "), example: "webhook" });
+
+/** Each type's settings; (secret) ones are sealed at rest and answered as the mask. */
+const CONFIG_KEYS =
+  "email: `to` (1–10 addresses). webhook: `url` (http/https), `secret` (secret; `whsec_` + base64 of 24–64 " +
+  "bytes, Standard Webhooks signing). slack: `webhook_url` (secret). dingtalk: `webhook_url` (secret; " +
+  "…/robot/send?access_token=…), `secret?` (secret; the robot's `SEC…` signing secret). feishu: " +
+  "`webhook_url` (secret; …/open-apis/bot/v2/hook/…), `secret?` (secret). wecom: `webhook_url` (secret; " +
+  "…/cgi-bin/webhook/send?key=…). pagerduty: `routing_key` (secret; 32 characters), `severity?` " +
+  "(critical, error, warning, info). sms (Twilio-compatible): `account_sid`, `auth_token` (secret), `from` " +
+  "and `to` (1–5) as E.164 numbers. Any other key → 400 `unknown_field`; a bad value → 400 on " +
+  "`body.config.<key>`. The schemas AlertChannelConfigEmail, …Webhook, … list them.";
+
+export const channelCreateBody = z
+  .strictObject({
+    name: nameField,
+    type: channelTypeField,
+    config: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({
+        description: `The type's settings, checked per type. ${CONFIG_KEYS}`,
+        example: {
+          url: "https://hooks.example.com/vantage",
+          secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        },
+      }),
+  })
+  .openapi("AlertChannelCreate", { description: "Any other field → 400 `unknown_field`." });
+
+export const channelPatchBody = z
+  .strictObject({
+    name: nameField.optional(),
+    config: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({
+        description:
+          `Merged into the stored settings key by key: \`null\` removes an optional key, a secret key sent as ` +
+          `\`"${SECRET_MASK}"\` keeps its stored value (so a channel read can be sent back as it is), any other ` +
+          "value replaces it. The result is checked as on creation.",
+      }),
+  })
+  .openapi("AlertChannelPatch", {
+    description: "Omitted fields are unchanged; the type cannot change; any other field → 400.",
+  });
+
+export const channelSchema = z
+  .object({
+    id: z.string().openapi({ example: channelExample }),
+    name: z.string(),
+    type: channelTypeField,
+    config: z.record(z.string(), z.unknown()).openapi({
+      description: `The settings; every secret one that is set shows \`"${SECRET_MASK}"\`, never its value`,
+      example: { url: "https://hooks.example.com/vantage", secret: SECRET_MASK },
+    }),
+    created_at: time("ISO 8601 UTC"),
+    updated_at: time("ISO 8601 UTC"),
+  })
+  .openapi("AlertChannel");
+
+export const channelListQueryA = z.object(pageFieldsA(WHOLE_LIST));
+export const channelListQueryB = z.object(pageFieldsB(WHOLE_LIST));
+export const channelListA = listA(channelSchema);
+export const channelListB = listB(channelSchema);
+
+const attemptSchema = z
+  .object({
+    at: time("When the attempt was made"),
+    ok: z.boolean(),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The vendor's HTTP status; null without one" }),
+    reason: z.string().nullable().openapi({ description: "Why it failed; null when it did not" }),
+  })
+  .openapi("AlertDeliveryAttempt");
+
+export const testResultSchema = z
+  .object({
+    ok: z.boolean().openapi({ description: "The vendor accepted the message" }),
+    status: z.number().int().nullable().openapi({
+      description: "The vendor's HTTP status; null without an answer, and for email (queued)",
+    }),
+    reason: z.string().nullable().openapi({ description: "Why it failed; null when it did not" }),
+    attempts: z
+      .array(attemptSchema)
+      .optional()
+      .openapi({ description: "One per request when the channel sends several (SMS: one per number)" }),
+  })
+  .openapi("AlertChannelTestResult");
+
+// ---- policies ----
+
+const channelIdsField = z
+  .array(idString)
+  .max(20)
+  .openapi({
+    description: "The caller's channel ids, at most 20; repeats are dropped",
+    example: [channelExample],
+  });
+
+const reminderField = z
+  .number()
+  .int()
+  .min(5)
+  .max(1440)
+  .nullable()
+  .openapi({ description: "Minutes between reminders while the monitor stays down, 5–1440; null: none" });
+
+export const policyCreateBody = z
+  .strictObject({
+    name: nameField,
+    monitor_id: idString.openapi({
+      description: "One of the caller's monitors",
+      example: "mon_0mhx3k2a9f1e2d3c4b",
+    }),
+    channel_ids: channelIdsField.optional().openapi({ description: "Default none" }),
+    on_down: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Alert when the monitor goes down; default true" }),
+    on_up: z.boolean().optional().openapi({ description: "Alert when it is up again; default true" }),
+    reminder_minutes: reminderField.optional().openapi({ description: "Default null (no reminders)" }),
+  })
+  .openapi("AlertPolicyCreate", { description: "Any other field → 400 `unknown_field`." });
+
+export const policyPatchBody = z
+  .strictObject({
+    name: nameField.optional(),
+    channel_ids: channelIdsField.optional().openapi({ description: "Replaces the list" }),
+    on_down: z.boolean().optional(),
+    on_up: z.boolean().optional(),
+    reminder_minutes: reminderField.optional(),
+  })
+  .openapi("AlertPolicyPatch", {
+    description: "Omitted fields are unchanged; the monitor cannot change; any other field → 400.",
+  });
+
+export const policySchema = z
+  .object({
+    id: z.string().openapi({ example: policyExample }),
+    name: z.string(),
+    monitor_id: z.string(),
+    channel_ids: z.array(z.string()),
+    on_down: z.boolean(),
+    on_up: z.boolean(),
+    reminder_minutes: z.number().int().nullable(),
+    created_at: time("ISO 8601 UTC"),
+    updated_at: time("ISO 8601 UTC"),
+  })
+  .openapi("AlertPolicy");
+
+const monitorFilter = idString.optional().openapi({ description: "Only this monitor's" });
+
+export const policyListQueryA = z.object({ ...pageFieldsA(WHOLE_LIST), monitor_id: monitorFilter });
+export const policyListQueryB = z.object({ ...pageFieldsB(WHOLE_LIST), monitor_id: monitorFilter });
+export const policyListA = listA(policySchema);
+export const policyListB = listB(policySchema);
+
+// ---- events ----
+
+export const eventTypes = ["down", "up", "reminder", "test"] as const;
+
+const eventDetail = z
+  .object({
+    from: z.string().optional().openapi({ description: "The monitor's state before: unknown, up or down" }),
+    to: z.string().optional().openapi({ description: "Its state after" }),
+    slot: time("The run (slot) that changed the state").optional(),
+    nodes: z
+      .array(z.object({ node_id: z.string(), error_code: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "The nodes that failed that run (down events)" }),
+  })
+  .catchall(z.unknown())
+  .openapi("AlertEventDetail");
+
+export const eventSchema = z
+  .object({
+    id: z.string().openapi({ example: eventExample }),
+    policy_id: z.string(),
+    monitor_id: z.string(),
+    type: z.enum(eventTypes),
+    created_at: time("ISO 8601 UTC"),
+    detail: eventDetail,
+  })
+  .openapi("AlertEvent");
+
+const deliverySchema = z
+  .object({
+    channel_id: z.string(),
+    status: z.enum(["pending", "sent", "failed"]).openapi({
+      description: "pending: not sent yet or to be tried again; sent; failed: given up",
+    }),
+    attempts: z.number().int(),
+    sent_at: time("When it was delivered").nullable(),
+    last_error: z.string().nullable(),
+    log: z.array(attemptSchema).openapi({ description: "Every attempt, oldest first" }),
+  })
+  .openapi("AlertDelivery");
+
+export const eventWithDeliveries = eventSchema
+  .extend({ deliveries: z.array(deliverySchema) })
+  .openapi("AlertEventWithDeliveries");
+
+const eventFilters = {
+  monitor_id: monitorFilter,
+  type: z.enum(eventTypes).optional().openapi({ description: "down, up, reminder or test" }),
+};
+
+export const eventListQueryA = z.object({ ...pageFieldsA(EVENTS_PAGE), ...eventFilters });
+export const eventListQueryB = z.object({ ...pageFieldsB(EVENTS_PAGE), ...eventFilters });
+export const eventListA = listA(eventSchema);
+export const eventListB = listB(eventSchema);

@@ -1,0 +1,456 @@
+import type { z } from "@hono/zod-openapi";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import type { AlertEventType, DeliveryAttempt } from "../../db/tables/alerts.js";
+import { ApiError, type ErrorDetail } from "../../http/errors.js";
+import { validationError } from "../../http/router.js";
+import { newId } from "../../lib/ids.js";
+import { type PlanLimits, type PlanRow, planOf } from "../../lib/plans.js";
+import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
+import * as repo from "./api-repo.js";
+import { alertChannels } from "./channels/registry.js";
+import type { ChannelType } from "./channels/types.js";
+
+/** What a secret setting shows in every answer; sent back in a PATCH it means "keep the stored value". */
+export const SECRET_MASK = "********";
+
+/** Who acts: the account (a `Principal` is one). */
+export interface AlertsOwner {
+  userId: string;
+}
+
+/** What a channel test answers: the outcome is data, whatever it is. */
+export interface TestOutcome {
+  ok: boolean;
+  /** The vendor's HTTP status; null when no answer came (and for email, handed to the outbox). */
+  status: number | null;
+  /** Why it failed; null or absent when it did not. */
+  reason?: string | null;
+  /** One entry per request, when the channel sends several (SMS: one per number). */
+  attempts?: DeliveryAttempt[];
+}
+
+/** A channel as every caller sees it: each secret setting that is set shows `SECRET_MASK`, never itself. */
+export interface AlertChannelView {
+  id: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AlertPolicy = Omit<repo.PolicyRow, "owner_id">;
+export type AlertEvent = Omit<repo.EventRow, "owner_id" | "state_change_id">;
+export type AlertDelivery = Pick<
+  repo.DeliveryRow,
+  "channel_id" | "status" | "attempts" | "sent_at" | "last_error" | "log"
+>;
+
+export interface NewChannel {
+  name: string;
+  type: ChannelType;
+  /** Checked by the type's schema; errors name `body.config.<key>`. */
+  config?: Record<string, unknown> | undefined;
+}
+
+export interface ChannelPatch {
+  name?: string | undefined;
+  /**
+   * Merged into the stored settings key by key: `null` removes a key, a secret key sent as `SECRET_MASK`
+   * keeps its stored value. The result is checked as on creation.
+   */
+  config?: Record<string, unknown> | undefined;
+}
+
+export interface NewPolicy {
+  name: string;
+  monitorId: string;
+  /** Repeats are dropped (a channel is alerted once per event). */
+  channelIds?: string[] | undefined;
+  onDown?: boolean | undefined;
+  onUp?: boolean | undefined;
+  /** 5–1440, or null: no reminders. */
+  reminderMinutes?: number | null | undefined;
+}
+
+/** Omitted (undefined) fields are unchanged; the monitor never changes. */
+export interface PolicyPatch {
+  name?: string | undefined;
+  /** Replaces the list; repeats are dropped. */
+  channelIds?: string[] | undefined;
+  onDown?: boolean | undefined;
+  onUp?: boolean | undefined;
+  reminderMinutes?: number | null | undefined;
+}
+
+export interface PageQuery {
+  page: number;
+  limit: number;
+}
+
+export interface EventQuery extends PageQuery {
+  monitorId?: string | undefined;
+  type?: AlertEventType | undefined;
+}
+
+export interface Paged<T> {
+  items: T[];
+  total: number;
+}
+
+/** The alerts API's verbs: the routes of both forms call them; they never ask which form is active. */
+export interface AlertsApi {
+  createChannel(owner: AlertsOwner, input: NewChannel): Promise<AlertChannelView>;
+  /** A page of the owner's channels, newest first, and how many there are. */
+  listChannels(owner: AlertsOwner, page: PageQuery): Promise<Paged<AlertChannelView>>;
+  getChannel(owner: AlertsOwner, id: string): Promise<AlertChannelView>;
+  updateChannel(owner: AlertsOwner, id: string, patch: ChannelPatch): Promise<AlertChannelView>;
+  /** Also takes the channel out of the owner's policies. */
+  removeChannel(owner: AlertsOwner, id: string): Promise<void>;
+  /** Sends a test message through the channel now; a failed send is an outcome, not an error. */
+  testChannel(owner: AlertsOwner, id: string): Promise<TestOutcome>;
+  createPolicy(owner: AlertsOwner, input: NewPolicy): Promise<AlertPolicy>;
+  listPolicies(
+    owner: AlertsOwner,
+    query: PageQuery & { monitorId?: string | undefined },
+  ): Promise<Paged<AlertPolicy>>;
+  getPolicy(owner: AlertsOwner, id: string): Promise<AlertPolicy>;
+  updatePolicy(owner: AlertsOwner, id: string, patch: PolicyPatch): Promise<AlertPolicy>;
+  removePolicy(owner: AlertsOwner, id: string): Promise<void>;
+  /** A page of the owner's events, newest first, and how many match. */
+  listEvents(owner: AlertsOwner, query: EventQuery): Promise<Paged<AlertEvent>>;
+  /** The event with its deliveries (one per channel, by channel id). */
+  getEvent(owner: AlertsOwner, id: string): Promise<AlertEvent & { deliveries: AlertDelivery[] }>;
+}
+
+export interface AlertsApiContext {
+  db: Kysely<Database>;
+  log: Logger;
+  /** The plan table: `alert_channels` (per account) comes from the account's plan. */
+  plans: Record<PlanRow, PlanLimits>;
+  /** Seals channel secrets; undefined without `VANTAGE_SECRET_KEY`: channels with secrets are refused. */
+  box: SecretBox | undefined;
+  /** Sends a test message now; null when the owner has no such channel (it went meanwhile). */
+  sendTest(channelId: string, ownerId: string): Promise<TestOutcome | null>;
+  now?: () => number;
+}
+
+const aadOf = (channelId: string) => `alert_channels:${channelId}`;
+
+const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
+
+const noBox = () =>
+  new ApiError("unavailable", "VANTAGE_SECRET_KEY is not set: channels with secrets cannot be stored");
+
+function invalid(path: string, message: string, code: "validation_error" | "not_found" = "validation_error") {
+  return new ApiError(code, `${path}: ${message}`, [{ path, message }]);
+}
+
+/** The settings checked by the type's schema; 400 on `body.config.<key>` (never echoing a value). */
+function parseConfig(type: ChannelType, raw: Record<string, unknown>): Record<string, unknown> {
+  const schema: z.ZodType<unknown> = alertChannels[type].configSchema;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  throw validationError(parsed.error, "body.config");
+}
+
+/** A stored type this release does not know (a row written by hand, a type removed) has no secret fields. */
+const secretFieldsOf = (type: ChannelType): readonly string[] => alertChannels[type]?.secretFields ?? [];
+
+/** Settings split into what is stored in the clear and what is sealed. */
+function split(type: ChannelType, config: Record<string, unknown>) {
+  const secretKeys = new Set(secretFieldsOf(type));
+  const plain: Record<string, unknown> = {};
+  const secrets: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (v === undefined) continue;
+    if (secretKeys.has(k)) secrets[k] = String(v);
+    else plain[k] = v;
+  }
+  return { plain, secrets };
+}
+
+function masked(plain: Record<string, unknown>, secretKeys: Iterable<string>): Record<string, unknown> {
+  const out = { ...plain };
+  for (const k of secretKeys) out[k] = SECRET_MASK;
+  return out;
+}
+
+const toPolicy = ({ owner_id: _, ...p }: repo.PolicyRow): AlertPolicy => p;
+const toEvent = ({ owner_id: _, state_change_id: __, ...e }: repo.EventRow): AlertEvent => e;
+
+/** Channel ids without repeats, in the order given. */
+const unique = (ids: readonly string[]) => [...new Set(ids)];
+
+export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
+  const now = ctx.now ?? Date.now;
+
+  function requireBox(): SecretBox {
+    if (!ctx.box) throw noBox();
+    return ctx.box;
+  }
+
+  function seal(id: string, secrets: Record<string, string>): string | null {
+    return Object.keys(secrets).length === 0 ? null : requireBox().sealJson(secrets, aadOf(id));
+  }
+
+  /**
+   * Which secret settings a stored channel has set. Reading them needs the key; without it (or when the
+   * value does not open) every secret setting of the type shows as set, the required ones being set anyway.
+   */
+  function storedSecretKeys(row: repo.ChannelRow): string[] {
+    if (row.secrets === null) return [];
+    const all = [...secretFieldsOf(row.type as ChannelType)];
+    if (!ctx.box) return all;
+    try {
+      return Object.keys(ctx.box.openJson(row.secrets, aadOf(row.id)));
+    } catch (err) {
+      ctx.log.warn({ channel_id: row.id, err: (err as Error).message }, "alert channel secrets do not open");
+      return all;
+    }
+  }
+
+  function view(row: repo.ChannelRow, secretKeys = storedSecretKeys(row)): AlertChannelView {
+    const type = row.type as ChannelType;
+    // Only the type's secret keys are masked, whatever the sealed value holds; the rest never leaves it.
+    const shown = secretKeys.filter((k) => secretFieldsOf(type).includes(k));
+    return {
+      id: row.id,
+      name: row.name,
+      type,
+      config: masked(row.config as Record<string, unknown>, shown),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  /** The stored secrets, opened: 503 without the key, 409 when they no longer open. */
+  function openStored(row: repo.ChannelRow): Record<string, string> {
+    if (row.secrets === null) return {};
+    const box = requireBox();
+    try {
+      return box.openJson(row.secrets, aadOf(row.id));
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      ctx.log.warn({ channel_id: row.id, err: err.message }, "alert channel secrets do not open");
+      throw new ApiError(
+        "conflict",
+        "the channel's stored secrets cannot be opened with this deployment's keys: send every secret " +
+          `setting again (${secretFieldsOf(row.type as ChannelType).join(", ")})`,
+      );
+    }
+  }
+
+  /** The stored settings with a patch merged in (see `ChannelPatch.config`), checked as on creation. */
+  function mergedConfig(row: repo.ChannelRow, patch: Record<string, unknown>): Record<string, unknown> {
+    const type = row.type as ChannelType;
+    if (!(type in alertChannels))
+      throw new ApiError("conflict", `channels of type ${type} can no longer be changed: delete this one`);
+    const secretKeys = secretFieldsOf(type);
+    const needsStored = secretKeys.some((k) => !(k in patch) || patch[k] === SECRET_MASK);
+    const stored = needsStored ? openStored(row) : {};
+    const out: Record<string, unknown> = { ...(row.config as Record<string, unknown>), ...stored };
+    for (const [k, v] of Object.entries(patch)) {
+      // undefined, not deleted: the type's schema still refuses a key it does not know.
+      if (v === null) out[k] = undefined;
+      else if (v === SECRET_MASK && secretKeys.includes(k)) {
+        if (!(k in stored))
+          throw invalid(`body.config.${k}`, "no stored value to keep: send the secret itself");
+      } else out[k] = v;
+    }
+    return parseConfig(type, out);
+  }
+
+  async function checkChannels(
+    tx: Parameters<typeof repo.ownedChannelIds>[0],
+    owner: AlertsOwner,
+    ids: string[],
+  ) {
+    const found = await repo.ownedChannelIds(tx, owner.userId, ids);
+    const details: ErrorDetail[] = [];
+    ids.forEach((id, i) => {
+      if (!found.has(id))
+        details.push({ path: `body.channel_ids.${i}`, message: `alert channel ${id} not found` });
+    });
+    if (details.length > 0)
+      throw new ApiError("not_found", `${details[0]!.path}: ${details[0]!.message}`, details);
+  }
+
+  return {
+    async createChannel(owner, input) {
+      const config = parseConfig(input.type, input.config ?? {});
+      const { plain, secrets } = split(input.type, config);
+      for (const k of Object.keys(secrets)) {
+        if (secrets[k] === SECRET_MASK)
+          throw invalid(`body.config.${k}`, "is the mask of a stored secret: send the secret itself");
+      }
+      const at = now();
+      const id = newId("chn", at);
+      const sealed = seal(id, secrets);
+      // Count and insert under a lock on the account's row, else concurrent creates all see a count under
+      // the limit and all insert.
+      const row = await ctx.db.transaction().execute(async (tx) => {
+        const account = await repo.lockOwner(tx, owner.userId);
+        if (!account) throw notFound("account");
+        const plan = planOf(account.plan);
+        const limit = ctx.plans[plan].alert_channels;
+        if (limit !== null && (await repo.countChannels(tx, owner.userId)) >= limit) {
+          throw new ApiError(
+            "conflict",
+            `the ${plan} plan allows ${limit} alert channels: delete one first, or move to a larger plan`,
+            { limit, plan },
+          );
+        }
+        return repo.insertChannel(tx, {
+          id,
+          ownerId: owner.userId,
+          name: input.name,
+          type: input.type,
+          config: plain,
+          secrets: sealed,
+          createdAt: new Date(at),
+        });
+      });
+      ctx.log.info({ user_id: owner.userId, channel_id: id, type: input.type }, "alert channel created");
+      return view(row, Object.keys(secrets));
+    },
+
+    async listChannels(owner, { page, limit }) {
+      const [rows, total] = await Promise.all([
+        repo.listChannels(ctx.db, owner.userId, { limit, offset: (page - 1) * limit }),
+        repo.countChannels(ctx.db, owner.userId),
+      ]);
+      return { items: rows.map((r) => view(r)), total };
+    },
+
+    async getChannel(owner, id) {
+      const row = await repo.findChannel(ctx.db, owner.userId, id);
+      if (!row) throw notFound("alert channel");
+      return view(row);
+    },
+
+    updateChannel(owner, id, patch) {
+      return ctx.db.transaction().execute(async (tx) => {
+        const row = await repo.lockChannel(tx, owner.userId, id);
+        if (!row) throw notFound("alert channel");
+        const changes: repo.ChannelChanges = {};
+        let secretKeys: string[] | undefined;
+        if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name;
+        if (patch.config !== undefined) {
+          const { plain, secrets } = split(row.type as ChannelType, mergedConfig(row, patch.config));
+          changes.config = plain;
+          changes.secrets = seal(row.id, secrets);
+          secretKeys = Object.keys(secrets);
+        }
+        if (Object.keys(changes).length === 0) return view(row, secretKeys);
+        const updated = await repo.updateChannel(tx, owner.userId, id, changes, new Date(now()));
+        return view(updated ?? row, secretKeys);
+      });
+    },
+
+    async removeChannel(owner, id) {
+      if (!(await repo.deleteChannel(ctx.db, owner.userId, id))) throw notFound("alert channel");
+      ctx.log.info({ user_id: owner.userId, channel_id: id }, "alert channel deleted");
+    },
+
+    async testChannel(owner, id) {
+      if (!(await repo.findChannel(ctx.db, owner.userId, id))) throw notFound("alert channel");
+      const outcome = await ctx.sendTest(id, owner.userId);
+      if (!outcome) throw notFound("alert channel");
+      return outcome;
+    },
+
+    async createPolicy(owner, input) {
+      const channelIds = unique(input.channelIds ?? []);
+      const at = now();
+      const row = await ctx.db.transaction().execute(async (tx) => {
+        if (!(await repo.ownsMonitor(tx, owner.userId, input.monitorId)))
+          throw invalid("body.monitor_id", `monitor ${input.monitorId} not found`, "not_found");
+        await checkChannels(tx, owner, channelIds);
+        return repo.insertPolicy(tx, {
+          id: newId("pol", at),
+          ownerId: owner.userId,
+          name: input.name,
+          monitorId: input.monitorId,
+          channelIds,
+          onDown: input.onDown ?? true,
+          onUp: input.onUp ?? true,
+          reminderMinutes: input.reminderMinutes ?? null,
+          createdAt: new Date(at),
+        });
+      });
+      ctx.log.info(
+        { user_id: owner.userId, policy_id: row.id, monitor_id: row.monitor_id },
+        "alert policy created",
+      );
+      return toPolicy(row);
+    },
+
+    async listPolicies(owner, { page, limit, monitorId }) {
+      const filter = { monitorId };
+      const [rows, total] = await Promise.all([
+        repo.listPolicies(ctx.db, owner.userId, filter, { limit, offset: (page - 1) * limit }),
+        repo.countPolicies(ctx.db, owner.userId, filter),
+      ]);
+      return { items: rows.map(toPolicy), total };
+    },
+
+    async getPolicy(owner, id) {
+      const row = await repo.findPolicy(ctx.db, owner.userId, id);
+      if (!row) throw notFound("alert policy");
+      return toPolicy(row);
+    },
+
+    updatePolicy(owner, id, patch) {
+      return ctx.db.transaction().execute(async (tx) => {
+        const row = await repo.lockPolicy(tx, owner.userId, id);
+        if (!row) throw notFound("alert policy");
+        const changes: repo.PolicyChanges = {};
+        if (patch.name !== undefined) changes.name = patch.name;
+        if (patch.channelIds !== undefined) {
+          changes.channelIds = unique(patch.channelIds);
+          await checkChannels(tx, owner, changes.channelIds);
+        }
+        if (patch.onDown !== undefined) changes.onDown = patch.onDown;
+        if (patch.onUp !== undefined) changes.onUp = patch.onUp;
+        if (patch.reminderMinutes !== undefined) changes.reminderMinutes = patch.reminderMinutes;
+        if (Object.keys(changes).length === 0) return toPolicy(row);
+        const updated = await repo.updatePolicy(tx, owner.userId, id, changes, new Date(now()));
+        return toPolicy(updated ?? row);
+      });
+    },
+
+    async removePolicy(owner, id) {
+      if (!(await repo.deletePolicy(ctx.db, owner.userId, id))) throw notFound("alert policy");
+      ctx.log.info({ user_id: owner.userId, policy_id: id }, "alert policy deleted");
+    },
+
+    async listEvents(owner, { page, limit, monitorId, type }) {
+      const filter = { monitorId, type };
+      const [rows, total] = await Promise.all([
+        repo.listEvents(ctx.db, owner.userId, filter, { limit, offset: (page - 1) * limit }),
+        repo.countEvents(ctx.db, owner.userId, filter),
+      ]);
+      return { items: rows.map(toEvent), total };
+    },
+
+    async getEvent(owner, id) {
+      const row = await repo.findEvent(ctx.db, owner.userId, id);
+      if (!row) throw notFound("alert event");
+      const deliveries = await repo.listDeliveries(ctx.db, id);
+      return {
+        ...toEvent(row),
+        deliveries: deliveries.map((d) => ({
+          channel_id: d.channel_id,
+          status: d.status,
+          attempts: d.attempts,
+          sent_at: d.sent_at,
+          last_error: d.last_error,
+          log: d.log,
+        })),
+      };
+    },
+  };
+}

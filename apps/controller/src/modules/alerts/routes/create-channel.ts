@@ -1,0 +1,32 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { channelCreateBody, channelSchema } from "../api-schemas.js";
+import type { AlertsApi } from "../api-service.js";
+import { type SecuredRoute, toChannelView } from "./shared.js";
+
+/** `POST /v1/alert-channels`: the same contract in both forms. */
+export function registerCreateChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {
+  const route = createRoute({
+    ...common,
+    method: "post",
+    path: "/v1/alert-channels",
+    summary: "Create an alert channel",
+    description:
+      "`config` is checked by the type's schema (400 on `body.config.<key>`). Secret settings (tokens, " +
+      "signing keys, webhook URLs that are credentials) are sealed at rest and answered as `********`, here " +
+      "and everywhere after. Without `VANTAGE_SECRET_KEY` a channel with secrets → 503 `unavailable`. More " +
+      "channels than the plan allows (free 3, pro 20, business 100) → 409 `conflict` with `{limit, plan}`.",
+    request: jsonBody(channelCreateBody),
+    responses: {
+      201: { description: "Channel created", ...jsonContent(envelope(channelSchema)) },
+      ...errorResponses(400, 401, 403, 409, 503),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const b = c.req.valid("json");
+    const ch = await api.createChannel(requirePrincipal(c), { name: b.name, type: b.type, config: b.config });
+    return ok(c, toChannelView(ch), 201);
+  });
+}

@@ -1,0 +1,28 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { idParam } from "../api-schemas.js";
+import type { AlertsApi } from "../api-service.js";
+import type { SecuredRoute } from "./shared.js";
+
+/** `DELETE /v1/alert-channels/{id}`: the same contract in both forms. */
+export function registerDeleteChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {
+  const route = createRoute({
+    ...common,
+    method: "delete",
+    path: "/v1/alert-channels/{id}",
+    summary: "Delete an alert channel (irreversible)",
+    description:
+      "It leaves every policy that named it; its deliveries not yet sent fail. Another account's id → 404.",
+    request: { params: idParam },
+    responses: {
+      200: { description: "Deleted", ...jsonContent(envelope(z.null())) },
+      ...errorResponses(401, 403, 404),
+    },
+  });
+  app.openapi(route, async (c) => {
+    await api.removeChannel(requirePrincipal(c), c.req.valid("param").id);
+    return ok(c, null, 200);
+  });
+}

@@ -1,0 +1,27 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { policyIdParam, policySchema } from "../api-schemas.js";
+import type { AlertsApi } from "../api-service.js";
+import { type SecuredRoute, toPolicyView } from "./shared.js";
+
+/** `GET /v1/alert-policies/{id}`: the same contract in both forms. */
+export function registerGetPolicy(app: Router, api: AlertsApi, common: SecuredRoute): void {
+  const route = createRoute({
+    ...common,
+    method: "get",
+    path: "/v1/alert-policies/{id}",
+    summary: "One of the caller's alert policies",
+    description: "Another account's id → 404, as an unknown one.",
+    request: { params: policyIdParam },
+    responses: {
+      200: { description: "Policy", ...jsonContent(envelope(policySchema)) },
+      ...errorResponses(401, 403, 404),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const p = await api.getPolicy(requirePrincipal(c), c.req.valid("param").id);
+    return ok(c, toPolicyView(p), 200);
+  });
+}

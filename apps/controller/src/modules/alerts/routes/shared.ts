@@ -1,0 +1,52 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import { type ApiForm, authSecurity } from "../../../http/security.js";
+import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "../api-service.js";
+
+/** What every alerts route shares: its tag, the form's security and the auth check (scope by method). */
+export function securedRoute(form: ApiForm, auth: MiddlewareHandler<AppEnv>) {
+  return { tags: ["alerts"], security: authSecurity(form), middleware: auth };
+}
+
+export type SecuredRoute = ReturnType<typeof securedRoute>;
+
+// The views are the same in both forms: only the list routes' page fields differ.
+
+export const toChannelView = (c: AlertChannelView) => ({
+  id: c.id,
+  name: c.name,
+  type: c.type,
+  config: c.config,
+  created_at: c.created_at.toISOString(),
+  updated_at: c.updated_at.toISOString(),
+});
+
+export const toPolicyView = (p: AlertPolicy) => ({
+  id: p.id,
+  name: p.name,
+  monitor_id: p.monitor_id,
+  channel_ids: p.channel_ids,
+  on_down: p.on_down,
+  on_up: p.on_up,
+  reminder_minutes: p.reminder_minutes,
+  created_at: p.created_at.toISOString(),
+  updated_at: p.updated_at.toISOString(),
+});
+
+export const toEventView = (e: AlertEvent) => ({
+  id: e.id,
+  policy_id: e.policy_id,
+  monitor_id: e.monitor_id,
+  type: e.type,
+  created_at: new Date(e.created_at).toISOString(),
+  detail: e.detail,
+});
+
+export const toDeliveryView = (d: AlertDelivery) => ({
+  channel_id: d.channel_id,
+  status: d.status,
+  attempts: d.attempts,
+  sent_at: d.sent_at ? new Date(d.sent_at).toISOString() : null,
+  last_error: d.last_error,
+  log: d.log,
+});
