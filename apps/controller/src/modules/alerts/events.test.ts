@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { eventTypeOf, makeEvents } from "./events.js";
+import { eventTypeOf, makeEvents, makeReminders } from "./events.js";
 
 describe("which changes alert", () => {
   it("down on any change to down, up only after down, nothing for a new monitor's first up", () => {
@@ -141,5 +141,74 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
       .where("alerted_at", "is", null)
       .execute();
     expect(unalerted).toHaveLength(0);
+  });
+
+  it("reminds every N minutes while down, each reminder once, a missed one late and once", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "remind");
+    const mon = `mon_remind_${kind}`;
+    const since = new Date(Date.UTC(2026, 10, 24, 12, 0));
+    await k
+      .insertInto("monitors")
+      .values({
+        id: mon,
+        owner_id: u.userId,
+        name: "site",
+        type: "http",
+        target: "https://example.com/",
+        config: "{}",
+        interval_s: 60,
+        status: "active",
+        state: "down",
+        state_changed_at: since,
+        next_run_at: new Date(Date.now() + 3_600_000),
+      })
+      .execute();
+    await k
+      .insertInto("alert_channels")
+      .values({
+        id: `ch_r_${kind}`,
+        owner_id: u.userId,
+        name: "r",
+        type: "webhook",
+        config: "{}",
+        secrets: null,
+      })
+      .execute();
+    await k
+      .insertInto("alert_policies")
+      .values({
+        id: `pol_r_${kind}`,
+        owner_id: u.userId,
+        name: "r",
+        monitor_id: mon,
+        channel_ids: [`ch_r_${kind}`],
+        reminder_minutes: 5,
+      })
+      .execute();
+    const at = (min: number) => new Date(since.getTime() + min * 60_000);
+    expect((await makeReminders(k, at(4))).events).toBe(0);
+    // 12 minutes down: the second reminder is due (the first was missed): one event, not two.
+    const [a, b] = await Promise.all([makeReminders(k, at(12)), makeReminders(k, at(12))]);
+    expect(a.events + b.events).toBe(1);
+    expect((await makeReminders(k, at(14))).events).toBe(0);
+    expect((await makeReminders(k, at(15))).events).toBe(1);
+    const events = await k
+      .selectFrom("alert_events")
+      .select(["type", "state_change_id"])
+      .where("monitor_id", "=", mon)
+      .orderBy("created_at")
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(["reminder", "reminder"]);
+    const deliveries = await k
+      .selectFrom("alert_deliveries")
+      .select("channel_id")
+      .where("channel_id", "=", `ch_r_${kind}`)
+      .execute();
+    expect(deliveries).toHaveLength(2);
+    // Up again: no more reminders.
+    await k.updateTable("monitors").set({ state: "up" }).where("id", "=", mon).execute();
+    expect((await makeReminders(k, at(40))).events).toBe(0);
   });
 });

@@ -129,3 +129,67 @@ async function failingNodes(
     order by r.node_id`.execute(db);
   return rows;
 }
+
+/**
+ * Reminders while a monitor stays down: a policy with `reminder_minutes` gets a `reminder` event every that
+ * many minutes after the change to down, for as long as the monitor is down (and the policy alerts on down).
+ * Each reminder's key is the down change's time and its number, unique per policy: however many notifiers
+ * look, each reminder is made once; one missed while no notifier ran is made late, once (never a burst).
+ */
+export async function makeReminders(db: Kysely<Database>, now = new Date()): Promise<EventsReport> {
+  const { rows } = await sql<{
+    policy_id: string;
+    owner_id: string;
+    monitor_id: string;
+    channel_ids: string[];
+    reminder_minutes: number;
+    state_changed_at: Date | string;
+  }>`
+    select p.id as policy_id, p.owner_id, p.monitor_id, p.channel_ids, p.reminder_minutes, m.state_changed_at
+    from alert_policies p join monitors m on m.id = p.monitor_id
+    where p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
+      and m.state_changed_at is not null
+      and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now}`.execute(db);
+  let events = 0;
+  let deliveries = 0;
+  for (const r of rows) {
+    const since = new Date(r.state_changed_at);
+    const n = Math.floor((now.getTime() - since.getTime()) / (r.reminder_minutes * 60_000));
+    if (n < 1) continue;
+    const id = newId("evt");
+    await db.transaction().execute(async (tx) => {
+      const made = await tx
+        .insertInto("alert_events")
+        .values({
+          id,
+          owner_id: r.owner_id,
+          policy_id: r.policy_id,
+          monitor_id: r.monitor_id,
+          type: "reminder",
+          state_change_id: `reminder:${since.toISOString()}:${n}`,
+          detail: jsonb<string>({
+            to: "down",
+            since: since.toISOString(),
+            reminder: n,
+            slot: now.toISOString(),
+          }),
+        })
+        .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
+        .returning("id")
+        .executeTakeFirst();
+      if (!made) return;
+      events++;
+      const channels = [...new Set(r.channel_ids)];
+      if (channels.length === 0) return;
+      await tx
+        .insertInto("alert_deliveries")
+        .values(
+          channels.map((c) => ({ id: newId("dlv"), event_id: id, channel_id: c, log: jsonb<string>([]) })),
+        )
+        .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
+        .execute();
+      deliveries += channels.length;
+    });
+  }
+  return { changes: 0, events, deliveries };
+}

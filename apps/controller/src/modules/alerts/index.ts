@@ -10,8 +10,11 @@ import type { DeliveryService } from "../delivery/index.js";
 import { createAlertsApi } from "./api-service.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
-import { makeEvents } from "./events.js";
+import { makeEvents, makeReminders } from "./events.js";
 import { registerAlertRoutes } from "./routes/register.js";
+
+/** Deliveries one claim takes. */
+const DELIVERY_BATCH = 100;
 
 export interface AlertsService {
   /** Sends a test message to one of the owner's channels now; null for another account's or no channel. */
@@ -79,8 +82,14 @@ export function createAlerts(
   let stopped = true;
   const tick = async () => {
     try {
-      await makeEvents(db);
-      await deliverer.runOnce();
+      // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
+      while ((await makeEvents(db)).changes >= 500) if (stopped) return;
+      await makeReminders(db);
+      for (;;) {
+        const done = await deliverer.runOnce(DELIVERY_BATCH);
+        const n = done.sent + done.retry + done.failed + done.postponed;
+        if (n < DELIVERY_BATCH || stopped) break;
+      }
     } catch (err) {
       deps.log.warn({ err }, "alert events or deliveries failed this round; trying again");
     }
