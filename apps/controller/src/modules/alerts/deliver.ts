@@ -248,11 +248,12 @@ export function createDeliverer(deps: DelivererDeps) {
       const counts = { sent: 0, retry: 0, failed: 0, postponed: 0 };
       // Channels in parallel, each channel's deliveries in order (its breaker sees each outcome).
       const byChannel = new Map<string, Claimed[]>();
-      for (const r of rows)
-        byChannel.set(r.channel_id, [
-          ...(byChannel.get(r.channel_id) ?? []),
-          { ...r, attempts: Number(r.attempts) },
-        ]);
+      for (const r of rows) {
+        const d = { ...r, attempts: Number(r.attempts) };
+        const list = byChannel.get(r.channel_id);
+        if (list) list.push(d);
+        else byChannel.set(r.channel_id, [d]);
+      }
       await Promise.all(
         [...byChannel.values()].map(async (list) => {
           for (const d of list) {

@@ -124,7 +124,11 @@ export class RunWriter {
       }
       // State, monitor by monitor in slot order; rows locked in id order (two writers never deadlock).
       const byMonitor = new Map<string, RunRecord[]>();
-      for (const r of batch) byMonitor.set(r.monitorId, [...(byMonitor.get(r.monitorId) ?? []), r]);
+      for (const r of batch) {
+        const list = byMonitor.get(r.monitorId);
+        if (list) list.push(r);
+        else byMonitor.set(r.monitorId, [r]);
+      }
       const ids = [...byMonitor.keys()].sort();
       const { rows: current } = await sql<{
         id: string;
