@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { ApiKeyKind, ApiKeysTable, UsersTable } from "../../db/tables/accounts.js";
 
@@ -146,7 +147,7 @@ export async function insertKey(db: Executor, k: NewKey): Promise<KeyRow> {
       key_hash: k.hash,
       key_prefix: k.prefix,
       // A plain string parameter would be stored as a JSON string by postgres.js: cast through text.
-      scopes: sql<string>`cast(cast(${JSON.stringify(k.scopes)} as text) as jsonb)`,
+      scopes: jsonb(k.scopes),
       expires_at: k.expiresAt,
     })
     .returningAll()

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
+import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { ChannelType, Delivery } from "./channels/index.js";
 
@@ -29,7 +30,7 @@ export async function enqueueDelivery<C extends ChannelType>(
       id,
       channel: delivery.channel,
       destination: delivery.destination,
-      payload: sql`cast(cast(${JSON.stringify(delivery.payload)} as text) as jsonb)`,
+      payload: jsonb(delivery.payload),
       last_error: null,
     })
     .execute();

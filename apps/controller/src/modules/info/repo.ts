@@ -1,4 +1,5 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
+import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 
 /** Every SQL statement of the info module: the newest answer per lookup kind and key. */
@@ -23,7 +24,7 @@ export function lookupRecordRepo(db: Kysely<Database>): LookupRecordRepo {
         : (record as Record<string, unknown> | undefined);
     },
     async put(kind, key, record, checkedAt) {
-      const json = sql<string>`cast(cast(${JSON.stringify(record)} as text) as jsonb)`;
+      const json = jsonb(record);
       await db
         .insertInto("lookup_records")
         .values({ kind, key, record: json, checked_at: checkedAt })

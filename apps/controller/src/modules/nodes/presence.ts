@@ -5,9 +5,10 @@ import {
   type VersionNotice,
 } from "@vantage/protocol";
 import type { ControllerTransport } from "@vantage/transport";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
 
@@ -286,7 +287,7 @@ async function upsertNodes(db: Kysely<Database>, batch: NodeState[]): Promise<vo
         provider: n.provider,
         version: n.version,
         protocol_version: PROTOCOL_VERSION,
-        capabilities: sql<string[]>`cast(cast(${JSON.stringify(n.capabilities)} as text) as jsonb)`,
+        capabilities: jsonb<string[]>(n.capabilities),
         running_jobs: n.runningJobs,
         max_jobs: n.maxJobs,
         last_seen: new Date(n.lastSeen),

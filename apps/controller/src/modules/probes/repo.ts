@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { jsonb as toJsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { ProbeTaskStatus } from "../../db/tables/probes.js";
 import { randomHex } from "../../lib/random-hex.js";
@@ -41,10 +42,9 @@ export interface NewTask {
   controllerId?: string;
 }
 
+/** `jsonb()` of db/json.ts, with null and undefined as SQL null. */
 const jsonb = (v: unknown): RawBuilder<never> =>
-  v === null || v === undefined
-    ? sql<never>`cast(null as jsonb)`
-    : sql<never>`cast(cast(${JSON.stringify(v)} as text) as jsonb)`;
+  v === null || v === undefined ? sql<never>`cast(null as jsonb)` : toJsonb<never>(v);
 
 export async function insertTask(db: Kysely<Database>, t: NewTask, status: ProbeTaskStatus): Promise<void> {
   await db
