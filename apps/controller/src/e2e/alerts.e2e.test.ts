@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretKey } from "../lib/secret-box.js";
 import { loopbackSite } from "../testing/loopback-site.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
+import { until } from "../testing/until.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 
 /**
@@ -90,13 +91,6 @@ describe("alerts across two controllers (real processes)", () => {
     });
     return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
   };
-  const until = async (what: string, cond: () => boolean | Promise<boolean>, ms = 60_000) => {
-    const end = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
 
   it("one down and one up, each delivered once, the down one after its receiver was away 10 s", async () => {
     const monitor = await api(a.url, "POST", "/v1/monitors", {
@@ -123,7 +117,11 @@ describe("alerts across two controllers (real processes)", () => {
       channel_ids: [channel.body.data.id],
     });
     expect(policy.status).toBe(201);
-    await until("up", async () => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state === "up");
+    await until(
+      "up",
+      async () => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state === "up",
+      60_000,
+    );
 
     await stopHook();
     await site.stop();
@@ -136,7 +134,7 @@ describe("alerts across two controllers (real processes)", () => {
     await startHook();
     await until("the down message after the receiver's return", () => received.length >= 1, 60_000);
     await site.start();
-    await until("the up message", () => received.length >= 2);
+    await until("the up message", () => received.length >= 2, 60_000);
     await new Promise((r) => setTimeout(r, 2000));
     expect(received).toEqual(["monitor.down", "monitor.up"]);
 

@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackSite } from "../testing/loopback-site.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
+import { until } from "../testing/until.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 
 /**
@@ -62,13 +63,6 @@ describe("monitors across two controllers (real processes)", () => {
     return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
   };
   const stateOf = async (id: string) => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state;
-  const until = async (what: string, cond: () => Promise<boolean>, ms = 20_000) => {
-    const end = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
   const runs = async (id: string) => {
     const rows = await sql<{ slot: Date; n: number }[]>`
       select r.slot, count(*)::int as n from monitor_runs r join monitors m on m.seq = r.monitor_seq

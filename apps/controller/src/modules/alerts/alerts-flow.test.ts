@@ -10,6 +10,7 @@ import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
+import { until } from "../../testing/until.js";
 
 /**
  * Monitor → state change → alert event → delivery, in embedded mode with every role: a site goes down and
@@ -73,14 +74,6 @@ describe("alerts from a monitor to a webhook (embedded mode)", () => {
     await new Promise((r) => hook?.close(r));
     rmSync(dir, { recursive: true, force: true });
   });
-
-  const until = async (what: string, cond: () => boolean | Promise<boolean>, ms = 20_000) => {
-    const end = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
 
   it("one down and one up message per channel, signed, each once", async () => {
     const created = await runtime.app.request("/v1/monitors", {

@@ -8,6 +8,7 @@ import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
+import { until } from "../../testing/until.js";
 
 /**
  * Monitors in the embedded mode `npm start` runs: PGlite (one connection: the scheduler's claim is one
@@ -55,13 +56,6 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
-  };
-  const until = async (what: string, cond: () => Promise<boolean>, ms = 20_000) => {
-    const end = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > end) throw new Error(`not ${what} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   };
   const runCount = async () =>
     Number(
