@@ -128,6 +128,7 @@ describe("alerts across two controllers (real processes)", () => {
     await until(
       "down",
       async () => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state === "down",
+      60_000,
     );
     const downAt = Date.now();
     await new Promise((r) => setTimeout(r, Math.max(0, downAt + 10_000 - Date.now())));
