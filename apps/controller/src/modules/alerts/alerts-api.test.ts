@@ -7,7 +7,8 @@ import { createSecretBox, SecretKey } from "../../lib/secret-box.js";
 import { issueKey, keyHeaders, newUser, type TestUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createAlertsApi, SECRET_MASK } from "./api-service.js";
+import { createAlertsApi } from "./api-service.js";
+import { SECRET_MASK } from "./api-types.js";
 
 const whsec = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 

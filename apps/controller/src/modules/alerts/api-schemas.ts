@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { SECRET_MASK } from "./api-service.js";
+import { SECRET_MASK } from "./api-types.js";
 import { channelTypes } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
 

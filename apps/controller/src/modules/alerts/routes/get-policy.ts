@@ -3,7 +3,7 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import { policyIdParam, policySchema } from "../api-schemas.js";
-import type { AlertsApi } from "../api-service.js";
+import type { AlertsApi } from "../api-types.js";
 import { type SecuredRoute, toPolicyView } from "./shared.js";
 
 /** `GET /v1/alert-policies/{id}`: the same contract in both forms. */

@@ -4,7 +4,7 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import { channelListA, channelListB, channelListQueryA, channelListQueryB } from "../api-schemas.js";
-import type { AlertsApi } from "../api-service.js";
+import type { AlertsApi } from "../api-types.js";
 import { type SecuredRoute, toChannelView } from "./shared.js";
 
 const summary = "List the caller's alert channels, newest first";

@@ -4,7 +4,7 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import { policyListA, policyListB, policyListQueryA, policyListQueryB } from "../api-schemas.js";
-import type { AlertsApi } from "../api-service.js";
+import type { AlertsApi } from "../api-types.js";
 import { type SecuredRoute, toPolicyView } from "./shared.js";
 
 const summary = "List the caller's alert policies, newest first";

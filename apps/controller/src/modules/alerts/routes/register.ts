@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
-import type { AlertsApi } from "../api-service.js";
+import type { AlertsApi } from "../api-types.js";
 import { alertChannels, channelTypes } from "../channels/registry.js";
 import { registerCreateChannel } from "./create-channel.js";
 import { registerCreatePolicy } from "./create-policy.js";

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
 import { type ApiForm, authSecurity } from "../../../http/security.js";
-import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "../api-service.js";
+import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "../api-types.js";
 
 /** What every alerts route shares: its tag, the form's security and the auth check (scope by method). */
 export function securedRoute(form: ApiForm, auth: MiddlewareHandler<AppEnv>) {

@@ -1,0 +1,137 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { Database } from "../../db/schema.js";
+import type { AlertEventType, DeliveryAttempt } from "../../db/tables/alerts.js";
+import type { PlanLimits, PlanRow } from "../../lib/plans.js";
+import type { SecretBox } from "../../lib/secret-box.js";
+import type * as repo from "./api-repo.js";
+import type { ChannelType } from "./channels/types.js";
+
+/*
+ * The alerts API's types: what its service takes and answers (api-service.ts implements `AlertsApi`).
+ */
+
+/** What a secret setting shows in every answer; sent back in a PATCH it means "keep the stored value". */
+export const SECRET_MASK = "********";
+
+/** Who acts: the account (a `Principal` is one). */
+export interface AlertsOwner {
+  userId: string;
+}
+
+/** What a channel test answers: the outcome is data, whatever it is. */
+export interface TestOutcome {
+  ok: boolean;
+  /** The vendor's HTTP status; null when no answer came (and for email, handed to the outbox). */
+  status: number | null;
+  /** Why it failed; null or absent when it did not. */
+  reason?: string | null;
+  /** One entry per request, when the channel sends several (SMS: one per number). */
+  attempts?: DeliveryAttempt[];
+}
+
+/** A channel as every caller sees it: each secret setting that is set shows `SECRET_MASK`, never itself. */
+export interface AlertChannelView {
+  id: string;
+  name: string;
+  type: ChannelType;
+  config: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AlertPolicy = Omit<repo.PolicyRow, "owner_id">;
+export type AlertEvent = Omit<repo.EventRow, "owner_id" | "state_change_id">;
+export type AlertDelivery = Pick<
+  repo.DeliveryRow,
+  "channel_id" | "status" | "attempts" | "sent_at" | "last_error" | "log"
+>;
+
+export interface NewChannel {
+  name: string;
+  type: ChannelType;
+  /** Checked by the type's schema; errors name `body.config.<key>`. */
+  config?: Record<string, unknown> | undefined;
+}
+
+export interface ChannelPatch {
+  name?: string | undefined;
+  /**
+   * Merged into the stored settings key by key: `null` removes a key, a secret key sent as `SECRET_MASK`
+   * keeps its stored value. The result is checked as on creation.
+   */
+  config?: Record<string, unknown> | undefined;
+}
+
+export interface NewPolicy {
+  name: string;
+  monitorId: string;
+  /** Repeats are dropped (a channel is alerted once per event). */
+  channelIds?: string[] | undefined;
+  onDown?: boolean | undefined;
+  onUp?: boolean | undefined;
+  /** 5–1440, or null: no reminders. */
+  reminderMinutes?: number | null | undefined;
+}
+
+/** Omitted (undefined) fields are unchanged; the monitor never changes. */
+export interface PolicyPatch {
+  name?: string | undefined;
+  /** Replaces the list; repeats are dropped. */
+  channelIds?: string[] | undefined;
+  onDown?: boolean | undefined;
+  onUp?: boolean | undefined;
+  reminderMinutes?: number | null | undefined;
+}
+
+export interface PageQuery {
+  page: number;
+  limit: number;
+}
+
+export interface EventQuery extends PageQuery {
+  monitorId?: string | undefined;
+  type?: AlertEventType | undefined;
+}
+
+export interface Paged<T> {
+  items: T[];
+  total: number;
+}
+
+/** The alerts API's verbs: the routes of both forms call them; they never ask which form is active. */
+export interface AlertsApi {
+  createChannel(owner: AlertsOwner, input: NewChannel): Promise<AlertChannelView>;
+  /** A page of the owner's channels, newest first, and how many there are. */
+  listChannels(owner: AlertsOwner, page: PageQuery): Promise<Paged<AlertChannelView>>;
+  getChannel(owner: AlertsOwner, id: string): Promise<AlertChannelView>;
+  updateChannel(owner: AlertsOwner, id: string, patch: ChannelPatch): Promise<AlertChannelView>;
+  /** Also takes the channel out of the owner's policies. */
+  removeChannel(owner: AlertsOwner, id: string): Promise<void>;
+  /** Sends a test message through the channel now; a failed send is an outcome, not an error. */
+  testChannel(owner: AlertsOwner, id: string): Promise<TestOutcome>;
+  createPolicy(owner: AlertsOwner, input: NewPolicy): Promise<AlertPolicy>;
+  listPolicies(
+    owner: AlertsOwner,
+    query: PageQuery & { monitorId?: string | undefined },
+  ): Promise<Paged<AlertPolicy>>;
+  getPolicy(owner: AlertsOwner, id: string): Promise<AlertPolicy>;
+  updatePolicy(owner: AlertsOwner, id: string, patch: PolicyPatch): Promise<AlertPolicy>;
+  removePolicy(owner: AlertsOwner, id: string): Promise<void>;
+  /** A page of the owner's events, newest first, and how many match. */
+  listEvents(owner: AlertsOwner, query: EventQuery): Promise<Paged<AlertEvent>>;
+  /** The event with its deliveries (one per channel, by channel id). */
+  getEvent(owner: AlertsOwner, id: string): Promise<AlertEvent & { deliveries: AlertDelivery[] }>;
+}
+
+export interface AlertsApiContext {
+  db: Kysely<Database>;
+  log: Logger;
+  /** The plan table: `alert_channels` (per account) comes from the account's plan. */
+  plans: Record<PlanRow, PlanLimits>;
+  /** Seals channel secrets; undefined without `VANTAGE_SECRET_KEY`: channels with secrets are refused. */
+  box: SecretBox | undefined;
+  /** Sends a test message now; null when the owner has no such channel (it went meanwhile). */
+  sendTest(channelId: string, ownerId: string): Promise<TestOutcome | null>;
+  now?: () => number;
+}
