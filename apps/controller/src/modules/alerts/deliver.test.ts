@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { jsonb } from "../../db/json.js";
 import { newUser } from "../../testing/accounts.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { testContext, useReceiver } from "./channels/channel-testing.js";
@@ -32,20 +33,7 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     const k = t.db.kysely;
     const tag = `${kind}_${++n}`;
     const u = await newUser(t, "deliver");
-    await k
-      .insertInto("monitors")
-      .values({
-        id: `mon_${tag}`,
-        owner_id: u.userId,
-        name: "Shop",
-        type: "http",
-        target: "https://shop.example/",
-        config: "{}",
-        interval_s: 60,
-        status: "active",
-        next_run_at: new Date(Date.now() + 3_600_000),
-      })
-      .execute();
+    await insertMonitor(k, `mon_${tag}`, u.userId, { name: "Shop", target: "https://shop.example/" });
     const ids = Array.from({ length: channels }, (_, i) => `ch_${tag}_${i}`);
     for (const id of ids) {
       await k

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { eventTypeOf, makeEvents, makeReminders } from "./events.js";
@@ -24,25 +25,7 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     const k = t.db.kysely;
     const u = await newUser(t, "alerts");
     const mon = `mon_alert_${kind}`;
-    await k
-      .insertInto("monitors")
-      .values({
-        id: mon,
-        owner_id: u.userId,
-        name: "site",
-        type: "http",
-        target: "https://example.com/",
-        config: "{}",
-        interval_s: 60,
-        status: "active",
-        next_run_at: new Date(Date.now() + 3_600_000),
-      })
-      .execute();
-    const { seq } = await k
-      .selectFrom("monitors")
-      .select("seq")
-      .where("id", "=", mon)
-      .executeTakeFirstOrThrow();
+    const seq = await insertMonitor(k, mon, u.userId, { name: "site" });
     for (const id of ["ch_a", "ch_b"]) {
       await k
         .insertInto("alert_channels")
@@ -149,22 +132,7 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     const u = await newUser(t, "remind");
     const mon = `mon_remind_${kind}`;
     const since = new Date(Date.UTC(2026, 10, 24, 12, 0));
-    await k
-      .insertInto("monitors")
-      .values({
-        id: mon,
-        owner_id: u.userId,
-        name: "site",
-        type: "http",
-        target: "https://example.com/",
-        config: "{}",
-        interval_s: 60,
-        status: "active",
-        state: "down",
-        state_changed_at: since,
-        next_run_at: new Date(Date.now() + 3_600_000),
-      })
-      .execute();
+    await insertMonitor(k, mon, u.userId, { name: "site", state: "down", state_changed_at: since });
     await k
       .insertInto("alert_channels")
       .values({

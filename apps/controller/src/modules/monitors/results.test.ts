@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { newUser, type TestUser } from "../../testing/accounts.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import type { MonitorsContext } from "./context.js";
@@ -48,23 +49,11 @@ describe.each(dbKinds)("monitor results on %s", (kind) => {
   /** A monitor row that no scheduler picks (due in 2100); returns its id and seq. */
   async function addMonitor(ownerId = owner.userId, extra: { state?: "down"; changedAt?: Date } = {}) {
     const id = `mon_res_${kind}_${++n}`;
-    const row = await t.db.kysely
-      .insertInto("monitors")
-      .values({
-        id,
-        owner_id: ownerId,
-        name: id,
-        type: "http",
-        target: "https://example.com/",
-        config: "{}",
-        interval_s: 30,
-        status: "active",
-        next_run_at: new Date("2100-01-01T00:00:00Z"),
-        ...(extra.state ? { state: extra.state, state_changed_at: extra.changedAt ?? null } : {}),
-      })
-      .returning("seq")
-      .executeTakeFirstOrThrow();
-    return { id, seq: String(row.seq) };
+    const seq = await insertMonitor(t.db.kysely, id, ownerId, {
+      interval_s: 30,
+      ...(extra.state ? { state: extra.state, state_changed_at: extra.changedAt ?? null } : {}),
+    });
+    return { id, seq };
   }
 
   /** One run: node `n<i>` per entry. */

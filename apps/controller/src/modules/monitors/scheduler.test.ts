@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { newUser } from "../../testing/accounts.js";
 import { doneReply, refusedReply, serveNode, settle } from "../../testing/agents.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { planMonitorProbe } from "./config.js";
@@ -54,20 +55,14 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
       id: string,
       opts: { due?: Date; status?: string; interval?: number; config?: object } = {},
     ) => {
-      await t.db.kysely
-        .insertInto("monitors")
-        .values({
-          id,
-          owner_id: u.userId,
-          name: id,
-          type: "tcp",
-          target: "127.0.0.1:7",
-          config: JSON.stringify(opts.config ?? {}),
-          interval_s: opts.interval ?? 60,
-          status: (opts.status ?? "active") as "active",
-          next_run_at: opts.due ?? new Date(Date.now() - 1000),
-        })
-        .execute();
+      await insertMonitor(t.db.kysely, id, u.userId, {
+        type: "tcp",
+        target: "127.0.0.1:7",
+        config: { ...opts.config },
+        interval_s: opts.interval ?? 60,
+        status: (opts.status ?? "active") as "active",
+        next_run_at: opts.due ?? new Date(Date.now() - 1000),
+      });
     };
     return { writer, make, addMonitor };
   }
