@@ -1,3 +1,4 @@
+import { lockAccount } from "../../db/owned.js";
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
@@ -91,7 +92,7 @@ async function storeKey(
   // modules' advisory locks, and it tells a deleted account (404) from a full one. On PGlite (one
   // connection, transactions queued by the dialect) the lock is uncontended and changes nothing.
   const row = await ctx.db.transaction().execute(async (tx) => {
-    const user = await repo.lockUser(tx, userId);
+    const user = await lockAccount(tx, userId);
     if (!user) throw new ApiError("not_found", "account not found");
     const plan = planOf(user.plan);
     const limit = Math.min(ctx.plans[plan].api_keys ?? MAX_KEYS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT);

@@ -51,17 +51,6 @@ export interface UserPatch {
   theme?: string;
 }
 
-/**
- * Locks the user's row for the rest of the transaction, so writers that check a per-account count and
- * then insert (`createKey`) take turns; false when there is no such user. `FOR NO KEY UPDATE`, not
- * `FOR UPDATE`: it still serialises the callers of this function, but not the foreign-key checks
- * (`FOR KEY SHARE`) of sessions or keys being inserted for the user meanwhile, so logins do not wait.
- */
-/** Locks the account's row for the transaction; its plan, or undefined for an unknown account. */
-export async function lockUser(tx: Transaction<Database>, id: string): Promise<{ plan: string } | undefined> {
-  return tx.selectFrom("users").select("plan").where("id", "=", id).forNoKeyUpdate().executeTakeFirst();
-}
-
 export async function updateUser(db: Executor, id: string, patch: UserPatch): Promise<UserRow | undefined> {
   if (Object.keys(patch).length === 0) return findUserById(db, id);
   return db

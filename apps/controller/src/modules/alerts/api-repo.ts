@@ -25,18 +25,6 @@ export interface Page {
 // postgres.js returns bigint counts as strings, PGlite as numbers.
 const count = (row: { n: string | number | bigint }) => Number(row.n);
 
-/**
- * Locks the owner's account row for the transaction, so count-then-insert takes turns per account (as
- * monitors and API keys do); its plan, or undefined for an unknown account. `FOR NO KEY UPDATE`: foreign-key
- * checks of rows inserted for the account meanwhile do not wait on it.
- */
-export async function lockOwner(
-  tx: Transaction<Database>,
-  userId: string,
-): Promise<{ plan: string } | undefined> {
-  return tx.selectFrom("users").select("plan").where("id", "=", userId).forNoKeyUpdate().executeTakeFirst();
-}
-
 // ---- channels ----
 
 export async function countChannels(db: Executor, ownerId: string): Promise<number> {
@@ -86,34 +74,6 @@ export async function listChannels(db: Executor, ownerId: string, page: Page): P
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-}
-
-export async function findChannel(
-  db: Executor,
-  ownerId: string,
-  id: string,
-): Promise<ChannelRow | undefined> {
-  return db
-    .selectFrom("alert_channels")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .executeTakeFirst();
-}
-
-/** The owner's channel, its row locked for the transaction (PATCH is a read-modify-write). */
-export async function lockChannel(
-  tx: Transaction<Database>,
-  ownerId: string,
-  id: string,
-): Promise<ChannelRow | undefined> {
-  return tx
-    .selectFrom("alert_channels")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .forUpdate()
-    .executeTakeFirst();
 }
 
 export interface ChannelChanges {
@@ -267,29 +227,6 @@ export async function listPolicies(
     .execute();
 }
 
-export async function findPolicy(db: Executor, ownerId: string, id: string): Promise<PolicyRow | undefined> {
-  return db
-    .selectFrom("alert_policies")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .executeTakeFirst();
-}
-
-export async function lockPolicy(
-  tx: Transaction<Database>,
-  ownerId: string,
-  id: string,
-): Promise<PolicyRow | undefined> {
-  return tx
-    .selectFrom("alert_policies")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 export interface PolicyChanges {
   name?: string;
   channelIds?: string[];
@@ -367,15 +304,6 @@ export async function listEvents(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-}
-
-export async function findEvent(db: Executor, ownerId: string, id: string): Promise<EventRow | undefined> {
-  return db
-    .selectFrom("alert_events")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .executeTakeFirst();
 }
 
 /** An event's deliveries, one per channel, by channel id. */

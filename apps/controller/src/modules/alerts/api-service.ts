@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import { lockAccount, ownedRow } from "../../db/owned.js";
 import { ApiError, type ErrorDetail } from "../../http/errors.js";
 import { validationError } from "../../http/router.js";
 import { newId } from "../../lib/ids.js";
@@ -172,7 +173,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       // Count and insert under a lock on the account's row, else concurrent creates all see a count under
       // the limit and all insert.
       const row = await ctx.db.transaction().execute(async (tx) => {
-        const account = await repo.lockOwner(tx, owner.userId);
+        const account = await lockAccount(tx, owner.userId);
         if (!account) throw notFound("account");
         const plan = planOf(account.plan);
         const limit = ctx.plans[plan].alert_channels;
@@ -206,14 +207,14 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
     },
 
     async getChannel(owner, id) {
-      const row = await repo.findChannel(ctx.db, owner.userId, id);
+      const row = await ownedRow(ctx.db, "alert_channels", owner.userId, id);
       if (!row) throw notFound("alert channel");
       return view(row);
     },
 
     updateChannel(owner, id, patch) {
       return ctx.db.transaction().execute(async (tx) => {
-        const row = await repo.lockChannel(tx, owner.userId, id);
+        const row = await ownedRow(tx, "alert_channels", owner.userId, id, { forUpdate: true });
         if (!row) throw notFound("alert channel");
         const changes: repo.ChannelChanges = {};
         let secretKeys: string[] | undefined;
@@ -236,7 +237,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
     },
 
     async testChannel(owner, id) {
-      if (!(await repo.findChannel(ctx.db, owner.userId, id))) throw notFound("alert channel");
+      if (!(await ownedRow(ctx.db, "alert_channels", owner.userId, id))) throw notFound("alert channel");
       const outcome = await ctx.sendTest(id, owner.userId);
       if (!outcome) throw notFound("alert channel");
       return outcome;
@@ -278,14 +279,14 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
     },
 
     async getPolicy(owner, id) {
-      const row = await repo.findPolicy(ctx.db, owner.userId, id);
+      const row = await ownedRow(ctx.db, "alert_policies", owner.userId, id);
       if (!row) throw notFound("alert policy");
       return toPolicy(row);
     },
 
     updatePolicy(owner, id, patch) {
       return ctx.db.transaction().execute(async (tx) => {
-        const row = await repo.lockPolicy(tx, owner.userId, id);
+        const row = await ownedRow(tx, "alert_policies", owner.userId, id, { forUpdate: true });
         if (!row) throw notFound("alert policy");
         const changes: repo.PolicyChanges = {};
         if (patch.name !== undefined) changes.name = patch.name;
@@ -317,7 +318,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
     },
 
     async getEvent(owner, id) {
-      const row = await repo.findEvent(ctx.db, owner.userId, id);
+      const row = await ownedRow(ctx.db, "alert_events", owner.userId, id);
       if (!row) throw notFound("alert event");
       const deliveries = await repo.listDeliveries(ctx.db, id);
       return {

@@ -8,18 +8,6 @@ import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/
 export type Executor = Kysely<Database> | Transaction<Database>;
 export type MonitorRow = Selectable<MonitorsTable>;
 
-/**
- * Locks the owner's account row for the transaction (count-then-insert takes turns per account, as API
- * keys do); its plan, or undefined for an unknown account. `FOR NO KEY UPDATE`: foreign-key checks of rows
- * inserted for the account meanwhile (sessions, keys) do not wait on it.
- */
-export async function lockOwner(
-  tx: Transaction<Database>,
-  userId: string,
-): Promise<{ plan: string } | undefined> {
-  return tx.selectFrom("users").select("plan").where("id", "=", userId).forNoKeyUpdate().executeTakeFirst();
-}
-
 export async function countMonitors(db: Executor, ownerId: string): Promise<number> {
   const row = await db
     .selectFrom("monitors")
@@ -77,34 +65,6 @@ export async function listMonitors(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
-}
-
-export async function findMonitor(
-  db: Executor,
-  ownerId: string,
-  id: string,
-): Promise<MonitorRow | undefined> {
-  return db
-    .selectFrom("monitors")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .executeTakeFirst();
-}
-
-/** The owner's monitor, its row locked for the transaction (a read-modify-write: PATCH, resume). */
-export async function lockMonitor(
-  tx: Transaction<Database>,
-  ownerId: string,
-  id: string,
-): Promise<MonitorRow | undefined> {
-  return tx
-    .selectFrom("monitors")
-    .selectAll()
-    .where("id", "=", id)
-    .where("owner_id", "=", ownerId)
-    .forUpdate()
-    .executeTakeFirst();
 }
 
 export interface MonitorChanges {

@@ -1,3 +1,4 @@
+import { lockAccount, ownedRow } from "../../db/owned.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import { ApiError } from "../../http/errors.js";
 import { validationError } from "../../http/router.js";
@@ -154,7 +155,7 @@ export function createMonitorCrud(
     fn: (row: Monitor, tx: repo.Executor) => Promise<T>,
   ) {
     return ctx.db.transaction().execute(async (tx) => {
-      const row = await repo.lockMonitor(tx, owner.userId, id);
+      const row = await ownedRow(tx, "monitors", owner.userId, id, { forUpdate: true });
       if (!row) throw notFound();
       return fn(row, tx);
     });
@@ -170,7 +171,7 @@ export function createMonitorCrud(
       // Count and insert under a lock on the account's row, else concurrent creates all see a count under
       // the limit and all insert (as API keys do).
       const row = await ctx.db.transaction().execute(async (tx) => {
-        const account = await repo.lockOwner(tx, owner.userId);
+        const account = await lockAccount(tx, owner.userId);
         if (!account) throw new ApiError("not_found", "account not found");
         const plan = planOf(account.plan);
         const limits = ctx.plans[plan];
@@ -211,7 +212,7 @@ export function createMonitorCrud(
     },
 
     async get(owner, id) {
-      const row = await repo.findMonitor(ctx.db, owner.userId, id);
+      const row = await ownedRow(ctx.db, "monitors", owner.userId, id);
       if (!row) throw notFound();
       return row;
     },
