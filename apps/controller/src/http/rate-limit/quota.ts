@@ -78,16 +78,7 @@ export class Quota {
     if (rules.length === 0) return;
     const t = this.now();
     await this.prime(caller, rules, t);
-    let worst: { rule: QuotaRule; start: number; used: number } | undefined;
-    for (const rule of rules) {
-      const { bucket, start } = this.where(caller, rule, t);
-      const used = this.counters.getNow(bucket, start);
-      if (used < rule.limit) continue;
-      if (!worst || start + quotaWindows[rule.window] > worst.start + quotaWindows[worst.rule.window])
-        worst = { rule, start, used };
-    }
-    if (worst)
-      throw this.refusal(caller, worst.rule, this.status(worst.rule, worst.start, worst.used, false), 1, t);
+    this.placeOrRefuse(caller, rules, 1, t);
   }
 
   /**
@@ -99,23 +90,7 @@ export class Quota {
     if (rules.length === 0) return undefined;
     const t = this.now();
     await this.prime(caller, rules, t);
-    const placed = rules.map((rule) => ({ rule, ...this.where(caller, rule, t) }));
-    const refused = placed
-      .map((p) => ({ ...p, used: this.counters.getNow(p.bucket, p.start) }))
-      .filter((p) => p.used + cost > p.rule.limit);
-    if (refused.length > 0) {
-      // The limit that keeps the caller out longest decides the code and Retry-After.
-      const worst = refused.reduce((a, b) =>
-        b.start + quotaWindows[b.rule.window] > a.start + quotaWindows[a.rule.window] ? b : a,
-      );
-      throw this.refusal(
-        caller,
-        worst.rule,
-        this.status(worst.rule, worst.start, worst.used, false),
-        cost,
-        t,
-      );
-    }
+    const placed = this.placeOrRefuse(caller, rules, cost, t);
     let tightest: RateLimitStatus | undefined;
     for (const p of placed) {
       const count = this.counters.addNow(p.bucket, p.start, quotaWindows[p.rule.window], cost);
@@ -123,6 +98,30 @@ export class Quota {
       if (!tightest || s.remaining < tightest.remaining) tightest = s;
     }
     return tightest;
+  }
+
+  /**
+   * Where each rule counts the caller; throws the refusal when `cost` does not fit under one of them (the
+   * limit that keeps the caller out longest decides the code and Retry-After).
+   */
+  private placeOrRefuse(caller: QuotaCaller, rules: readonly QuotaRule[], cost: number, t: number) {
+    const placed = rules.map((rule) => ({ rule, ...this.where(caller, rule, t) }));
+    let worst: { rule: QuotaRule; start: number; used: number } | undefined;
+    for (const p of placed) {
+      const used = this.counters.getNow(p.bucket, p.start);
+      if (used + cost <= p.rule.limit) continue;
+      if (!worst || p.start + quotaWindows[p.rule.window] > worst.start + quotaWindows[worst.rule.window])
+        worst = { rule: p.rule, start: p.start, used };
+    }
+    if (worst)
+      throw this.refusal(
+        caller,
+        worst.rule,
+        this.status(worst.rule, worst.start, worst.used, false),
+        cost,
+        t,
+      );
+    return placed;
   }
 
   private async prime(caller: QuotaCaller, rules: readonly QuotaRule[], t: number): Promise<void> {
