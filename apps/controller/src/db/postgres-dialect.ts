@@ -18,7 +18,9 @@ import { DatabaseUnavailableError } from "./availability.js";
  * into its idle pool on release, and the next query written to it crashes the process from a timer
  * (`Cannot read properties of null (reading 'write')`): seen here when PostgreSQL stopped under load.
  * Plain queries go through the pool instead (postgres.js connects before it writes), and transactions
- * through `sql.begin`, which ends its connection properly whatever happens to it.
+ * through `sql.begin`, which ends its connection properly whatever happens to it. A transaction whose
+ * connection dies still writes its `rollback` to it: patches/postgres@3.4.9.patch (ADR 0007) makes that
+ * write fail as CONNECTION_CLOSED instead of throwing from a timer.
  */
 export function postgresDialect(client: Sql, inFlight = new InFlight()): Dialect {
   return {
