@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { issueKey, keyHeaders, newUser } from "./testing/accounts.js";
+import { freshMinute } from "./testing/fresh-window.js";
 import { exhaust, limitedRoutesOf, problemsOf429, problemsOfEntry } from "./testing/limit-route-tests.js";
 import { planLimitsEnv } from "./testing/plan-limits.js";
 import { forms } from "./testing/test-app.js";
@@ -23,6 +24,7 @@ describe.each(forms)("limited routes over the OpenAPI document, Form %s", (form)
 
   it("documents 429 and its headers, and answers it to an anonymous caller over its limit", async () => {
     const t = db.app(form, env);
+    await freshMinute(10_000);
     const routes = limitedRoutesOf(t);
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
       expect.arrayContaining([
@@ -48,6 +50,7 @@ describe.each(forms)("limited routes over the OpenAPI document, Form %s", (form)
 
   it("with a key: per key rate_limited, then per account quota_exceeded for another key of the account", async () => {
     const t = db.app(form, env);
+    await freshMinute(10_000);
     const failures: string[] = [];
     for (const r of limitedRoutesOf(t)) {
       const u = await newUser(t, "limits");

@@ -1,5 +1,6 @@
 import { type DnsTestServer, startDnsServer } from "@vantage/probes/testing/dns-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshMinute } from "../../testing/fresh-window.js";
 import { forms, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 
@@ -122,6 +123,7 @@ describe.each(forms)("lookup quota, Form %s", (form) => {
 
   it("counts lookups per client IP; over the limit 429 with Retry-After; bad input costs nothing", async () => {
     const t = db.app(form, { VANTAGE_PLAN_LIMITS: planLimitsEnv({ anonymous: { lookups_per_minute: 2 } }) });
+    await freshMinute(5_000);
     const path = `/v1/info/ip?${q(form, "ip", "10.0.0.1")}`;
     const first = await t.call("GET", path);
     expect(first.headers.get("ratelimit-limit")).toBe("2");

@@ -3,6 +3,7 @@ import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@v
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exitOf, startController } from "../../testing/controller-process.js";
+import { freshMinute } from "../../testing/fresh-window.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 
 /**
@@ -58,16 +59,11 @@ describe("limits shared by two controller processes", () => {
       remaining: r.headers.get("ratelimit-remaining"),
     }));
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  /** Limits count in fixed minute windows: start a phase with at least 20 s of its window left. */
-  const freshMinute = async () => {
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 20_000) await pause(left + 50);
-  };
 
   it("one per-IP limit and one per-key limit across both; SIGTERM writes every metered call", async () => {
     const [a, b] = controllers as [(typeof controllers)[0], (typeof controllers)[0]];
     // Anonymous, 10 a minute for 127.0.0.1: 6 on one controller, then the other admits only the 4 left.
-    await freshMinute();
+    await freshMinute(10_000);
     for (let i = 0; i < 6; i++) expect((await ip(a.url)).status).toBe(200);
     await pause(4 * SYNC_MS);
     const onB: number[] = [];
@@ -94,7 +90,7 @@ describe("limits shared by two controller processes", () => {
     const secret = ((await created.json()) as { data: { key: string } }).data.key;
     const key = { "x-api-key": secret };
     const keyed: string[] = [];
-    await freshMinute();
+    await freshMinute(10_000);
     for (let i = 0; i < 3; i++) keyed.push(`a${(await ip(a.url, key)).status}`);
     await pause(4 * SYNC_MS);
     for (let i = 0; i < 4; i++) keyed.push(`b${(await ip(b.url, key)).status}`);
