@@ -40,6 +40,9 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   if (!isJson && declared !== undefined) throw notJson();
   // Without a declared length the body may still be empty (`curl -X POST` with no data): read it first.
   const raw = incoming ? await readIncoming(incoming, limit) : await readLimited(c.req.raw, limit);
+  // The stream is spent: whatever reads the body later (a blank one included) reads it from the cache.
+  const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
+  cache.text = Promise.resolve(raw);
   if (raw.trim() === "") return;
   if (!isJson) throw notJson();
   // Before parsing, so nothing deeper or wider than the limits is built, walked or validated.
@@ -55,9 +58,7 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   try {
     parsed = JSON.parse(raw);
     // Seed Hono's body cache so validators and handlers see the parsed value.
-    const cache = (c.req as unknown as { bodyCache: Record<string, unknown> }).bodyCache;
     cache.json = Promise.resolve(parsed);
-    cache.text = Promise.resolve(raw);
   } catch {
     throw new ApiError("malformed_json", "request body is not valid JSON");
   }
