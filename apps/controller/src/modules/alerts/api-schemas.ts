@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { listA, listB, pageFieldsA, pageFieldsB } from "../../http/page-schemas.js";
 import { SECRET_MASK } from "./api-types.js";
 import { channelTypes } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
@@ -32,45 +33,9 @@ export const eventIdParam = z.object({
   id: idString.openapi({ param: { name: "id", in: "path" }, example: eventExample }),
 });
 
-const page = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(1_000_000)
-  .default(1)
-  .openapi({ description: "From 1, default 1" });
-
-/** A page size, 1–100, `fallback` when omitted. */
-const size = (fallback: number) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(fallback)
-    .openapi({ description: `1–100, default ${fallback}` });
-
-const pageFieldsA = (fallback: number) => ({ page, limit: size(fallback) });
-const pageFieldsB = (fallback: number) => ({ page, per_page: size(fallback) });
-
 /** Channels and policies: one page of 100 holds what a client that does not page expects (every item). */
 const WHOLE_LIST = 100;
 const EVENTS_PAGE = 20;
-
-const listA = <T extends z.ZodType>(item: T) =>
-  z.object({
-    items: z.array(item),
-    total: z.number().int(),
-    page: z.number().int(),
-    limit: z.number().int(),
-  });
-const listB = <T extends z.ZodType>(item: T) =>
-  z.object({
-    items: z.array(item),
-    total: z.number().int(),
-    page: z.number().int(),
-    per_page: z.number().int(),
-  });
 
 // ---- channels ----
 
