@@ -2,10 +2,13 @@ import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.js";
 import { connectDb } from "./db/connect.js";
 import { planNames } from "./lib/plans.js";
+import { announceAccountChange } from "./modules/accounts/index.js";
 
 /**
  * `pnpm account:plan <email> <plan>`: sets an account's plan (free, pro, business) in the configured
- * database, until billing does it. Controllers see the change within their credential cache's 10 s.
+ * database, until billing does it. Controllers see the change at once: the update sends the same NOTIFY as
+ * the accounts service's `setPlan`, delivered when it commits (a controller whose listen connection is down
+ * meanwhile sees it within its credential cache's 10 s).
  * Exit codes: 0 done, 1 no such account or the database failed, 2 usage or configuration error.
  * With the embedded database (no DATABASE_URL) stop the service first: PGlite is one process's alone.
  */
@@ -23,12 +26,15 @@ try {
   const config = loadConfig();
   const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
   try {
-    const { rows } = await sql<{ id: string; email: string; before: string }>`
-      update users set plan = ${plan}, updated_at = now()
-      from (select id, plan as before from users where lower(email) = ${email.trim().toLowerCase()}) old
-      where users.id = old.id
-      returning users.id, users.email, old.before`.execute(db.kysely);
-    const row = rows[0];
+    const row = await db.kysely.transaction().execute(async (tx) => {
+      const { rows } = await sql<{ id: string; email: string; before: string }>`
+        update users set plan = ${plan}, updated_at = now()
+        from (select id, plan as before from users where lower(email) = ${email.trim().toLowerCase()}) old
+        where users.id = old.id
+        returning users.id, users.email, old.before`.execute(tx);
+      if (rows[0]) await announceAccountChange(tx, rows[0].id);
+      return rows[0];
+    });
     if (!row) {
       process.stderr.write(`vantage account:plan: no account has the email ${email}\n`);
       process.exitCode = 1;

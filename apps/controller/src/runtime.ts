@@ -42,7 +42,7 @@ function roleEntries(
   built: App,
   ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
 ) {
-  const { nodes, probes, delivery, monitors, alerts } = built.modules;
+  const { nodes, probes, delivery, monitors, alerts, accounts } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: { stop(): Promise<void> } | undefined;
@@ -88,6 +88,9 @@ function roleEntries(
       role: "api",
       async start() {
         const { config, log } = ctx;
+        // Account changes made on any controller (plan, revoked keys and sessions) evict this one's
+        // credential cache: listening before the port opens, so no request is served from a stale entry.
+        await accounts.watcher.start();
         // VANTAGE_METRICS_LISTEN: /metrics on its own server (the API port has none), opened first and
         // closed last with the API's.
         if (config.VANTAGE_METRICS_LISTEN) {
@@ -130,6 +133,7 @@ function roleEntries(
           });
         } catch (err) {
           await metricsHttp?.close();
+          await accounts.watcher.stop();
           throw err;
         }
         log.info({ url: http.url, form: config.VANTAGE_API_FORM }, "listening");
@@ -137,6 +141,8 @@ function roleEntries(
       async stop() {
         await http?.close();
         await metricsHttp?.close();
+        // Last: requests served until the port closed still heard of account changes.
+        await accounts.watcher.stop();
       },
     },
   ];

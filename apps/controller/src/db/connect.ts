@@ -5,6 +5,7 @@ import { Kysely, Migrator, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import postgres from "postgres";
 import { AvailabilityGate, guardedDialect } from "./availability.js";
+import { type Listen, pgliteListen, postgresListen } from "./listen.js";
 import { inlineMigrations } from "./migrations/index.js";
 import { InFlight, postgresDialect } from "./postgres-dialect.js";
 import type { Database } from "./schema.js";
@@ -17,6 +18,21 @@ export interface Db {
   /** True once migrations have run in this process. */
   migrated: boolean;
   ping(): Promise<void>;
+  /**
+   * LISTEN on `channel` (lower-case letters, digits and `_`): `onMessage` gets the payload of every NOTIFY
+   * on it (`db/notify.ts`) until `close`. PostgreSQL: one connection per process carries every channel and
+   * comes back by itself after it drops (PostgreSQL restarted, the backend killed); what is sent while it
+   * is down is lost, so `onListen` runs whenever a LISTEN has just succeeded (after each reconnection in
+   * particular) for the caller to make up for it. The promise does not reject because the database is
+   * away: it resolves once the first LISTEN has been answered or has failed (then it is retried until it
+   * succeeds), so a controller starting during an outage still starts. PGlite: the one session listens,
+   * nothing is lost. A handler that throws is ignored; `close` ends only the handlers of its own call.
+   */
+  listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onListen?: () => void,
+  ): Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -69,7 +85,9 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
       gate.markDown(err);
     }
     const dialect = guardedDialect(postgresDialect(client, inFlight), gate);
-    return makeDb(new Kysely<Database>({ dialect }), "postgres", gate);
+    // The first LISTEN gets two connection attempts' time before `listen` stops waiting for it.
+    const listen = postgresListen(client, 2 * connectTimeoutMs);
+    return makeDb(new Kysely<Database>({ dialect }), "postgres", listen, gate);
   }
   let location = opts.dataDir;
   if (!location.startsWith("memory://")) {
@@ -80,10 +98,10 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
   const pglite = new PGlite(location);
   await pglite.waitReady;
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return makeDb(kysely, "pglite");
+  return makeDb(kysely, "pglite", pgliteListen(pglite, kysely));
 }
 
-function makeDb(kysely: Kysely<Database>, kind: Db["kind"], gate?: AvailabilityGate): Db {
+function makeDb(kysely: Kysely<Database>, kind: Db["kind"], listen: Listen, gate?: AvailabilityGate): Db {
   return {
     kysely,
     kind,
@@ -94,6 +112,7 @@ function makeDb(kysely: Kysely<Database>, kind: Db["kind"], gate?: AvailabilityG
     async ping() {
       await sql`select 1`.execute(kysely);
     },
+    listen,
     async close() {
       await kysely.destroy();
     },

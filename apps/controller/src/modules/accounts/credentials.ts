@@ -10,11 +10,19 @@ import { findKeyByHash, findSession, touchKey } from "./repo.js";
 import { hashSecret } from "./secrets.js";
 import { verifyAccessToken } from "./tokens.js";
 
-/** The `Authenticator` the accounts module implements; one per application (see `createAccountsContext`). */
+/**
+ * The `Authenticator` the accounts module implements; one per application (see `createAccountsContext`).
+ * The `forget*` calls drop cache entries in this process; other controllers drop theirs when the change's
+ * NOTIFY reaches their accounts watcher (`account-changes.ts`), and within the cache TTL at the latest.
+ */
 export interface CredentialVerifier extends Authenticator {
-  /** Drops a revoked key from this process's cache at once (other instances: within the cache TTL). */
+  /** Drops a revoked key from this process's cache at once. */
   forgetKey(id: string): void;
   forgetSession(jti: string): void;
+  /** Drops every cached key and session of the account (its plan or credentials changed). */
+  forgetUser(userId: string): void;
+  /** Drops everything cached (changes may have been missed: the listen connection was down). */
+  forgetAll(): void;
 }
 
 export interface VerifierOptions {
@@ -82,11 +90,18 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
   const now = opts.now ?? Date.now;
   const keys = new Map<string, CachedKey>(); // by secret hash
   const sessions = new Map<string, CachedSession>(); // by jti
+  // Counts the forget calls. A lookup that was on its way when one came may have read the row as it was
+  // before the change: it answers its own request, but is not cached (it would stay stale for the TTL).
+  let forgets = 0;
+  const forgot = () => {
+    forgets++;
+  };
 
   async function loadKey(hash: string): Promise<CachedKey | undefined> {
     const t = now();
     const hit = keys.get(hash);
     if (hit && t - hit.fetchedAt < ttl) return hit;
+    const since = forgets;
     const row = await findKeyByHash(opts.db, hash);
     if (!row) {
       keys.delete(hash);
@@ -103,7 +118,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       fetchedAt: t,
       touchedAt: hit?.touchedAt ?? 0,
     };
-    remember(keys, hash, entry);
+    if (since === forgets) remember(keys, hash, entry);
     return entry;
   }
 
@@ -130,6 +145,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
     const t = now();
     let s = sessions.get(claims.jti);
     if (!s || t - s.fetchedAt >= ttl) {
+      const since = forgets;
       const row = await findSession(opts.db, claims.jti);
       if (!row) throw invalid();
       s = {
@@ -139,7 +155,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
         revoked: row.revoked_at !== null,
         fetchedAt: t,
       };
-      remember(sessions, claims.jti, s);
+      if (since === forgets) remember(sessions, claims.jti, s);
     }
     if (s.revoked || s.expiresAt <= t || s.userId !== claims.userId) throw invalid();
     return { userId: s.userId, kind: "jwt", credentialId: claims.jti, scopes: allScopes, plan: s.plan };
@@ -165,10 +181,22 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       throw invalid();
     },
     forgetKey(id) {
+      forgot();
       for (const [hash, k] of keys) if (k.id === id) keys.delete(hash);
     },
     forgetSession(jti) {
+      forgot();
       sessions.delete(jti);
+    },
+    forgetUser(userId) {
+      forgot();
+      for (const [hash, k] of keys) if (k.userId === userId) keys.delete(hash);
+      for (const [jti, s] of sessions) if (s.userId === userId) sessions.delete(jti);
+    },
+    forgetAll() {
+      forgot();
+      keys.clear();
+      sessions.clear();
     },
   };
 }

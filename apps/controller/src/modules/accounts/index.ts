@@ -1,8 +1,10 @@
-import type { AppDeps, Module } from "../../deps.js";
+import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
+import type { PlanName } from "../../lib/plans.js";
 import type { DeliveryService } from "../delivery/index.js";
+import { createAccountsWatcher } from "./account-changes.js";
 import { type AccountsOptions, createAccountsContext } from "./context.js";
 import { type CreatedKey, createKey, type NewKeyInput } from "./keys.js";
 import * as repo from "./repo.js";
@@ -14,7 +16,9 @@ import { registerRevokeKey } from "./routes/revoke-key.js";
 import { securedRoute } from "./routes/secured-route.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerUpdateProfile } from "./routes/update-profile.js";
+import { setPlan } from "./service.js";
 
+export { ACCOUNTS_CHANNEL, announceAccountChange } from "./account-changes.js";
 export {
   type AccountsContext,
   type AccountsOptions,
@@ -35,6 +39,12 @@ export interface AccountsService {
   planOf(userId: string): Promise<string | undefined>;
   /** Issues an API key or personal access token for an account (the secret is in the answer only). */
   createKey(userId: string, input: NewKeyInput): Promise<CreatedKey>;
+  /**
+   * Moves the account to `plan`; the plan it had, or undefined for an unknown account. The new limits
+   * apply at once on every controller running the `watcher` (within 10 s on one whose listen connection
+   * is down).
+   */
+  setPlan(userId: string, plan: PlanName): Promise<{ before: string } | undefined>;
 }
 
 export interface AccountsModule extends Module<AccountsService> {
@@ -44,6 +54,12 @@ export interface AccountsModule extends Module<AccountsService> {
    * and never hold the process open, so an application that is simply dropped (tests) leaks nothing.
    */
   close(): Promise<void>;
+  /**
+   * Hears account changes from every controller (plan set, key or session revoked: PostgreSQL NOTIFY on
+   * `vantage_accounts`) and drops the account's cached credentials at once. The runtime runs it with the
+   * api role, from before the port opens until after it closes.
+   */
+  readonly watcher: Worker;
 }
 
 /** Accounts: register/login/logout/verify-email, profile, API keys (and Form A access tokens). */
@@ -55,12 +71,14 @@ export function createAccounts(
   const ctx = createAccountsContext(deps, services.delivery, options);
   return {
     close: () => ctx.passwords.close(),
+    watcher: createAccountsWatcher(deps.db, ctx.credentials),
     service: {
       authenticator: ctx.credentials,
       async planOf(userId) {
         return (await repo.findUserById(ctx.db, userId))?.plan;
       },
       createKey: (userId, input) => createKey(ctx, userId, input),
+      setPlan: (userId, plan) => setPlan(ctx, userId, plan),
     },
     routes(app: Router) {
       const auth = requireAuth(ctx.credentials);

@@ -4,6 +4,7 @@ import type { Principal, Scope } from "../../http/context.js";
 import { ApiError } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
+import { announceAccountChange } from "./account-changes.js";
 import type { AccountsContext } from "./context.js";
 import { ALL_SCOPES, boundedTerms, type CreatorBounds, type KeyTerms } from "./key-bounds.js";
 import * as repo from "./repo.js";
@@ -132,14 +133,22 @@ export async function listKeys(
   return { items, total };
 }
 
-/** Revokes one of the caller's keys; another account's id is 404 like an unknown one. */
+/**
+ * Revokes one of the caller's keys; another account's id is 404 like an unknown one. Refused at once here,
+ * and on other controllers as soon as the change's NOTIFY reaches them (the cache TTL, 10 s, while their
+ * listen connection is down).
+ */
 export async function revokeKey(
   ctx: AccountsContext,
   userId: string,
   kind: ApiKeyKind,
   id: string,
 ): Promise<void> {
-  const done = await repo.revokeKey(ctx.db, userId, kind, id);
+  const done = await ctx.db.transaction().execute(async (tx) => {
+    const revoked = await repo.revokeKey(tx, userId, kind, id);
+    if (revoked) await announceAccountChange(tx, userId);
+    return revoked;
+  });
   if (!done) throw new ApiError("not_found", `${kind === "pat" ? "access token" : "API key"} not found`);
   ctx.credentials.forgetKey(id);
   ctx.log.info({ user_id: userId, key_id: id }, "credential revoked");

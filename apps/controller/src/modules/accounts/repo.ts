@@ -43,6 +43,26 @@ export async function findUserById(db: Executor, id: string): Promise<UserRow | 
   return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/**
+ * Sets the account's plan; the plan it had, or undefined for an unknown account. The row is locked first,
+ * so of two concurrent changes the second reports the plan the first left.
+ */
+export async function setPlan(
+  tx: Transaction<Database>,
+  userId: string,
+  plan: string,
+): Promise<{ before: string } | undefined> {
+  const current = await tx
+    .selectFrom("users")
+    .select("plan")
+    .where("id", "=", userId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!current) return undefined;
+  await tx.updateTable("users").set({ plan, updated_at: new Date() }).where("id", "=", userId).execute();
+  return { before: current.plan };
+}
+
 export interface UserPatch {
   display_name?: string | null;
   bio?: string | null;
@@ -96,14 +116,17 @@ export async function findSession(db: Executor, id: string) {
     .executeTakeFirst();
 }
 
-export async function revokeSession(db: Executor, id: string, userId: string): Promise<void> {
-  await db
+/** Revokes the account's session; false when it was revoked already (or is not theirs). */
+export async function revokeSession(db: Executor, id: string, userId: string): Promise<boolean> {
+  const row = await db
     .updateTable("sessions")
     .set({ revoked_at: new Date() })
     .where("id", "=", id)
     .where("user_id", "=", userId)
     .where("revoked_at", "is", null)
-    .execute();
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Housekeeping: sessions that expired more than a day ago are no longer needed for revocation checks. */

@@ -7,6 +7,8 @@ import {
   rateLimitedError,
 } from "../../http/rate-limit/index.js";
 import { newId } from "../../lib/ids.js";
+import { type PlanName, planNames } from "../../lib/plans.js";
+import { announceAccountChange } from "./account-changes.js";
 import type { AccountsContext } from "./context.js";
 import { DUMMY_HASH } from "./password-hasher.js";
 import * as repo from "./repo.js";
@@ -167,7 +169,10 @@ export async function login(
   return issueSession(ctx, user.id);
 }
 
-/** Revokes the session the request was made with. */
+/**
+ * Revokes the session the request was made with: refused at once here, and on other controllers as soon
+ * as the change's NOTIFY reaches them (the cache TTL, 10 s, while their listen connection is down).
+ */
 export async function logout(ctx: AccountsContext, principal: Principal): Promise<void> {
   if (principal.kind !== "jwt") {
     throw new ApiError(
@@ -175,8 +180,35 @@ export async function logout(ctx: AccountsContext, principal: Principal): Promis
       "logout ends a login session; this request used an API key or access token — delete it instead",
     );
   }
-  await repo.revokeSession(ctx.db, principal.credentialId, principal.userId);
+  await ctx.db.transaction().execute(async (tx) => {
+    if (await repo.revokeSession(tx, principal.credentialId, principal.userId)) {
+      await announceAccountChange(tx, principal.userId);
+    }
+  });
   ctx.credentials.forgetSession(principal.credentialId);
+}
+
+/**
+ * Moves the account to another plan; the plan it had, or undefined for an unknown account. Its new limits
+ * apply at once: here the account's cached credentials are dropped, and every other controller drops
+ * them when the NOTIFY sent with the change reaches it.
+ */
+export async function setPlan(
+  ctx: AccountsContext,
+  userId: string,
+  plan: PlanName,
+): Promise<{ before: string } | undefined> {
+  // The type says it; a cast elsewhere must not store a plan nobody knows (it would read as free).
+  if (!(planNames as readonly string[]).includes(plan)) throw new Error(`unknown plan "${plan}"`);
+  const changed = await ctx.db.transaction().execute(async (tx) => {
+    const before = await repo.setPlan(tx, userId, plan);
+    if (before) await announceAccountChange(tx, userId);
+    return before;
+  });
+  if (!changed) return undefined;
+  ctx.credentials.forgetUser(userId);
+  ctx.log.info({ user_id: userId, plan, before: changed.before }, "plan changed");
+  return changed;
 }
 
 export async function getUser(ctx: AccountsContext, userId: string): Promise<User> {

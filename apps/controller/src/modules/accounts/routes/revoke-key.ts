@@ -26,7 +26,8 @@ export function registerRevokeKey(
     path: paths[kind],
     summary: summaries[kind],
     description:
-      "Takes effect at once on this controller and within 10 s on others. Another account's id → 404.",
+      "Takes effect at once on every controller (within 10 s on one that cannot hear the database's " +
+      "notifications meanwhile). Another account's id → 404.",
     request: { params: idParam },
     responses: {
       200: { description: "Revoked", ...jsonContent(envelope(z.null())) },
