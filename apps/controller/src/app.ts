@@ -6,6 +6,7 @@ import { createRouter, type Router } from "./http/router.js";
 import { registerSecuritySchemes } from "./http/security.js";
 import { type AccountsModule, createAccounts } from "./modules/accounts/index.js";
 import { type AlertsModule, createAlerts } from "./modules/alerts/index.js";
+import { type BillingModule, createBilling } from "./modules/billing/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
 import { createInfo, type InfoModule } from "./modules/info/index.js";
 import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js";
@@ -24,6 +25,7 @@ export interface Modules {
   plans: PlansModule;
   monitors: MonitorsModule;
   alerts: AlertsModule;
+  billing: BillingModule;
 }
 
 export interface App {
@@ -56,6 +58,7 @@ export function createApp(deps: AppDeps): App {
   const info = createInfo(deps, { authenticator, plans: plans.service });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
   const alerts = createAlerts(deps, { delivery: delivery.service, authenticator });
+  const billing = createBilling(deps, { authenticator, accounts: accounts.service });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -70,7 +73,7 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing]) m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -80,7 +83,7 @@ export function createApp(deps: AppDeps): App {
       title: `Vantage API (Form ${form.toUpperCase()})`,
       version: "1.0.0",
       description:
-        "Global network diagnostics: multi-node probes, lookups, reputation, accounts, monitors and alerts. " +
+        "Global network diagnostics: multi-node probes, lookups, reputation, accounts, monitors, alerts and billing. " +
         "Every success is `{data, request_id}`; every error is `{error: {code, message, details?}, request_id}`.",
     },
     servers: [{ url: deps.config.VANTAGE_PUBLIC_URL ?? "/" }],
@@ -94,7 +97,7 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts },
+    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
       // Last: what the others charged and metered while draining is written too.

@@ -191,12 +191,56 @@ export const configSchema = z.object({
     .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
     .optional(),
   SMTP_FROM: z.string().min(3).default("Vantage <no-reply@vantage.invalid>"),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_[A-Za-z0-9_]+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)")
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\S+$/, "must be a webhook signing secret (whsec_…)")
+    .optional(),
+  STRIPE_PRICE_PRO: z
+    .string()
+    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
+    .optional(),
+  STRIPE_PRICE_BUSINESS: z
+    .string()
+    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
+    .optional(),
+  /** Metered price added to every checkout (usage reported through billing meters), when set. */
+  STRIPE_PRICE_METERED: z
+    .string()
+    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
+    .optional(),
+  STRIPE_METER_EVENTS: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const events = parseMeterEvents(s ?? "");
+      if (typeof events === "string") {
+        ctx.addIssue({ code: "custom", message: events });
+        return z.NEVER;
+      }
+      return events;
+    }),
+  STRIPE_API_BASE: z
+    .string()
+    .url()
+    .regex(/^https?:\/\/[^/?#]+\/?$/, "must be a base URL without a path, e.g. https://api.stripe.com")
+    .default("https://api.stripe.com"),
+  VANTAGE_BILLING_GRACE_DAYS: z.coerce.number().int().min(0).max(60).default(7),
+  VANTAGE_BILLING_REPORT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
 
 /** Variables whose values an error message must not repeat. */
-const secretVariables = new Set(["VANTAGE_SECRET_KEY", "VANTAGE_SECRET_KEYS_PREVIOUS"]);
+const secretVariables = new Set([
+  "VANTAGE_SECRET_KEY",
+  "VANTAGE_SECRET_KEYS_PREVIOUS",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+]);
 
 /** Comma-separated secret keys (see parseSecretKey) → the keys; a message naming the bad entry otherwise. */
 function parseSecretKeys(s: string): SecretKey[] | string {
@@ -214,6 +258,35 @@ function parseSecretKeys(s: string): SecretKey[] | string {
     }
   }
   return keys;
+}
+
+/** Usage families whose daily use can be reported to a Stripe billing meter. */
+export const meteredFamilies = ["probes", "lookups", "reputation"] as const;
+export type MeteredFamily = (typeof meteredFamilies)[number];
+
+/**
+ * `STRIPE_METER_EVENTS`: `family=event_name` pairs, comma-separated (`probes=vantage_node_probes`); each
+ * family's daily use goes to the billing meter of that event name. Empty or `none` → no usage reporting.
+ */
+function parseMeterEvents(s: string): Partial<Record<MeteredFamily, string>> | string {
+  const text = s.trim();
+  if (text === "" || text.toLowerCase() === "none") return {};
+  const out: Partial<Record<MeteredFamily, string>> = {};
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [family = "", name = "", extra] = part.split("=").map((x) => x.trim());
+    if (!(meteredFamilies as readonly string[]).includes(family) || extra !== undefined) {
+      return `${part}: want family=event_name, the family one of ${meteredFamilies.join(", ")}`;
+    }
+    if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(name)) {
+      return `${part}: the event name must be 1–100 letters, digits or _ . : -`;
+    }
+    if (out[family as MeteredFamily]) return `${part}: ${family} is given twice`;
+    out[family as MeteredFamily] = name;
+  }
+  return out;
 }
 
 /** `host:port` (`[v6]:port` for IPv6) → its parts; undefined when it is not that. Port 0 picks a free one. */

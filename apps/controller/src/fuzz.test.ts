@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCodes } from "./http/errors.js";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./http/json-shape.js";
+import { StripeFixture } from "./testing/stripe-fixture.js";
 import { useTestDb } from "./testing/use-test-db.js";
 
 type Form = "a" | "b";
@@ -243,13 +244,24 @@ describe.each(["a", "b"] as const)("fuzz, Form %s: every operation, hostile inpu
   let t: TestApp;
   let creds: Record<string, string>[];
   let dns: DnsTestServer;
+  // Billing on, against a loopback Stripe: its routes are fuzzed for real, not answered 503 unconfigured.
+  const stripe = new StripeFixture();
   beforeAll(async () => {
     dns = await startDnsServer();
-    t = db.app(form, { VANTAGE_DNS_RESOLVER: `127.0.0.1:${dns.port}` });
+    await stripe.start();
+    t = db.app(form, {
+      VANTAGE_DNS_RESOLVER: `127.0.0.1:${dns.port}`,
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_WEBHOOK_SECRET: "whsec_ZnV6ei13ZWJob29rLXNlY3JldC0wMTIzNDU2Nzg5",
+      STRIPE_PRICE_PRO: "price_fuzz_pro",
+      STRIPE_PRICE_BUSINESS: "price_fuzz_business",
+      STRIPE_API_BASE: stripe.url,
+    });
     creds = await credentials(t, form);
   });
   afterAll(async () => {
     await dns?.close();
+    await stripe.stop();
   });
 
   it("never a 5xx (but 503 no_nodes_available on probes), 4xx in the envelope, each answer fast", async () => {

@@ -42,7 +42,7 @@ function roleEntries(
   built: App,
   ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
 ) {
-  const { nodes, probes, delivery, monitors, alerts, accounts } = built.modules;
+  const { nodes, probes, delivery, monitors, alerts, billing, accounts } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: { stop(): Promise<void> } | undefined;
@@ -56,8 +56,10 @@ function roleEntries(
       async start() {
         await probes.sweeper.start();
         await monitors.scheduler.start();
+        await billing.worker.start();
       },
       async stop() {
+        await billing.worker.stop();
         await monitors.scheduler.stop();
         await probes.sweeper.stop();
       },

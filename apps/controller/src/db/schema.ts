@@ -1,5 +1,6 @@
 import type { AccountTables } from "./tables/accounts.js";
 import type { AlertTables } from "./tables/alerts.js";
+import type { BillingTables } from "./tables/billing.js";
 import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
 import type { LookupTables } from "./tables/lookups.js";
@@ -16,6 +17,7 @@ import type { UsageTables } from "./tables/usage.js";
 export interface Database
   extends AccountTables,
     AlertTables,
+    BillingTables,
     ControllerTables,
     DeliveryTables,
     LookupTables,

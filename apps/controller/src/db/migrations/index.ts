@@ -8,6 +8,7 @@ import * as m20261124_0900 from "./20261124_0900_lookup_records.js";
 import * as m20261124_2200 from "./20261124_2200_usage_daily.js";
 import * as m20261124_2300 from "./20261124_2300_monitors.js";
 import * as m20261125_0000 from "./20261125_0000_alerts.js";
+import * as m20261125_1000 from "./20261125_1000_billing.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "20261124_2200_usage_daily": m20261124_2200,
   "20261124_2300_monitors": m20261124_2300,
   "20261125_0000_alerts": m20261125_0000,
+  "20261125_1000_billing": m20261125_1000,
 };
 
 export const inlineMigrations: MigrationProvider = {

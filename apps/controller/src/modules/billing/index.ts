@@ -1,0 +1,68 @@
+import type { AppDeps, Module, Worker } from "../../deps.js";
+import { requireAuth } from "../../http/auth.js";
+import type { Authenticator } from "../../http/authenticator.js";
+import type { Router } from "../../http/router.js";
+import { registerCancelAndPortal } from "./routes/cancel.js";
+import { registerGetSubscription } from "./routes/get-subscription.js";
+import { registerListInvoices } from "./routes/list-invoices.js";
+import { registerSubscribe } from "./routes/subscribe.js";
+import { securedRoute } from "./routes/views.js";
+import { registerWebhook } from "./routes/webhook.js";
+import { type BillingService, createBillingService } from "./service.js";
+import { billingSettings } from "./stripe.js";
+import type { PlanHolder } from "./sync.js";
+import { createBillingWorker } from "./worker.js";
+
+export { type PaidPlan, paidPlans } from "./plan-state.js";
+export type { BillingService, InvoiceView, SubscriptionView } from "./service.js";
+
+export interface BillingModule extends Module<BillingService> {
+  /** The scheduler role's share: past-due graces, stale subscriptions, daily use → Stripe's meters. */
+  readonly worker: Worker & { tick(): Promise<void> };
+}
+
+/**
+ * Billing with Stripe (Checkout + Billing): subscribe through a Checkout page, Stripe's webhooks keep our
+ * subscriptions and invoices in step and set the account's plan (the plans module's limits follow on every
+ * controller at once), cancel at period end, the customer portal, and daily use reported to billing
+ * meters. Without Stripe settings, reads still answer (the plan) and the rest is 503.
+ */
+export function createBilling(
+  deps: AppDeps,
+  services: { authenticator: Authenticator; accounts: PlanHolder },
+): BillingModule {
+  const settings = billingSettings(deps.config);
+  const service = createBillingService({
+    db: deps.db.kysely,
+    log: deps.log,
+    settings,
+    accounts: services.accounts,
+  });
+  const worker = createBillingWorker({
+    db: deps.db.kysely,
+    log: deps.log,
+    stripe: settings.stripe,
+    sync: service.sync,
+    graceMs: settings.graceMs,
+    meterEvents: settings.meterEvents,
+    reportEveryMs: settings.reportEveryMs,
+  });
+  if (settings.stripe && settings.missing.length > 0) {
+    deps.log.warn(
+      { missing: settings.missing },
+      "billing is only partly configured: its write routes answer 503",
+    );
+  }
+  return {
+    service,
+    worker,
+    routes(app: Router) {
+      const common = securedRoute(deps.config.VANTAGE_API_FORM, requireAuth(services.authenticator));
+      registerSubscribe(app, service, common);
+      registerGetSubscription(app, service, common);
+      registerListInvoices(app, service, common, deps.config.VANTAGE_API_FORM);
+      registerCancelAndPortal(app, service, common);
+      registerWebhook(app, service);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { subscriptionSchema } from "../schemas.js";
+import type { BillingService } from "../service.js";
+import { type SecuredRoute, toSubscriptionView } from "./views.js";
+
+/** `GET /v1/billing/subscription`: the same contract in both forms. */
+export function registerGetSubscription(app: Router, billing: BillingService, common: SecuredRoute): void {
+  const route = createRoute({
+    ...common,
+    method: "get",
+    path: "/v1/billing/subscription",
+    summary: "The account's plan and subscription",
+    description:
+      "Always 200: an account that never subscribed answers its plan (`free`, or what the operator set) with " +
+      "status `none`. Read from this server's records, which Stripe's webhooks keep in step; works without " +
+      "Stripe settings too (Form A reads the plan here).",
+    responses: {
+      200: { description: "The subscription", ...jsonContent(envelope(subscriptionSchema)) },
+      ...errorResponses(401, 403),
+    },
+  });
+  app.openapi(route, async (c) => {
+    return ok(c, toSubscriptionView(await billing.subscription(requirePrincipal(c).userId)), 200);
+  });
+}
