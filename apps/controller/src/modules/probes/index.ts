@@ -5,20 +5,24 @@ import type { Router } from "../../http/router.js";
 import type { NodesService } from "../nodes/index.js";
 import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
+import { LiveTasks } from "./live-tasks.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
 import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
 import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
+import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
 
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 export { type NodeResult, nodeErrorCodes } from "./dispatch.js";
+export type { StreamNode, TaskFollow } from "./follow-task.js";
+export type { LiveEvent } from "./live-tasks.js";
 export type { ProbeCaller } from "./quota.js";
 export type { TaskRecord } from "./repo.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
-export type { Created, ProbePlan, ProbeRequest, ProbesService } from "./service.js";
+export type { Created, ProbePlan, ProbeRequest, ProbesService, Started } from "./service.js";
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 
 export interface ProbesModule extends Module<ProbesService> {
@@ -33,8 +37,9 @@ export interface ProbesModule extends Module<ProbesService> {
 
 /**
  * Probes: nodes come from the nodes service's directory; credentials (optional on every probe route) are
- * checked by the process's one authenticator. Form A's background dispatches and Form B's result writes
- * run on one `BackgroundWork`, drained on shutdown.
+ * checked by the process's one authenticator. Form A's background dispatches and Form B's runs and result
+ * writes run on one `BackgroundWork`, drained on shutdown. Live streams (SSE) follow tasks running here in
+ * memory (`LiveTasks`) and tasks running elsewhere through the database (`TaskWatch`, closed on drain).
  */
 export function createProbes(
   deps: AppDeps,
@@ -42,6 +47,11 @@ export function createProbes(
 ): ProbesModule {
   const background = new BackgroundWork();
   const retry = new WriteRetry(deps.log);
+  const watch = new TaskWatch({
+    db: deps.db.kysely,
+    listen: (channel, onMessage, onListen) => deps.db.listen(channel, onMessage, onListen),
+    log: deps.log,
+  });
   const probeDeps: ProbeDeps = {
     db: deps.db.kysely,
     transport: deps.transport,
@@ -50,6 +60,8 @@ export function createProbes(
     writer: new ResultWriter(deps.db.kysely, background, deps.log, { retry }),
     retry,
     controllerId: deps.instanceId,
+    live: new LiveTasks(),
+    watch,
     quota: {
       take: (caller, cost) => services.plans.charge("probes", caller, cost),
       peek: (caller) => services.plans.peek("probes", caller)[0],
@@ -67,9 +79,10 @@ export function createProbes(
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);
-      registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form);
+      const live = { heartbeatMs: deps.config.VANTAGE_SSE_HEARTBEAT_MS, log: deps.log };
+      registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form, live);
       registerGetQuota(app, service, auth, form);
-      registerGetTask(app, service, auth, form);
+      registerGetTask(app, service, auth, form, live);
     },
     sweeper: {
       async start() {
@@ -83,6 +96,7 @@ export function createProbes(
     async drain(graceMs = 10_000) {
       retry.closing(graceMs);
       await background.drain();
+      await watch.stop();
     },
   };
 }

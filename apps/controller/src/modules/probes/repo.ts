@@ -64,19 +64,40 @@ export async function insertTask(db: Kysely<Database>, t: NewTask, status: Probe
     .execute();
 }
 
+/**
+ * Followers of a task on other controllers LISTEN here (`TaskWatch`): the task's id is sent with each result
+ * stored and when the task finishes (Form A; Form B's tasks are written finished).
+ */
+export const RESULTS_CHANNEL = "vantage_probe_results";
+
+/**
+ * Moves an unfinished task to `status`; `finishedAt` finishes it, and then the move is announced on
+ * `RESULTS_CHANNEL` in the same statement. Resolves false when the task did not move (a task the sweeper
+ * already failed stays failed).
+ */
 export async function setTaskStatus(
   db: Kysely<Database>,
   id: string,
   status: ProbeTaskStatus,
-  finished: boolean,
-): Promise<void> {
-  // Only an unfinished task moves: a task the sweeper already failed stays failed.
-  await db
-    .updateTable("probe_tasks")
-    .set(finished ? { status, finished_at: new Date() } : { status })
-    .where("id", "=", id)
-    .where("status", "in", ["queued", "running"])
-    .execute();
+  finishedAt?: Date,
+): Promise<boolean> {
+  if (!finishedAt) {
+    const res = await db
+      .updateTable("probe_tasks")
+      .set({ status })
+      .where("id", "=", id)
+      .where("status", "in", ["queued", "running"])
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+  const { rows } = await sql<{ id: string }>`
+    with moved as (
+      update probe_tasks set status = ${status}, finished_at = ${finishedAt}
+      where id = ${id} and status in ('queued', 'running')
+      returning id
+    )
+    select id, pg_notify(${RESULTS_CHANNEL}, id) from moved`.execute(db);
+  return rows.length > 0;
 }
 
 function resultRow(taskId: string, r: NodeResult) {
@@ -87,10 +108,16 @@ function resultRow(taskId: string, r: NodeResult) {
 
 const resultColumns = sql`(task_id, node_id, node_name, position, success, latency_ms, error_code, error_message, detail, duration_ms)`;
 
-/** Idempotent: a retry after a write whose answer was lost (the connection dropped) adds nothing. */
+/**
+ * Idempotent: a retry after a write whose answer was lost (the connection dropped) adds nothing. The same
+ * statement announces the result on `RESULTS_CHANNEL` (delivered at its commit).
+ */
 export async function insertResult(db: Kysely<Database>, taskId: string, r: NodeResult): Promise<void> {
-  await sql`insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}
-    on conflict (task_id, node_id) do nothing`.execute(db);
+  await sql`with stored as (
+      insert into probe_results ${resultColumns} values ${resultRow(taskId, r)}
+      on conflict (task_id, node_id) do nothing
+    )
+    select pg_notify(${RESULTS_CHANNEL}, ${taskId})`.execute(db);
 }
 
 /** A column of values as a text array parameter (null stays null); SQL casts it to the column's type. */

@@ -1,190 +1,30 @@
 import type { ProbeJobSpec, ProbeType } from "@vantage/probes";
-import type { ControllerTransport } from "@vantage/transport";
-import type { Kysely } from "kysely";
-import type { Logger } from "pino";
-import type { Database } from "../../db/schema.js";
-import { ApiError, unavailableError } from "../../http/errors.js";
+import { ApiError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import { validationError } from "../../http/router.js";
-import type { NodeDirectory } from "../nodes/index.js";
-import type { BackgroundWork } from "./background.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
-import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
+import { dispatchToNode, type NodeResult } from "./dispatch.js";
+import { followTask, type TaskFollow } from "./follow-task.js";
 import { formABodies, fromFormA } from "./form-a.js";
-import type { ProbeCaller, ProbeLimits } from "./quota.js";
-import {
-  findTask,
-  insertResult,
-  insertTask,
-  type NewTask,
-  newTaskId,
-  setTaskStatus,
-  type TaskRecord,
-  taskIdTime,
-} from "./repo.js";
+import type { Created, ProbeDeps } from "./probe-deps.js";
+import type { ProbeCaller } from "./quota.js";
+import { findTask, type TaskRecord, taskIdTime } from "./repo.js";
 import type { ProbeInput, ProbeRequest } from "./request.js";
-import { type ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
-import { type SelectedNode, selectNodes } from "./select-nodes.js";
-import { storable } from "./storable.js";
+import { UNWRITTEN_GRACE_MS } from "./result-writer.js";
+import { queueProbeTask, runProbeTask, type Started, startProbeTask } from "./run-task.js";
+import { selectNodes } from "./select-nodes.js";
 import { ABANDONED_AFTER_MS } from "./sweeper.js";
 import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
-import type { WriteRetry } from "./write-retry.js";
 
+export type { Created, ProbeDeps } from "./probe-deps.js";
 export type { ProbeInput, ProbeRequest } from "./request.js";
-
-export interface ProbeDeps {
-  db: Kysely<Database>;
-  transport: ControllerTransport;
-  directory: NodeDirectory;
-  background: BackgroundWork;
-  /** Form B's results go in behind the answer (ADR 0003). */
-  writer: ResultWriter;
-  /** Form A's writes, retried while the database is away (shared with the writer: shutdown ends both). */
-  retry: WriteRetry;
-  /** This controller process (its lease in `controller_leases`); Form A tasks carry it. */
-  controllerId: string;
-  quota: ProbeLimits;
-  log: Logger;
-  defaultNodes: number;
-  offlineAfterMs: number;
-  allowPrivateTargets: boolean;
-}
-
-/** A created task and what it left of the caller's quota (undefined: unlimited). */
-export interface Created<T> {
-  value: T;
-  quota: RateLimitStatus | undefined;
-}
-
-const nodeLevel = new Set<string>(nodeErrorCodes);
-
-/** `failed` when no node could run the probe at all; a probe that ran and failed still makes the task `done`. */
-export function finalStatus(results: readonly NodeResult[]): "done" | "failed" {
-  return results.every((r) => r.error && nodeLevel.has(r.error.code)) ? "failed" : "done";
-}
-
-async function prepare(
-  deps: ProbeDeps,
-  req: ProbeRequest,
-): Promise<{ task: NewTask; nodes: SelectedNode[]; quota: RateLimitStatus | undefined }> {
-  assertTargetAllowed(req.spec, deps.allowPrivateTargets, req.paths);
-  if (!deps.transport.connected()) {
-    // Every job would wait out its deadline in a buffer: say so now, before any quota is spent.
-    throw unavailableError(
-      "the controller has lost its link to the probe nodes (NATS) and is reconnecting; try again shortly",
-    );
-  }
-  const nodes = await selectNodes(deps.directory, {
-    type: req.spec.type,
-    requested: req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined,
-    count: deps.defaultNodes,
-    family: literalTargetFamily(req.spec),
-    offlineAfterMs: deps.offlineAfterMs,
-  });
-  const task: NewTask = {
-    id: newTaskId(),
-    type: req.spec.type,
-    target: req.target,
-    spec: req.spec,
-    nodeIds: nodes.map((n) => n.id),
-    ownerId: req.caller.kind === "account" ? req.caller.userId : null,
-    createdAt: new Date(),
-  };
-  // Paid per node that gets the job; offline named nodes cost nothing.
-  const cost = nodes.filter((n) => n.online).length;
-  const quota = await deps.quota.take(req.caller, cost);
-  deps.quota.record(req.caller, cost);
-  return { task, nodes, quota };
-}
-
-function dispatchAll(
-  deps: ProbeDeps,
-  task: NewTask,
-  spec: ProbeJobSpec,
-  nodes: SelectedNode[],
-  onResult?: (r: NodeResult) => Promise<void>,
-): Promise<NodeResult[]> {
-  const timeoutMs = dispatchTimeoutMs(spec);
-  return Promise.all(
-    nodes.map(async (node, position) => {
-      const r = storable(
-        await dispatchToNode({
-          transport: deps.transport,
-          directory: deps.directory,
-          node,
-          position,
-          spec,
-          jobId: `${task.id}.${position}`,
-          timeoutMs,
-        }),
-      );
-      if (onResult) await onResult(r);
-      return r;
-    }),
-  );
-}
-
-/**
- * Runs the probe on every chosen node and answers when the last node has (Form B). The task and its results
- * are written behind the answer by the result writer (ADR 0003), which serves them from memory until
- * they land.
- */
-export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<TaskRecord>> {
-  if (deps.writer.full) {
-    throw unavailableError(
-      "probe results cannot be stored right now (the database is behind); try again shortly",
-    );
-  }
-  const { task, nodes, quota } = await prepare(deps, req);
-  const results = await dispatchAll(deps, task, req.spec, nodes);
-  const record: TaskRecord = {
-    id: task.id,
-    type: task.type,
-    target: task.target,
-    spec: task.spec,
-    owner_id: task.ownerId,
-    node_ids: task.nodeIds,
-    status: finalStatus(results),
-    created_at: task.createdAt,
-    finished_at: new Date(),
-    results,
-  };
-  deps.writer.write(record);
-  return { value: record, quota };
-}
-
-/**
- * Stores the task as `queued` and returns at once (Form A); the dispatch runs in the background, storing
- * each node's result as it arrives (`running`), then `done` or `failed`. Every write after the answer is
- * retried while the database is away, for as long as it is (until shutdown): a task whose results reached
- * the controller ends with them. The task carries its deadline and this controller's id, so if the
- * controller dies mid-task the sweeper fails it once the controller's lease runs out.
- */
-export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<string>> {
-  const prepared = await prepare(deps, req);
-  const { nodes, quota } = prepared;
-  const task: NewTask = {
-    ...prepared.task,
-    deadlineAt: new Date(prepared.task.createdAt.getTime() + dispatchTimeoutMs(req.spec)),
-    controllerId: deps.controllerId,
-  };
-  await insertTask(deps.db, task, "queued");
-  const context = { task_id: task.id };
-  const write = (what: string, op: () => Promise<void>) => deps.retry.run(what, context, op);
-  deps.background.run(async () => {
-    try {
-      await write("probe task status", () => setTaskStatus(deps.db, task.id, "running", false));
-      const results = await dispatchAll(deps, task, req.spec, nodes, async (r) => {
-        await write("probe result", () => insertResult(deps.db, task.id, r));
-      });
-      await write("probe task status", () => setTaskStatus(deps.db, task.id, finalStatus(results), true));
-    } catch (err) {
-      deps.log.error({ err, task_id: task.id }, "probe task failed to complete");
-      await setTaskStatus(deps.db, task.id, "failed", true).catch(() => {});
-    }
-  });
-  return { value: task.id, quota };
-}
+export {
+  finalStatus,
+  queueProbeTask,
+  runProbeTask,
+  type Started,
+  startProbeTask,
+} from "./run-task.js";
 
 /**
  * A task from memory (answered here, not written yet) or the database. A Form B task answered by another
@@ -223,6 +63,13 @@ export interface ProbesService {
   run(req: ProbeRequest): Promise<Created<TaskRecord>>;
   /** Stores a queued task and dispatches it in the background; resolves with its id (Form A's model). */
   queue(req: ProbeRequest): Promise<Created<string>>;
+  /** `run`, resolving as soon as the task has started (for a caller that follows it as it runs). */
+  start(req: ProbeRequest): Promise<Created<Started>>;
+  /**
+   * Follows a task as `viewer` may see it (404 as `get`): what it has so far, then each result as it
+   * arrives and the finished task, whichever controller runs it (see follow-task.ts).
+   */
+  follow(id: string, viewer: string | undefined): Promise<TaskFollow>;
   /** A task as `viewer` (an account id, or undefined for anonymous callers) may see it; 404 otherwise. */
   get(id: string, viewer: string | undefined): Promise<TaskRecord>;
   /** The caller's probe quota now, without spending any; undefined when unlimited. */
@@ -294,6 +141,8 @@ export function probesService(deps: ProbeDeps): ProbesService {
     execute: (plan, opts) => executeProbe(deps, plan, opts),
     run: (req) => runProbeTask(deps, req),
     queue: (req) => queueProbeTask(deps, req),
+    start: (req) => startProbeTask(deps, req),
+    follow: (id, viewer) => followTask({ ...deps, get: (i, v) => getProbeTask(deps, i, v) }, id, viewer),
     get: (id, viewer) => getProbeTask(deps, id, viewer),
     quota: (caller) => deps.quota.peek(caller),
   };

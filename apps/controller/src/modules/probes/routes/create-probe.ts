@@ -6,10 +6,12 @@ import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.j
 import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
 import type { Router } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
+import { wantsEventStream } from "../../../http/sse.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.js";
 import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "../form-b.js";
 import type { ProbeInput, ProbesService } from "../service.js";
 import { quotaHeaders, quotaNote } from "./shared.js";
+import { eventStreamContent, type LiveOptions, streamNote, streamTask } from "./stream-task.js";
 
 const summaries: Record<ProbeType, string> = {
   http: "HTTP(S) request from several nodes: status, timings, TLS certificate",
@@ -31,12 +33,20 @@ function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
     description:
       "Creates the task and answers at once with 202 and `status: queued`; the nodes run it in the background. " +
       "Poll `GET /v1/probe/tasks/{task_id}` for the results." +
+      streamNote(
+        "(200): the task from its start until every node has answered, the same task as without it",
+      ) +
       quotaNote,
     security: optionalAuthSecurity("a"),
     "x-vantage-limit": "probes",
     middleware: [auth] as const,
     request: jsonBody(body),
     responses: {
+      200: {
+        description: "With `Accept: text/event-stream`: the task's live results as Server-Sent Events",
+        headers: quotaHeaders,
+        content: eventStreamContent,
+      },
       202: {
         description: "Task queued",
         headers: quotaHeaders,
@@ -57,6 +67,7 @@ function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
     description:
       "Runs the probe on every chosen node and answers when all have answered or timed out (each node has " +
       "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`." +
+      streamNote("instead: each node's result as it arrives, then the whole task") +
       quotaNote,
     security: optionalAuthSecurity("b"),
     "x-vantage-limit": "probes",
@@ -64,9 +75,13 @@ function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
     request: jsonBody(body),
     responses: {
       200: {
-        description: "Task done",
+        description:
+          "Task done (JSON), or with `Accept: text/event-stream` its live results as Server-Sent Events",
         headers: quotaHeaders,
-        content: { "application/json": { schema: envelope(formBDoneSchema(type)) } },
+        content: {
+          "application/json": { schema: envelope(formBDoneSchema(type)) },
+          ...eventStreamContent,
+        },
       },
       ...probeErrors,
     },
@@ -83,11 +98,16 @@ export function registerCreateProbes(
   probes: ProbesService,
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
+  live: LiveOptions,
 ): void {
+  // The task's owner follows it (undefined: an anonymous task, readable by whoever has its id).
+  const viewer = (c: Context<AppEnv>) => c.get("principal")?.userId;
   if (form === "a") {
     const queued = async (c: Context<AppEnv>, input: ProbeInput) => {
       const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
       setQuotaHeaders(c, created.quota);
+      if (wantsEventStream(c))
+        return streamTask(c, await probes.follow(created.value, viewer(c)), form, live);
       return ok(c, toFormA(created.value), 202);
     };
     app.openapi(formARoute("http", formABodies.http, auth), (c) =>
@@ -108,6 +128,11 @@ export function registerCreateProbes(
     return;
   }
   const done = async (c: Context<AppEnv>, input: ProbeInput) => {
+    if (wantsEventStream(c)) {
+      const started = await probes.start({ ...input, caller: quotaCallerOf(c) });
+      setQuotaHeaders(c, started.quota);
+      return streamTask(c, await probes.follow(started.value.id, viewer(c)), form, live);
+    }
     const created = await probes.run({ ...input, caller: quotaCallerOf(c) });
     setQuotaHeaders(c, created.quota);
     return ok(c, toFormB(created.value), 200);

@@ -4,8 +4,10 @@ import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
+import { wantsEventStream } from "../../../http/sse.js";
 import { taskViewSchema, toTaskView } from "../result-schemas.js";
 import type { ProbesService } from "../service.js";
+import { eventStreamContent, type LiveOptions, streamNote, streamTask } from "./stream-task.js";
 
 /** `GET /v1/probe/tasks/{id}`: one route, the task view in the active form's shape. */
 export function registerGetTask(
@@ -13,6 +15,7 @@ export function registerGetTask(
   probes: ProbesService,
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
+  live: LiveOptions,
 ): void {
   const route = createRoute({
     method: "get",
@@ -24,19 +27,31 @@ export function registerGetTask(
       "finished task again, at once after the answer and on any controller. A recent id that is not found " +
       "is a 404 after a short wait (up to 250 ms) for a write in flight. A task created with credentials " +
       "belongs to that account: read it with credentials of the same account (any other caller gets 404). " +
-      "A task created without credentials is readable by anyone who has its id.",
+      "A task created without credentials is readable by anyone who has its id." +
+      streamNote(
+        "(200): what the task has so far, then what arrives until it finishes; a finished task's results and " +
+          "`done` at once. A task running on another controller is followed as that controller stores its " +
+          "results (a Form B task is stored only once finished: until then it is a 404 there)",
+      ),
     security: optionalAuthSecurity(form),
     middleware: [auth] as const,
     request: {
       params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
     },
     responses: {
-      200: { description: "The task", content: { "application/json": { schema: envelope(taskViewSchema) } } },
+      200: {
+        description:
+          "The task (JSON), or with `Accept: text/event-stream` the task as it runs (Server-Sent Events)",
+        content: { "application/json": { schema: envelope(taskViewSchema) }, ...eventStreamContent },
+      },
       ...errorResponses(401, 404),
     },
   });
   app.openapi(route, async (c) => {
-    const task = await probes.get(c.req.valid("param").id, c.get("principal")?.userId);
+    const viewer = c.get("principal")?.userId;
+    if (wantsEventStream(c))
+      return streamTask(c, await probes.follow(c.req.valid("param").id, viewer), form, live);
+    const task = await probes.get(c.req.valid("param").id, viewer);
     return ok(c, toTaskView(task, form), 200);
   });
 }

@@ -1,0 +1,226 @@
+import type { ProbeJobSpec } from "@vantage/probes";
+import { unavailableError } from "../../http/errors.js";
+import type { RateLimitStatus } from "../../http/rate-limit/index.js";
+import { dispatchTimeoutMs } from "./deadlines.js";
+import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
+import type { Created, ProbeDeps } from "./probe-deps.js";
+import {
+  findTask,
+  insertResult,
+  insertTask,
+  type NewTask,
+  newTaskId,
+  setTaskStatus,
+  type TaskRecord,
+} from "./repo.js";
+import type { ProbeRequest } from "./request.js";
+import { type SelectedNode, selectNodes } from "./select-nodes.js";
+import { storable } from "./storable.js";
+import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
+
+/**
+ * Running a probe task on its nodes, in both models: Form B's (`runProbeTask`, `startProbeTask`: the
+ * answer is the finished task, written behind it) and Form A's (`queueProbeTask`: stored as it goes). Each
+ * result reaches the task's followers here (`LiveTasks`) as it arrives.
+ */
+
+const nodeLevel = new Set<string>(nodeErrorCodes);
+
+/** `failed` when no node could run the probe at all; a probe that ran and failed still makes the task `done`. */
+export function finalStatus(results: readonly NodeResult[]): "done" | "failed" {
+  return results.every((r) => r.error && nodeLevel.has(r.error.code)) ? "failed" : "done";
+}
+
+async function prepare(
+  deps: ProbeDeps,
+  req: ProbeRequest,
+): Promise<{ task: NewTask; nodes: SelectedNode[]; quota: RateLimitStatus | undefined }> {
+  assertTargetAllowed(req.spec, deps.allowPrivateTargets, req.paths);
+  if (!deps.transport.connected()) {
+    // Every job would wait out its deadline in a buffer: say so now, before any quota is spent.
+    throw unavailableError(
+      "the controller has lost its link to the probe nodes (NATS) and is reconnecting; try again shortly",
+    );
+  }
+  const nodes = await selectNodes(deps.directory, {
+    type: req.spec.type,
+    requested: req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined,
+    count: deps.defaultNodes,
+    family: literalTargetFamily(req.spec),
+    offlineAfterMs: deps.offlineAfterMs,
+  });
+  const task: NewTask = {
+    id: newTaskId(),
+    type: req.spec.type,
+    target: req.target,
+    spec: req.spec,
+    nodeIds: nodes.map((n) => n.id),
+    ownerId: req.caller.kind === "account" ? req.caller.userId : null,
+    createdAt: new Date(),
+  };
+  // Paid per node that gets the job; offline named nodes cost nothing.
+  const cost = nodes.filter((n) => n.online).length;
+  const quota = await deps.quota.take(req.caller, cost);
+  deps.quota.record(req.caller, cost);
+  return { task, nodes, quota };
+}
+
+function dispatchAll(
+  deps: ProbeDeps,
+  task: NewTask,
+  spec: ProbeJobSpec,
+  nodes: SelectedNode[],
+  onResult?: (r: NodeResult) => Promise<void>,
+): Promise<NodeResult[]> {
+  const timeoutMs = dispatchTimeoutMs(spec);
+  return Promise.all(
+    nodes.map(async (node, position) => {
+      const r = storable(
+        await dispatchToNode({
+          transport: deps.transport,
+          directory: deps.directory,
+          node,
+          position,
+          spec,
+          jobId: `${task.id}.${position}`,
+          timeoutMs,
+        }),
+      );
+      if (onResult) await onResult(r);
+      return r;
+    }),
+  );
+}
+
+function recordOf(
+  task: NewTask,
+  status: TaskRecord["status"],
+  results: NodeResult[],
+  finishedAt: Date | null = status === "done" || status === "failed" ? new Date() : null,
+): TaskRecord {
+  return {
+    id: task.id,
+    type: task.type,
+    target: task.target,
+    spec: task.spec,
+    owner_id: task.ownerId,
+    node_ids: task.nodeIds,
+    status,
+    created_at: task.createdAt,
+    finished_at: finishedAt,
+    results,
+  };
+}
+
+/** A task as stored: its results in node order. */
+const byPosition = (results: readonly NodeResult[]) => [...results].sort((a, b) => a.position - b.position);
+
+/** A started Form B task: its id at once, the finished task (handed to the result writer) later. */
+export interface Started {
+  id: string;
+  finished: Promise<TaskRecord>;
+}
+
+/**
+ * Form B's run, from the moment its nodes have the job: resolves with the task's id once nodes are chosen
+ * and the quota is taken; `finished` resolves when the last node has answered (dispatch makes every
+ * failure an entry, so it does not reject for a node). The run is background work (awaited on shutdown),
+ * so it ends and is stored whether or not anyone still waits for it (a live stream whose client left).
+ * Each result reaches the task's followers as it arrives.
+ */
+export async function startProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<Started>> {
+  if (deps.writer.full) {
+    throw unavailableError(
+      "probe results cannot be stored right now (the database is behind); try again shortly",
+    );
+  }
+  const { task, nodes, quota } = await prepare(deps, req);
+  deps.live.begin(recordOf(task, "running", []));
+  const finished = dispatchAll(deps, task, req.spec, nodes, async (r) => {
+    deps.live.result(task.id, r);
+  }).then((results) => {
+    const record = recordOf(task, finalStatus(results), results);
+    deps.writer.write(record);
+    deps.live.finish(record);
+    return record;
+  });
+  deps.background.run(() =>
+    finished.then(
+      () => {},
+      (err: unknown) => deps.log.error({ err, task_id: task.id }, "probe task failed to complete"),
+    ),
+  );
+  return { value: { id: task.id, finished }, quota };
+}
+
+/**
+ * Runs the probe on every chosen node and answers when the last node has (Form B). The task and its results
+ * are written behind the answer by the result writer (ADR 0003), which serves them from memory until
+ * they land.
+ */
+export async function runProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<TaskRecord>> {
+  const started = await startProbeTask(deps, req);
+  return { value: await started.value.finished, quota: started.quota };
+}
+
+/**
+ * Stores the task as `queued` and returns at once (Form A); the dispatch runs in the background, storing
+ * each node's result as it arrives (`running`), then `done` or `failed`. Every write after the answer is
+ * retried while the database is away, for as long as it is (until shutdown): a task whose results reached
+ * the controller ends with them. The task carries its deadline and this controller's id, so if the
+ * controller dies mid-task the sweeper fails it once the controller's lease runs out.
+ */
+export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promise<Created<string>> {
+  const prepared = await prepare(deps, req);
+  const { nodes, quota } = prepared;
+  const task: NewTask = {
+    ...prepared.task,
+    deadlineAt: new Date(prepared.task.createdAt.getTime() + dispatchTimeoutMs(req.spec)),
+    controllerId: deps.controllerId,
+  };
+  await insertTask(deps.db, task, "queued");
+  deps.live.begin(recordOf(task, "queued", []));
+  const context = { task_id: task.id };
+  const write = (what: string, op: () => Promise<unknown>) =>
+    deps.retry.run(what, context, async () => {
+      await op();
+    });
+  // The finished task as its followers here get it: as stored (the same values, results in node order);
+  // read back only when the task did not move (the sweeper failed it first).
+  const finish = async (status: "done" | "failed", results: NodeResult[], at: Date, moved: boolean) => {
+    const record = recordOf(task, status, byPosition(results), at);
+    const stored =
+      moved || !deps.live.followed(task.id)
+        ? undefined
+        : await findTask(deps.db, task.id).catch(() => undefined);
+    deps.live.finish(stored ?? record);
+  };
+  deps.background.run(async () => {
+    const arrived: NodeResult[] = [];
+    try {
+      await write("probe task status", async () => {
+        await setTaskStatus(deps.db, task.id, "running");
+        deps.live.status(task.id, "running");
+      });
+      const results = await dispatchAll(deps, task, req.spec, nodes, async (r) => {
+        arrived.push(r);
+        // Followers here have it now; the write (and the NOTIFY for other controllers) follows.
+        deps.live.result(task.id, r);
+        await write("probe result", () => insertResult(deps.db, task.id, r));
+      });
+      const status = finalStatus(results);
+      const at = new Date();
+      let moved = false;
+      await write("probe task status", async () => {
+        moved = await setTaskStatus(deps.db, task.id, status, at);
+      });
+      await finish(status, results, at, moved);
+    } catch (err) {
+      deps.log.error({ err, task_id: task.id }, "probe task failed to complete");
+      const at = new Date();
+      const moved = await setTaskStatus(deps.db, task.id, "failed", at).catch(() => false);
+      await finish("failed", arrived, at, moved);
+    }
+  });
+  return { value: task.id, quota };
+}
