@@ -1,3 +1,4 @@
+import type { Config } from "./config.js";
 import type { AppDeps } from "./deps.js";
 import { coreMiddleware } from "./http/core-middleware.js";
 import { handleError } from "./http/errors-handler.js";
@@ -82,9 +83,7 @@ export function createApp(deps: AppDeps): App {
     info: {
       title: `Vantage API (Form ${form.toUpperCase()})`,
       version: "1.0.0",
-      description:
-        "Global network diagnostics: multi-node probes, lookups, reputation, accounts, monitors, alerts and billing. " +
-        "Every success is `{data, request_id}`; every error is `{error: {code, message, details?}, request_id}`.",
+      description: apiDescription(deps.config, routeTags(app), billing.configured),
     },
     servers: [{ url: deps.config.VANTAGE_PUBLIC_URL ?? "/" }],
   }) as unknown as Record<string, unknown>;
@@ -104,4 +103,65 @@ export function createApp(deps: AppDeps): App {
       await plans.drain();
     },
   };
+}
+
+/** The tags of the routes registered on `app`, in registration order: the sections the document holds. */
+function routeTags(app: Router): string[] {
+  const tags = app.openAPIRegistry.definitions.flatMap((d) =>
+    d.type === "route" ? (d.route.tags ?? []) : [],
+  );
+  return [...new Set(tags)];
+}
+
+/** What each section offers, in the order the description lists them. */
+const sectionBlurbs: Record<string, string> = {
+  probes: "http, ping, dns, tcp and traceroute, run from the probe nodes",
+  nodes: "the probe nodes and whether they are online",
+  lookups: "IP, DNS, WHOIS, TLS certificate and ICP filing lookups; IP reputation",
+  monitors: "probes on a schedule, with their state, results and uptime",
+  alerts: "alert channels and policies, and the events they raised",
+  account: "registration, login, email verification, profile, API keys, tokens and usage",
+  billing: "subscriptions through Stripe Checkout, cancellation, the customer portal and invoices",
+  operations: "liveness and readiness",
+};
+
+/**
+ * The document's description: what this deployment serves, as configured, and nothing it does not (the
+ * docs page shows it first). Billing's routes always exist; without every Stripe setting the ones that
+ * need Stripe answer 503, and the description says so.
+ */
+function apiDescription(config: Config, tags: readonly string[], billingReady: boolean): string {
+  const form =
+    config.VANTAGE_API_FORM === "a"
+      ? "**API Form A**: probe options under `params`; credentials only as `Authorization: Bearer`; a probe " +
+        "answers 202 with a task to poll at `GET /v1/probe/tasks/{task_id}`"
+      : "**API Form B**: flat request bodies; credentials as `Authorization: Bearer` or `X-API-Key`; a probe " +
+        "answers 200 once every node has answered";
+  const blurbs: Record<string, string> = {
+    ...sectionBlurbs,
+    ...(billingReady
+      ? {}
+      : {
+          billing:
+            "not set up on this deployment (Stripe is not configured): the subscription (the account's plan) and " +
+            "invoices read as usual; subscribing, cancelling, the customer portal and the Stripe webhook answer " +
+            "503 `billing_not_configured`",
+        }),
+  };
+  const known = Object.keys(sectionBlurbs).filter((t) => tags.includes(t));
+  const sections = [...known, ...tags.filter((t) => !known.includes(t))].map((t) =>
+    blurbs[t] ? `- **${t}**: ${blurbs[t]}` : `- **${t}**`,
+  );
+  const base = config.VANTAGE_PUBLIC_URL?.replace(/\/+$/, "") ?? "";
+  return [
+    `Global network diagnostics, as this deployment serves them. It speaks ${form}.`,
+    sections.join("\n"),
+    ...(config.SMTP_URL
+      ? []
+      : [
+          "It sends no email (no SMTP server set up): verification mail and email alerts go to the server's log.",
+        ]),
+    "Every success is `{data, request_id}`; every error is `{error: {code, message, details?}, request_id}`. " +
+      `This reference: [${base}/docs](${base}/docs); the document: [${base}/v1/openapi.json](${base}/v1/openapi.json).`,
+  ].join("\n\n");
 }

@@ -17,6 +17,8 @@ export { type PaidPlan, paidPlans } from "./plan-state.js";
 export type { BillingService, InvoiceView, SubscriptionView } from "./service.js";
 
 export interface BillingModule extends Module<BillingService> {
+  /** Every Stripe setting is there: subscribing works (else those routes answer 503). */
+  readonly configured: boolean;
   /** The scheduler role's share: past-due graces, stale subscriptions, daily use → Stripe's meters. */
   readonly worker: Worker & { tick(): Promise<void> };
 }
@@ -56,6 +58,7 @@ export function createBilling(
   return {
     service,
     worker,
+    configured: settings.stripe !== undefined && settings.missing.length === 0,
     routes(app: Router) {
       const common = securedRoute(deps.config.VANTAGE_API_FORM, requireAuth(services.authenticator));
       registerSubscribe(app, service, common);
