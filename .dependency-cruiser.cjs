@@ -116,12 +116,12 @@ module.exports = {
     // Type-only imports are dependencies too: a cycle through `import type` is still a cycle.
     tsPreCompilationDeps: true,
     // NodeNext: `import "./foo.js"` means foo.ts. dependency-cruiser maps .js → .ts (as tsc does) for
-    // TypeScript sources; the extensions below cover extension-less specifiers.
+    // TypeScript sources (and .tsx: the dashboard); the extensions below cover extension-less specifiers.
     enhancedResolveOptions: {
       exportsFields: ["exports"],
       conditionNames: ["import", "require", "node", "default", "types"],
       mainFields: ["module", "main", "types", "typings"],
-      extensions: [".ts", ".js", ".cjs", ".mjs", ".d.ts", ".json"],
+      extensions: [".ts", ".tsx", ".js", ".cjs", ".mjs", ".d.ts", ".json"],
     },
   },
 };

@@ -38,7 +38,9 @@ export default defineConfig({
           // Two files at a time on two cores: most suites wait on timers, sockets and child processes,
           // so a second file overlaps those waits (one worker left the cores idle half the run).
           maxWorkers: 2,
-          include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts"],
+          // apps/web/test: real Chromium against an in-process controller (the dashboard, the docs page);
+          // they wait on the page, not on the clock, so they share the cores with the rest.
+          include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts", "apps/web/test/**/*.test.ts"],
           exclude: [fidelity, ...serial, "**/node_modules/**"],
           sequence: { groupOrder: 0 },
         },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with only Node 20 and npm: pnpm, the
 # dependencies and, with --test, the binaries the tests drive (nats-server, PostgreSQL, ping, traceroute,
-# dig, unbound, nftables, curl; --bench adds testssl.sh). Safe to run again: it installs only what is missing.
+# dig, unbound, nftables, curl, chromium; --bench adds testssl.sh). Safe to run again: it installs only
+# what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,8 @@ if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing+=(iproute2)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  # The browser tests (the API docs page) drive Debian's Chromium through playwright-core.
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   # bench:tls-compare puts the TLS audit's facts beside testssl.sh's.
   if [ "${1:-}" = "--bench" ]; then command -v testssl >/dev/null 2>&1 || missing+=(testssl.sh); fi
   if [ ${#missing[@]} -gt 0 ]; then

@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-tools.sh
+# The dashboard (apps/web) is built from source on this machine, never downloaded: only when stale.
+node apps/web/build.mjs --if-stale
 exec pnpm -s exec tsx apps/controller/src/main.ts --embedded "$@"

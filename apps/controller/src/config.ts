@@ -51,6 +51,8 @@ export const configSchema = z.object({
     .default(1024 * 1024),
   VANTAGE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
+  /** Comment lines (`: keep-alive`) on live probe streams (SSE) this often, so proxies keep them open. */
+  VANTAGE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
   VANTAGE_PLAN_LIMITS: z
     .string()
@@ -228,6 +230,8 @@ export const configSchema = z.object({
     .url()
     .regex(/^https?:\/\/[^/?#]+\/?$/, "must be a base URL without a path, e.g. https://api.stripe.com")
     .default("https://api.stripe.com"),
+  /** The dashboard's build (apps/web/dist of the checkout by default). */
+  VANTAGE_WEB_DIR: z.string().min(1).optional(),
   VANTAGE_BILLING_GRACE_DAYS: z.coerce.number().int().min(0).max(60).default(7),
   VANTAGE_BILLING_REPORT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
 });

@@ -1,15 +1,11 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { AppDeps } from "../../deps.js";
 import { errorResponses } from "../../http/envelope.js";
 import { unavailableError } from "../../http/errors.js";
 import { metricsHandler } from "../../http/metrics-endpoint.js";
 import type { Router } from "../../http/router.js";
-
-const require = createRequire(import.meta.url);
+import { dashboard, webDir } from "./dashboard.js";
+import { registerDocsPage } from "./docs-page.js";
 
 const healthRoute = createRoute({
   method: "get",
@@ -76,38 +72,25 @@ function registerSystem(app: Router, deps: AppDeps): void {
     app.get("/metrics", metricsHandler(deps.metrics, deps.config.VANTAGE_METRICS_TOKEN));
   }
 
+  // Browsers get the dashboard; API clients (no text/html in Accept) the landing document.
+  const web = dashboard(webDir(deps.config.VANTAGE_WEB_DIR), deps.config.VANTAGE_API_FORM);
+  web.routes(app);
   app.get("/", (c) =>
-    c.json({
-      data: {
-        service: "vantage",
-        api_form: deps.config.VANTAGE_API_FORM,
-        docs: "/docs",
-        openapi: "/v1/openapi.json",
-        nodes: "/v1/nodes",
-      },
-      request_id: c.get("requestId"),
-    }),
+    /\btext\/html\b/.test(c.req.header("accept") ?? "")
+      ? web.page(c)
+      : c.json({
+          data: {
+            service: "vantage",
+            api_form: deps.config.VANTAGE_API_FORM,
+            docs: "/docs",
+            openapi: "/v1/openapi.json",
+            nodes: "/v1/nodes",
+            dashboard: "/",
+          },
+          request_id: c.get("requestId"),
+        }),
   );
 
-  // The docs page loads its script from this server, never from a CDN; no web fonts either (Scalar's
-  // default ones come from fonts.scalar.com): the page uses the system's fonts.
-  let standalone: string | undefined;
-  app.get("/docs/standalone.js", (c) => {
-    standalone ??= readFileSync(
-      join(dirname(require.resolve("@scalar/api-reference")), "browser", "standalone.js"),
-      "utf8",
-    );
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("Content-Type", "application/javascript; charset=utf-8");
-    return c.body(standalone);
-  });
-  app.get(
-    "/docs",
-    Scalar({
-      url: "/v1/openapi.json",
-      cdn: "/docs/standalone.js",
-      pageTitle: "Vantage API",
-      withDefaultFonts: false,
-    }),
-  );
+  // The docs page: its script and everything it shows come from this server (docs-page.ts).
+  registerDocsPage(app);
 }

@@ -1,0 +1,98 @@
+/** The public API's shapes the public pages read (both forms answer these the same; see docs/api-forms.md). */
+
+export interface DirectoryNode {
+  id: string;
+  name: string;
+  country: string;
+  region: string;
+  provider: string;
+  status: "online" | "offline";
+  last_seen: string;
+  version: string;
+  capabilities: string[];
+}
+
+export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const;
+export type ProbeType = (typeof probeTypes)[number];
+
+/** A node as the live stream's `start` event names it. */
+export interface TaskNode {
+  node_id: string;
+  node_name: string;
+  country?: string;
+  region?: string;
+  provider?: string;
+}
+
+/** One node's entry of `results[]`: the common fields, then the probe type's own (present when measured). */
+export interface ResultEntry {
+  node_id: string;
+  node_name: string;
+  success: boolean;
+  latency_ms: number | null;
+  error?: { code: string; message: string };
+  resolved_ip?: string | null;
+  // http
+  status_code?: number | null;
+  timings?: {
+    dns: number | null;
+    connect: number | null;
+    tls: number | null;
+    first_byte: number | null;
+    total: number;
+  };
+  tls?: {
+    subject: string;
+    issuer: string;
+    valid_from: string;
+    valid_to: string;
+    san: string[];
+    protocol: string | null;
+    cipher: string | null;
+    authorized: boolean;
+    authorization_error: string | null;
+  } | null;
+  headers?: Record<string, string>;
+  body_excerpt?: string;
+  body_bytes?: number;
+  body_truncated?: boolean;
+  keyword_found?: boolean;
+  redirects?: { url: string; status_code: number }[];
+  // ping
+  packets_sent?: number;
+  packets_received?: number;
+  packet_loss?: number;
+  rtt?: { min: number; avg: number; max: number; mdev: number } | null;
+  replies?: { seq: number; rtt_ms: number | null; ttl: number | null }[];
+  // dns
+  resolver?: string;
+  resolver_port?: number;
+  protocol?: string;
+  rcode?: string;
+  truncated?: boolean;
+  query_time_ms?: number;
+  answers?: { name: string; type: string; ttl: number; value: string }[];
+  // tcp
+  port?: number;
+  connect_ms?: number | null;
+  // traceroute
+  reached?: boolean;
+  hops?: {
+    hop: number;
+    ip: string | null;
+    hostname: string | null;
+    rtts: (number | null)[];
+    probe_ips?: (string | null)[];
+  }[];
+}
+
+/** `GET /v1/probe/tasks/{id}` (and the stream's `done`). */
+export interface TaskView {
+  task_id: string;
+  type: ProbeType;
+  target: string;
+  status: "queued" | "running" | "done" | "failed";
+  created_at: string;
+  finished_at: string | null;
+  results: ResultEntry[];
+}

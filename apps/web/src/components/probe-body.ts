@@ -1,0 +1,113 @@
+import type { Form } from "../api.js";
+import type { ProbeType } from "./api-types.js";
+
+/** What the probe form holds, as typed (numbers as text: blank means "the API's default"). */
+export interface ProbeFields {
+  target: string;
+  method: string;
+  /** Seconds in the form; Form A takes milliseconds. */
+  timeout: string;
+  followRedirects: boolean;
+  maxRedirects: string;
+  keyword: string;
+  /** `Name: value` per line. */
+  headers: string;
+  body: string;
+  count: string;
+  recordType: string;
+  server: string;
+  port: string;
+  maxHops: string;
+}
+
+export const emptyFields: ProbeFields = {
+  target: "",
+  method: "GET",
+  timeout: "",
+  followRedirects: false,
+  maxRedirects: "",
+  keyword: "",
+  headers: "",
+  body: "",
+  count: "",
+  recordType: "A",
+  server: "",
+  port: "",
+  maxHops: "",
+};
+
+export const methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"];
+export const methodsWithBody = ["POST", "PUT", "PATCH", "DELETE"];
+export const recordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"];
+
+/** The limits the two forms put on the fields that differ (docs/api-forms.md). */
+export const limits = (form: Form) => ({ pingCount: form === "a" ? 50 : 10 });
+
+/** A field the form itself can tell is wrong, before asking the API. */
+export class FieldError extends Error {
+  constructor(
+    readonly field: keyof ProbeFields,
+    readonly key: "headerLine",
+    readonly line: number,
+  ) {
+    super(`${field}: line ${line}`);
+  }
+}
+
+const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
+
+/** Drops the keys whose value is undefined, blank or false-by-default; undefined when nothing is left. */
+function compact(o: Record<string, unknown>): Record<string, unknown> | undefined {
+  const out = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ""));
+  return Object.keys(out).length ? out : undefined;
+}
+
+export function parseHeaders(text: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  text.split("\n").forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new FieldError("headers", "headerLine", i + 1);
+    out[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  });
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * The request body of `POST /v1/probe/<type>` in the deployment's form: Form A `{target, node_ids?,
+ * params?}` with milliseconds, Form B flat with its own names (`url`, `host`, `domain`) and seconds.
+ * `nodes` undefined lets the API choose.
+ */
+export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | undefined, form: Form) {
+  const target = f.target.trim();
+  const seconds = num(f.timeout);
+  const timeout = form === "a" ? (seconds === undefined ? undefined : seconds * 1000) : seconds;
+  const tk = form === "a" ? "timeout_ms" : "timeout";
+  const http = () => {
+    const withBody = methodsWithBody.includes(f.method);
+    return {
+      method: f.method === "GET" ? undefined : f.method,
+      [tk]: timeout,
+      follow_redirects: f.followRedirects || undefined,
+      max_redirects: f.followRedirects ? num(f.maxRedirects) : undefined,
+      headers: parseHeaders(f.headers),
+      body: withBody && f.body !== "" ? f.body : undefined,
+      keyword: f.method !== "HEAD" && f.keyword !== "" ? f.keyword : undefined,
+    };
+  };
+  const params: Record<ProbeType, Record<string, unknown>> = {
+    http: {},
+    ping: { count: num(f.count), [tk]: timeout },
+    dns: { record_type: f.recordType === "A" ? undefined : f.recordType, server: f.server.trim() },
+    tcp: { port: num(f.port), [tk]: timeout },
+    traceroute: { max_hops: num(f.maxHops) },
+  };
+  if (type === "http") params.http = http();
+  const chosen = nodes?.length ? nodes : undefined;
+  if (form === "a") {
+    return compact({ target, node_ids: chosen, params: compact(params[type]) });
+  }
+  const name = type === "http" ? "url" : type === "dns" ? "domain" : "host";
+  return compact({ [name]: target, ...params[type], nodes: chosen });
+}

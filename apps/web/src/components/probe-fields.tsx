@@ -1,0 +1,245 @@
+import type { Form } from "../api.js";
+import { messages } from "../i18n.js";
+import type { ProbeType } from "./api-types.js";
+import { limits, methods, methodsWithBody, type ProbeFields, recordTypes } from "./probe-body.js";
+
+const t = messages({
+  en: {
+    url: "URL",
+    urlHint: "http:// or https://",
+    host: "Host name or IP address",
+    domain: "Domain",
+    method: "Method",
+    timeout: "Timeout (seconds)",
+    followRedirects: "Follow redirects",
+    maxRedirects: "At most this many redirects",
+    keyword: "Keyword the body must contain (optional)",
+    headers: "Request headers (optional, one “Name: value” per line)",
+    body: "Request body (optional)",
+    count: "Packets (1–{max})",
+    recordType: "Record type",
+    server: "DNS server (optional: host, host:port or IPv6)",
+    port: "Port",
+    maxHops: "Maximum hops (1–64)",
+    optional: "optional",
+    defaultIs: "default {v}",
+  },
+  cn: {
+    url: "URL",
+    urlHint: "http:// 或 https://",
+    host: "主机名或 IP 地址",
+    domain: "域名",
+    method: "方法",
+    timeout: "超时（秒）",
+    followRedirects: "跟随重定向",
+    maxRedirects: "最多重定向次数",
+    keyword: "响应体须包含的关键字（可选）",
+    headers: "请求头（可选，每行一个“名称: 值”）",
+    body: "请求体（可选）",
+    count: "包数（1–{max}）",
+    recordType: "记录类型",
+    server: "DNS 服务器（可选：主机、主机:端口或 IPv6）",
+    port: "端口",
+    maxHops: "最大跳数（1–64）",
+    optional: "可选",
+    defaultIs: "默认 {v}",
+  },
+  tw: {
+    url: "URL",
+    urlHint: "http:// 或 https://",
+    host: "主機名稱或 IP 位址",
+    domain: "網域",
+    method: "方法",
+    timeout: "逾時（秒）",
+    followRedirects: "跟隨重新導向",
+    maxRedirects: "最多重新導向次數",
+    keyword: "回應本文須包含的關鍵字（選填）",
+    headers: "請求標頭（選填，每行一個「名稱: 值」）",
+    body: "請求本文（選填）",
+    count: "封包數（1–{max}）",
+    recordType: "記錄類型",
+    server: "DNS 伺服器（選填：主機、主機:連接埠或 IPv6）",
+    port: "連接埠",
+    maxHops: "最大跳數（1–64）",
+    optional: "選填",
+    defaultIs: "預設 {v}",
+  },
+});
+
+type Set = <K extends keyof ProbeFields>(k: K, v: ProbeFields[K]) => void;
+
+/** The inputs one probe type takes, in the deployment's form's limits. */
+export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Set; form: Form }) {
+  const { type, f, set, form } = props;
+  const text = (k: keyof ProbeFields) => (e: Event) =>
+    set(k, (e.currentTarget as HTMLInputElement).value as never);
+  const timeout = (dflt: number) => (
+    <label>
+      {t("timeout")}
+      <input
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={30}
+        placeholder={t("defaultIs", { v: dflt })}
+        value={f.timeout}
+        onInput={text("timeout")}
+      />
+    </label>
+  );
+  const target =
+    type === "http" ? (
+      <label>
+        {t("url")}
+        <input
+          name="target"
+          type="url"
+          required
+          autoComplete="off"
+          placeholder="https://example.com/"
+          value={f.target}
+          onInput={text("target")}
+        />
+      </label>
+    ) : (
+      <label>
+        {type === "dns" ? t("domain") : t("host")}
+        <input
+          name="target"
+          required
+          autoComplete="off"
+          autoCapitalize="off"
+          spellcheck={false}
+          placeholder="example.com"
+          value={f.target}
+          onInput={text("target")}
+        />
+      </label>
+    );
+
+  return (
+    <>
+      {target}
+      {type === "http" ? (
+        <>
+          <div class="row">
+            <label>
+              {t("method")}
+              <select value={f.method} onChange={text("method")}>
+                {methods.map((m) => (
+                  <option key={m} value={m}>
+                    {m}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {timeout(10)}
+          </div>
+          <label class="choice">
+            <input
+              type="checkbox"
+              checked={f.followRedirects}
+              onChange={(e) => set("followRedirects", e.currentTarget.checked)}
+            />
+            {t("followRedirects")}
+          </label>
+          {f.followRedirects ? (
+            <label>
+              {t("maxRedirects")}
+              <input
+                type="number"
+                min={0}
+                max={10}
+                placeholder={t("defaultIs", { v: 5 })}
+                value={f.maxRedirects}
+                onInput={text("maxRedirects")}
+              />
+            </label>
+          ) : null}
+          {f.method !== "HEAD" ? (
+            <label>
+              {t("keyword")}
+              <input maxLength={256} value={f.keyword} onInput={text("keyword")} />
+            </label>
+          ) : null}
+          <label>
+            {t("headers")}
+            <textarea rows={3} spellcheck={false} value={f.headers} onInput={text("headers")} />
+          </label>
+          {methodsWithBody.includes(f.method) ? (
+            <label>
+              {t("body")}
+              <textarea rows={4} spellcheck={false} value={f.body} onInput={text("body")} />
+            </label>
+          ) : null}
+        </>
+      ) : null}
+      {type === "ping" ? (
+        <div class="row">
+          <label>
+            {t("count", { max: limits(form).pingCount })}
+            <input
+              name="count"
+              type="number"
+              min={1}
+              max={limits(form).pingCount}
+              placeholder={t("defaultIs", { v: 4 })}
+              value={f.count}
+              onInput={text("count")}
+            />
+          </label>
+          {timeout(5)}
+        </div>
+      ) : null}
+      {type === "dns" ? (
+        <>
+          <label>
+            {t("recordType")}
+            <select value={f.recordType} onChange={text("recordType")}>
+              {recordTypes.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t("server")}
+            <input autoComplete="off" spellcheck={false} value={f.server} onInput={text("server")} />
+          </label>
+        </>
+      ) : null}
+      {type === "tcp" ? (
+        <div class="row">
+          <label>
+            {t("port")}
+            <input
+              name="port"
+              type="number"
+              required
+              min={1}
+              max={65535}
+              placeholder="443"
+              value={f.port}
+              onInput={text("port")}
+            />
+          </label>
+          {timeout(5)}
+        </div>
+      ) : null}
+      {type === "traceroute" ? (
+        <label>
+          {t("maxHops")}
+          <input
+            type="number"
+            min={1}
+            max={64}
+            placeholder={t("defaultIs", { v: 30 })}
+            value={f.maxHops}
+            onInput={text("maxHops")}
+          />
+        </label>
+      ) : null}
+    </>
+  );
+}

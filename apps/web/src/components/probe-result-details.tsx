@@ -1,0 +1,330 @@
+import { formatTime, messages } from "../i18n.js";
+import type { ProbeType, ResultEntry } from "./api-types.js";
+import { ms } from "./place.js";
+import { RawJson } from "./raw-json.js";
+
+const t = messages({
+  en: {
+    seq: "Seq",
+    rtt: "RTT",
+    ttl: "TTL",
+    lost: "lost",
+    mdev: "Deviation (mdev): {v}",
+    phase: "Phase",
+    time: "Time",
+    dns: "DNS lookup",
+    connect: "Connect",
+    tls: "TLS handshake",
+    firstByte: "First byte",
+    total: "Total",
+    certificate: "Certificate",
+    subject: "Subject",
+    issuer: "Issuer",
+    validity: "Valid",
+    names: "Names",
+    protocol: "Protocol",
+    trusted: "Trusted",
+    yes: "yes",
+    no: "no",
+    redirects: "Redirects",
+    headers: "Response headers",
+    body: "Body (first {n} bytes)",
+    bodyBytes: "Body: {n} bytes{more}",
+    truncated: " (truncated)",
+    name: "Name",
+    type: "Type",
+    value: "Value",
+    resolver: "Resolver {r}, {p}, rcode {rc}{tc}",
+    tc: ", truncated",
+    hop: "Hop",
+    host: "Host",
+    rtts: "RTTs",
+    noAnswers: "No answers.",
+  },
+  cn: {
+    seq: "序号",
+    rtt: "往返",
+    ttl: "TTL",
+    lost: "丢失",
+    mdev: "偏差（mdev）：{v}",
+    phase: "阶段",
+    time: "时间",
+    dns: "DNS 解析",
+    connect: "连接",
+    tls: "TLS 握手",
+    firstByte: "首字节",
+    total: "总计",
+    certificate: "证书",
+    subject: "主体",
+    issuer: "颁发者",
+    validity: "有效期",
+    names: "域名",
+    protocol: "协议",
+    trusted: "受信任",
+    yes: "是",
+    no: "否",
+    redirects: "重定向",
+    headers: "响应头",
+    body: "响应体（前 {n} 字节）",
+    bodyBytes: "响应体：{n} 字节{more}",
+    truncated: "（已截断）",
+    name: "名称",
+    type: "类型",
+    value: "值",
+    resolver: "解析器 {r}，{p}，rcode {rc}{tc}",
+    tc: "，已截断",
+    hop: "跳",
+    host: "主机",
+    rtts: "往返时间",
+    noAnswers: "无应答。",
+  },
+  tw: {
+    seq: "序號",
+    rtt: "往返",
+    ttl: "TTL",
+    lost: "遺失",
+    mdev: "偏差（mdev）：{v}",
+    phase: "階段",
+    time: "時間",
+    dns: "DNS 解析",
+    connect: "連線",
+    tls: "TLS 交握",
+    firstByte: "首位元組",
+    total: "總計",
+    certificate: "憑證",
+    subject: "主體",
+    issuer: "簽發者",
+    validity: "有效期",
+    names: "網域",
+    protocol: "協定",
+    trusted: "受信任",
+    yes: "是",
+    no: "否",
+    redirects: "重新導向",
+    headers: "回應標頭",
+    body: "回應本文（前 {n} 位元組）",
+    bodyBytes: "回應本文：{n} 位元組{more}",
+    truncated: "（已截斷）",
+    name: "名稱",
+    type: "類型",
+    value: "值",
+    resolver: "解析器 {r}，{p}，rcode {rc}{tc}",
+    tc: "，已截斷",
+    hop: "跳",
+    host: "主機",
+    rtts: "往返時間",
+    noAnswers: "無應答。",
+  },
+});
+
+/** Everything a node reported, per probe type, then its raw JSON. */
+export function ResultDetails({ type, r }: { type: ProbeType; r: ResultEntry }) {
+  return (
+    <div class="stack details">
+      {type === "ping" ? <PingDetails r={r} /> : null}
+      {type === "http" ? <HttpDetails r={r} /> : null}
+      {type === "dns" ? <DnsDetails r={r} /> : null}
+      {type === "traceroute" ? <TraceDetails r={r} /> : null}
+      <RawJson value={r} />
+    </div>
+  );
+}
+
+function PingDetails({ r }: { r: ResultEntry }) {
+  if (!r.replies?.length) return null;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>{t("seq")}</th>
+            <th>{t("rtt")}</th>
+            <th>{t("ttl")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.replies.map((x) => (
+            <tr key={x.seq}>
+              <td>{x.seq}</td>
+              <td>{x.rtt_ms === null ? <span class="bad">{t("lost")}</span> : ms(x.rtt_ms)}</td>
+              <td>{x.ttl ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {r.rtt ? <p class="muted">{t("mdev", { v: ms(r.rtt.mdev) })}</p> : null}
+    </div>
+  );
+}
+
+function HttpDetails({ r }: { r: ResultEntry }) {
+  const tm = r.timings;
+  const headers = Object.entries(r.headers ?? {});
+  return (
+    <>
+      {tm ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>{t("phase")}</th>
+                <th>{t("time")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(
+                [
+                  ["dns", tm.dns],
+                  ["connect", tm.connect],
+                  ["tls", tm.tls],
+                  ["firstByte", tm.first_byte],
+                  ["total", tm.total],
+                ] as const
+              ).map(([k, v]) => (
+                <tr key={k}>
+                  <td>{t(k)}</td>
+                  <td>{ms(v)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {r.tls ? (
+        <div>
+          <h3>{t("certificate")}</h3>
+          <dl class="facts">
+            <dt class="muted">{t("subject")}</dt>
+            <dd>{r.tls.subject}</dd>
+            <dt class="muted">{t("issuer")}</dt>
+            <dd>{r.tls.issuer}</dd>
+            <dt class="muted">{t("validity")}</dt>
+            <dd>
+              {formatTime(r.tls.valid_from)} – {formatTime(r.tls.valid_to)}
+            </dd>
+            <dt class="muted">{t("names")}</dt>
+            <dd>{r.tls.san.join(", ")}</dd>
+            <dt class="muted">{t("protocol")}</dt>
+            <dd>{[r.tls.protocol, r.tls.cipher].filter(Boolean).join(" · ")}</dd>
+            <dt class="muted">{t("trusted")}</dt>
+            <dd class={r.tls.authorized ? "ok" : "bad"}>
+              {r.tls.authorized
+                ? t("yes")
+                : `${t("no")}${r.tls.authorization_error ? ` (${r.tls.authorization_error})` : ""}`}
+            </dd>
+          </dl>
+        </div>
+      ) : null}
+      {r.redirects?.length ? (
+        <div>
+          <h3>{t("redirects")}</h3>
+          <ol>
+            {r.redirects.map((x) => (
+              <li key={x.url}>
+                {x.status_code} <code class="anywhere">{x.url}</code>
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
+      {headers.length ? (
+        <div class="table-wrap">
+          <h3>{t("headers")}</h3>
+          <table>
+            <tbody>
+              {headers.map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k}</th>
+                  <td class="anywhere">{v}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {r.body_bytes !== undefined ? (
+        <p class="muted">
+          {t("bodyBytes", { n: r.body_bytes, more: r.body_truncated ? t("truncated") : "" })}
+        </p>
+      ) : null}
+      {r.body_excerpt ? (
+        <details>
+          <summary>{t("body", { n: r.body_excerpt.length })}</summary>
+          <pre>{r.body_excerpt}</pre>
+        </details>
+      ) : null}
+    </>
+  );
+}
+
+function DnsDetails({ r }: { r: ResultEntry }) {
+  return (
+    <>
+      {r.resolver ? (
+        <p class="muted flush">
+          {t("resolver", {
+            r: `${r.resolver}:${r.resolver_port ?? 53}`,
+            p: r.protocol ?? "udp",
+            rc: r.rcode ?? "",
+            tc: r.truncated ? t("tc") : "",
+          })}
+        </p>
+      ) : null}
+      {r.answers?.length ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>{t("name")}</th>
+                <th>{t("type")}</th>
+                <th>{t("ttl")}</th>
+                <th>{t("value")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.answers.map((a, i) => (
+                <tr key={i}>
+                  <td>{a.name}</td>
+                  <td>{a.type}</td>
+                  <td>{a.ttl}</td>
+                  <td class="anywhere">{a.value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : r.rcode !== undefined ? (
+        <p class="muted">{t("noAnswers")}</p>
+      ) : null}
+    </>
+  );
+}
+
+function TraceDetails({ r }: { r: ResultEntry }) {
+  if (!r.hops?.length) return null;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>{t("hop")}</th>
+            <th>{t("host")}</th>
+            <th>{t("rtts")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.hops.map((h) => (
+            <tr key={h.hop}>
+              <td>{h.hop}</td>
+              <td>
+                {h.ip ?? "*"}
+                {h.hostname ? <span class="muted"> ({h.hostname})</span> : null}
+              </td>
+              <td>{h.rtts.map((x) => (x === null ? "*" : ms(x))).join(" · ")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+import { call } from "../../api.js";
+import { pageSize } from "./monitor-shape.js";
+
+/** Alert channels, policies and events: the same shapes in both forms (only the page-size name differs). */
+export const channelTypes = ["webhook", "email", "slack"] as const;
+export type ChannelType = (typeof channelTypes)[number];
+
+export interface Channel {
+  id: string;
+  name: string;
+  type: string;
+  config: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface Policy {
+  id: string;
+  name: string;
+  monitor_id: string;
+  channel_ids: string[];
+  on_down: boolean;
+  on_up: boolean;
+  reminder_minutes: number | null;
+  created_at: string;
+}
+
+export interface AlertEvent {
+  id: string;
+  policy_id: string;
+  monitor_id: string;
+  type: "down" | "up" | "reminder" | "test";
+  created_at: string;
+  detail: { from?: string; to?: string; nodes?: { node_id: string; error_code: string | null }[] } | null;
+}
+
+export interface TestResult {
+  ok: boolean;
+  status: number | null;
+  reason: string | null;
+}
+
+interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export const listChannels = () => call<Page<Channel>>("GET", `/v1/alert-channels?${pageSize}=100`);
+export const listPolicies = () => call<Page<Policy>>("GET", `/v1/alert-policies?${pageSize}=100`);
+export const listEvents = (type: string) =>
+  call<Page<AlertEvent>>("GET", `/v1/alert-events?${pageSize}=20${type ? `&type=${type}` : ""}`);
+
+/** A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}

@@ -1,0 +1,122 @@
+import { useState } from "preact/hooks";
+import { formatTime, messages } from "../../i18n.js";
+import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
+import { listEvents } from "./alert-shape.js";
+import type { Monitor } from "./monitor-shape.js";
+
+const t = messages({
+  en: {
+    title: "Latest events",
+    none: "No events yet: they appear when a monitor with a policy goes down or up.",
+    type: "Type",
+    all: "All types",
+    down: "down",
+    up: "up",
+    reminder: "reminder",
+    test: "test",
+    time: "Time",
+    monitor: "Monitor",
+    change: "Change",
+    refresh: "Refresh",
+    unknown: "(deleted)",
+  },
+  cn: {
+    title: "最新事件",
+    none: "还没有事件：配置了策略的监控发生故障或恢复时会出现在这里。",
+    type: "类型",
+    all: "全部类型",
+    down: "故障",
+    up: "恢复",
+    reminder: "提醒",
+    test: "测试",
+    time: "时间",
+    monitor: "监控",
+    change: "变化",
+    refresh: "刷新",
+    unknown: "（已删除）",
+  },
+  tw: {
+    title: "最新事件",
+    none: "還沒有事件：設定了政策的監控發生異常或恢復時會出現在這裡。",
+    type: "類型",
+    all: "全部類型",
+    down: "異常",
+    up: "恢復",
+    reminder: "提醒",
+    test: "測試",
+    time: "時間",
+    monitor: "監控",
+    change: "變化",
+    refresh: "重新整理",
+    unknown: "（已刪除）",
+  },
+});
+
+const types = ["down", "up", "reminder", "test"] as const;
+
+export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
+  const [type, setType] = useState("");
+  const events = useLoad(() => listEvents(type), [type]);
+  const monitorName = (id: string) => monitors?.find((m) => m.id === id)?.name ?? t("unknown");
+  return (
+    <Card
+      title={t("title")}
+      actions={
+        <div class="row">
+          <label style={{ display: "flex", gap: "6px", alignItems: "center" }}>
+            <span class="sr-only">{t("type")}</span>
+            <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
+              <option value="">{t("all")}</option>
+              {types.map((x) => (
+                <option value={x}>{t(x)}</option>
+              ))}
+            </select>
+          </label>
+          <button type="button" class="secondary" onClick={events.reload}>
+            {t("refresh")}
+          </button>
+        </div>
+      }
+    >
+      {events.error ? (
+        <ErrorBox error={events.error} onRetry={events.reload} />
+      ) : !events.data ? (
+        <Loading />
+      ) : events.data.items.length === 0 ? (
+        <p class="muted">{t("none")}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("time")}</th>
+                <th scope="col">{t("type")}</th>
+                <th scope="col">{t("monitor")}</th>
+                <th scope="col">{t("change")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.data.items.map((e) => (
+                <tr key={e.id}>
+                  <td>{formatTime(e.created_at)}</td>
+                  <td class={e.type === "down" ? "bad" : e.type === "up" ? "ok" : ""}>
+                    {(types as readonly string[]).includes(e.type) ? t(e.type) : e.type}
+                  </td>
+                  <td>
+                    <a href={`#/monitors/${encodeURIComponent(e.monitor_id)}`}>{monitorName(e.monitor_id)}</a>
+                  </td>
+                  <td>
+                    {e.detail?.from && e.detail.to ? `${e.detail.from} → ${e.detail.to}` : "—"}
+                    {e.detail?.nodes?.length
+                      ? ` (${e.detail.nodes.map((n) => `${n.node_id}: ${n.error_code ?? "?"}`).join(", ")})`
+                      : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}

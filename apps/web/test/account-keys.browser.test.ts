@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Dashboard, signIn, startDashboard } from "./harness.js";
+
+/**
+ * Signing up and in through the login page, an API key's life on the keys page (shown once, listed by
+ * its prefix, revoked and then refused by the API), and the plan page without billing configured.
+ */
+
+/** The browser's own log line for an answer the test provoked on purpose (a 401, a 400, a 503). */
+const expected =
+  (...statuses: number[]) =>
+  (e: string) =>
+    !statuses.some((s) =>
+      e.startsWith(`Failed to load resource: the server responded with a status of ${s}`),
+    );
+
+describe.each(["a", "b"] as const)("account pages, Form %s", (form) => {
+  let d: Dashboard;
+  const email = `keys-${form}@example.com`;
+  const password = "correct horse battery";
+  const keyPrefix = form === "a" ? "sk_live_" : "vantage_live_";
+  beforeAll(async () => {
+    d = await startDashboard({ form });
+  }, 120_000);
+  afterAll(() => d?.stop());
+
+  it("registers and signs in through the page's forms; a key is shown once, listed by prefix, and revoked", async () => {
+    const page = await d.page();
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: d.url });
+    await page.goto(`${d.url}/#/login`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+
+    // Register: a short password is refused with the field named, then the account is made.
+    const register = page.getByRole("form", { name: "Create an account" });
+    await register.getByLabel("Email").fill(email);
+    await register.getByLabel(/^Password/).fill("short");
+    await register.getByRole("button", { name: "Create account" }).click();
+    await register.getByText("body.password", { exact: true }).waitFor();
+    expect(await register.getByLabel(/^Password/).getAttribute("aria-invalid")).toBe("true");
+    await register.getByLabel(/^Password/).fill(password);
+    await register.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "Monitors", level: 1 }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/monitors");
+
+    // Sign out; the keys page asks to sign in; a wrong password is a 401 in words; then in, and back.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.goto(`${d.url}/#/keys`);
+    const login = page.getByRole("form", { name: "Sign in" });
+    await login.getByLabel("Email").fill(email);
+    await login.getByLabel("Password").fill("not the password");
+    await login.getByRole("button", { name: "Sign in" }).click();
+    await login.getByText("Wrong email or password.").waitFor();
+    await login.getByLabel("Password").fill(password);
+    await login.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "API keys", level: 1 }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/keys");
+    const token = (await page.evaluate(`localStorage.getItem("vantage.token")`)) as string;
+    expect(token).toMatch(/^ey/);
+
+    // Create a key: its secret is shown once, with the form's prefix, and copies to the clipboard.
+    const create = page.getByRole("form", { name: "Create a key" });
+    await create.getByLabel("Name").fill("ci-deploy");
+    if (form === "a") {
+      expect(await create.getByLabel("read (GET requests)").isChecked()).toBe(true);
+      expect(await create.getByLabel("write (everything else)").isChecked()).toBe(true);
+    }
+    await create.getByRole("button", { name: "Create key" }).click();
+    const shown = page.getByTestId("new-secret");
+    await shown.getByText("only time it is shown").waitFor();
+    const secret = await shown.getByLabel("Secret key").inputValue();
+    expect(secret.startsWith(keyPrefix)).toBe(true);
+    await shown.getByRole("button", { name: "Copy" }).click();
+    await shown.getByText("Copied to the clipboard.").waitFor();
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(secret);
+
+    // The API lists the key by the prefix the page shows, and the key works.
+    const listed = (await (
+      await fetch(`${d.url}/v1/account/api-keys`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { data: { items?: { prefix: string }[]; api_keys?: { key_prefix: string }[] } };
+    const prefix = form === "a" ? listed.data.api_keys![0]!.key_prefix : listed.data.items![0]!.prefix;
+    expect(prefix.startsWith(keyPrefix)).toBe(true);
+    expect(secret.startsWith(prefix)).toBe(true);
+    const withKey = (): Record<string, string> =>
+      form === "a" ? { authorization: `Bearer ${secret}` } : { "x-api-key": secret };
+    expect((await fetch(`${d.url}/v1/account/usage`, { headers: withKey() })).status).toBe(200);
+
+    // After a reload the secret is gone for good; the list shows the prefix.
+    await page.reload();
+    const row = page.getByRole("row", { name: /ci-deploy/ });
+    await row.getByText(`${prefix}…`).waitFor();
+    expect(await page.getByTestId("new-secret").count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    // Revoke asks first; then the row is gone and the API refuses the key.
+    await page.getByRole("button", { name: "Revoke ci-deploy" }).click();
+    const confirm = page.getByRole("group", { name: /Revoke ci-deploy\?/ });
+    // By keyboard: the question takes the focus, Escape gives it back to the button; Enter confirms. The
+    // focus moves after the question renders: wait for it before pressing keys.
+    const focused = () => page.evaluate("document.activeElement.textContent");
+    await expect.poll(focused).toBe("Revoke");
+    await page.keyboard.press("Escape");
+    expect(await confirm.count()).toBe(0);
+    await expect
+      .poll(() => page.evaluate(`document.activeElement.getAttribute("aria-label")`))
+      .toBe("Revoke ci-deploy");
+    await page.keyboard.press("Enter");
+    await confirm.waitFor();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("button", { name: "Revoke ci-deploy" }).click();
+    await confirm.waitFor();
+    await expect.poll(focused).toBe("Revoke");
+    await page.keyboard.press("Enter");
+    await page.getByText("Key ci-deploy revoked.").waitFor();
+    await page.getByText("No keys yet.").waitFor();
+    expect(await row.count()).toBe(0);
+    expect((await fetch(`${d.url}/v1/account/usage`, { headers: withKey() })).status).toBe(401);
+
+    expect(page.outside).toEqual([]);
+    expect(page.errors.filter(expected(400, 401))).toEqual([]);
+  });
+
+  it("the plan page shows plan free, this period's use, and that billing is not enabled (on a phone too)", async () => {
+    const page = await d.page({ width: 390, height: 844 });
+    await signIn(page, d.url, `plan-${form}@example.com`);
+    await page.goto(`${d.url}/#/monitors`);
+    await page.reload(); // the shell reads the session signIn stored when the page loads
+    await page.getByRole("heading", { name: "Monitors", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Plan & usage" }).click();
+    await page.getByRole("heading", { name: "Plan & usage", level: 1 }).waitFor();
+
+    await page.locator("[data-plan=free]").getByText("Free", { exact: true }).waitFor();
+    for (const family of ["probes", "lookups", "reputation"])
+      await page.locator(`[data-family=${family}]`).waitFor();
+    // The default plan's limits: lookups per minute for this sign-in, per day for the account.
+    await page.getByRole("meter", { name: "per minute (for this sign-in)" }).first().waitFor();
+    await page.getByRole("meter", { name: "per day (for the account)" }).first().waitFor();
+    await page.locator("[data-usage='API keys']").getByText("0 of 5 used").waitFor();
+    await page.locator("[data-subscription-status=none]").waitFor();
+    await page.getByText("No invoices yet.").waitFor();
+
+    await page.getByRole("button", { name: "Subscribe to Pro" }).click();
+    await page.getByRole("status").getByText("Billing is not enabled on this server.").waitFor();
+    expect(await page.locator(".error").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Subscribe to Business" }).isDisabled()).toBe(true);
+
+    // Nothing wider than the phone's screen; the same page in Chinese.
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.selectOption("#lang", "cn");
+    await page.getByRole("heading", { name: "套餐与用量", level: 1 }).waitFor();
+    await page.getByText("免费版").waitFor();
+    await page.selectOption("#lang", "tw");
+    await page.getByRole("heading", { name: "方案與用量", level: 1 }).waitFor();
+
+    expect(page.outside).toEqual([]);
+    expect(page.errors.filter(expected(503))).toEqual([]);
+  });
+});

@@ -1,0 +1,119 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { loadConfig } from "../../controller/src/config.js";
+import { createLogger } from "../../controller/src/logger.js";
+import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
+
+const webRoot = fileURLToPath(new URL("..", import.meta.url));
+
+/** Debian's chromium (ensure-tools installs it with --test); VANTAGE_CHROMIUM names another. */
+export function chromiumPath(): string {
+  const candidates = [process.env.VANTAGE_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  const found = candidates.find((p): p is string => !!p && existsSync(p));
+  if (!found) {
+    throw new Error(
+      "no Chromium: run `bash scripts/ensure-tools.sh --test` (installs Debian's chromium) or set VANTAGE_CHROMIUM",
+    );
+  }
+  return found;
+}
+
+/** Builds the dashboard when a source is newer than the build (what `pnpm start` does too). */
+export function buildDashboard(): void {
+  execFileSync(process.execPath, [join(webRoot, "build.mjs"), "--if-stale"], { stdio: "pipe" });
+}
+
+export interface Dashboard {
+  /** `http://127.0.0.1:<port>` of the controller serving the dashboard and the API. */
+  url: string;
+  runtime: Runtime;
+  browser: Browser;
+  /**
+   * A fresh page (its own storage). Requests to anything but the controller are aborted and listed in
+   * `outside`; console errors and page errors are listed in `errors`.
+   */
+  page(opts?: { width?: number; height?: number }): Promise<Page & { outside: string[]; errors: string[] }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded controller (PGlite, the in-process agent, every role) on a free loopback port with the
+ * dashboard built, and a headless Chromium. Probes may target loopback (test sites).
+ */
+export async function startDashboard(
+  opts: { form?: "a" | "b"; env?: Record<string, string> } = {},
+): Promise<Dashboard> {
+  buildDashboard();
+  const dir = mkdtempSync(join(tmpdir(), "vantage-web-"));
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    VANTAGE_DATA_DIR: dir,
+    VANTAGE_API_FORM: opts.form ?? "b",
+    VANTAGE_LOG_LEVEL: "silent",
+    VANTAGE_ACCESS_LOG: "false",
+    VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+    VANTAGE_REGISTER_LIMIT_IP: "0",
+    VANTAGE_DNSBL_ZONES: "none",
+    VANTAGE_WEB_DIR: join(webRoot, "dist"),
+    ...opts.env,
+  });
+  const runtime = await startRuntime(config, createLogger("silent"));
+  const url = runtime.url!.replace(/\/$/, "");
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  const host = new URL(url).host;
+  return {
+    url,
+    runtime,
+    browser,
+    async page(size = {}) {
+      const context = await browser.newContext({
+        viewport: { width: size.width ?? 1280, height: size.height ?? 860 },
+        locale: "en-US",
+      });
+      const page = (await context.newPage()) as Page & { outside: string[]; errors: string[] };
+      page.outside = [];
+      page.errors = [];
+      await page.route("**/*", (route) => {
+        const u = new URL(route.request().url());
+        if (u.host === host || u.protocol === "data:") return route.continue();
+        page.outside.push(route.request().url());
+        return route.abort();
+      });
+      page.on("console", (m) => {
+        if (m.type() === "error") page.errors.push(m.text());
+      });
+      page.on("pageerror", (e) => page.errors.push(String(e)));
+      return page;
+    },
+    async stop() {
+      await browser.close();
+      await runtime.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Registers an account through the page's own API and signs the page in (its token in localStorage). */
+export async function signIn(page: Page, url: string, email: string, password = "correct horse battery") {
+  const res = await fetch(`${url}/v1/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status}`);
+  const token = ((await res.json()) as { data: { access_token: string } }).data.access_token;
+  await page.goto(`${url}/`);
+  // A string, not a function: this file is type-checked without the DOM's types.
+  await page.evaluate(
+    `localStorage.setItem("vantage.token", ${JSON.stringify(token)}); localStorage.setItem("vantage.email", ${JSON.stringify(email)})`,
+  );
+  return token;
+}

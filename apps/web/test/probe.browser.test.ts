@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Dashboard, startDashboard } from "./harness.js";
+
+/**
+ * Probes from the dashboard (`#/probe`, `#/tasks/:id`) against the embedded controller's local node, in
+ * both API forms: only 127.0.0.1 is probed (the harness allows loopback targets), nothing leaves the host.
+ */
+describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
+  let d: Dashboard;
+  beforeAll(async () => {
+    d = await startDashboard({ form });
+  }, 60_000);
+  afterAll(() => d?.stop());
+
+  it("a ping to 127.0.0.1 shows the node's row pending, then its packets and loss; its link shows the same task", async () => {
+    const page = await d.page();
+    await page.goto(`${d.url}/#/probe`);
+    await page.getByRole("radio", { name: "Ping" }).check();
+    await page.getByLabel("Host name or IP address").fill("127.0.0.1");
+    await page.getByLabel(/^Packets/).fill("10");
+    await page.getByRole("radio", { name: "Choose nodes" }).check();
+    await page.getByRole("checkbox", { name: /Local node/ }).check();
+    const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/v1/probe/ping"));
+    await page.getByRole("button", { name: "Run Ping" }).click();
+
+    const request = await sent;
+    expect(request.headers().accept).toBe("text/event-stream");
+    expect(request.postDataJSON()).toEqual(
+      form === "a"
+        ? { target: "127.0.0.1", node_ids: ["local"], params: { count: 10 } }
+        : { host: "127.0.0.1", count: 10, nodes: ["local"] },
+    );
+    // Ten echoes 200 ms apart: the row is there, pending, before the node answers.
+    await page.locator('li[data-node="local"][data-state="pending"]').waitFor();
+    const href = await page.getByTestId("share-link").getAttribute("href");
+    expect(href).toMatch(/^#\/tasks\/task_[0-9a-z]+$/);
+    // The link opened while the task runs follows it live.
+    const live = await d.page();
+    await live.goto(`${d.url}/${href}`);
+    await live.locator('li[data-node="local"][data-state="pending"]').waitFor();
+    const row = page.locator('li[data-node="local"][data-state="ok"]');
+    await row.waitFor({ timeout: 20_000 });
+    const summary = await row.getByTestId("result-summary").textContent();
+    expect(summary).toContain("Sent 10 · received 10");
+    expect(summary).toContain("Loss 0 %");
+    expect(summary).toContain("Address 127.0.0.1");
+    await page.getByTestId("task-status").getByText("Done").waitFor();
+    await row.getByText("Details").click();
+    expect(await row.locator("tbody tr").count()).toBe(10); // one per echo
+
+    const followed = live.locator('li[data-node="local"][data-state="ok"]');
+    await followed.waitFor({ timeout: 20_000 });
+    expect(await followed.getByTestId("result-summary").textContent()).toBe(summary);
+
+    // The link, opened anywhere, shows the same result.
+    const other = await d.page();
+    await other.goto(`${d.url}/${href}`);
+    const again = other.locator('li[data-node="local"][data-state="ok"]');
+    await again.waitFor();
+    expect(await again.getByTestId("result-summary").textContent()).toBe(summary);
+    expect(await other.getByTestId("task-status").textContent()).toBe("Done");
+    expect(await other.getByRole("heading", { level: 1 }).textContent()).toContain(
+      href!.slice("#/tasks/".length),
+    );
+
+    for (const p of [page, live, other]) {
+      expect(p.outside).toEqual([]);
+      expect(p.errors).toEqual([]);
+    }
+  });
+
+  it("a tcp connect and a traceroute to 127.0.0.1 show their own figures", async () => {
+    const port = Number(new URL(d.url).port);
+    const page = await d.page();
+    await page.goto(`${d.url}/#/probe?type=tcp&target=127.0.0.1`);
+    await page.getByLabel("Port").fill(String(port));
+    await page.getByRole("button", { name: "Run TCP" }).click();
+    const row = page.locator('li[data-node="local"][data-state="ok"]');
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.getByTestId("result-summary").textContent()).toMatch(
+      new RegExp(`^Connected in [0-9.]+ ms · to 127\\.0\\.0\\.1:${port}$`),
+    );
+
+    await page.getByRole("radio", { name: "Traceroute" }).check();
+    await page.getByRole("button", { name: "Run Traceroute" }).click();
+    await page.getByTestId("task-status").getByText("Done").waitFor({ timeout: 30_000 });
+    const trace = page.locator('li[data-node="local"][data-state="ok"]');
+    expect(await trace.getByTestId("result-summary").textContent()).toContain("Reached at hop 1");
+    await trace.getByText("Details").click();
+    expect(await trace.locator("tbody tr").first().textContent()).toContain("127.0.0.1");
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
+  });
+
+  it("an API error is shown with what is wrong, and the form's own checks come first", async () => {
+    const page = await d.page();
+    await page.goto(`${d.url}/#/probe`);
+    // Not an IPv4 address although it ends in a number: the API refuses it (400) before any node is asked.
+    await page.getByLabel("Host name or IP address").fill("256.1.1.1");
+    await page.getByRole("button", { name: "Run Ping" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("validation_error");
+    expect(await page.getByTestId("error-details").textContent()).toContain(
+      form === "a" ? "body.target" : "body.host",
+    );
+    expect(await page.locator("li[data-node]").count()).toBe(0);
+
+    // Choosing nodes but none: said at once, nothing sent.
+    await page.getByLabel("Host name or IP address").fill("127.0.0.1");
+    await page.getByRole("radio", { name: "Choose nodes" }).check();
+    await page.getByRole("button", { name: "Run Ping" }).click();
+    await page.getByText("Choose at least one node").waitFor();
+
+    expect(page.outside).toEqual([]);
+    // The browser logs the 400 it was answered; nothing else went wrong.
+    expect(page.errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+  });
+
+  it("a task link that names no task says so", async () => {
+    const page = await d.page();
+    await page.goto(`${d.url}/#/tasks/task_0000000000000000000000000`);
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("not_found");
+    expect(await page.locator("li[data-node]").count()).toBe(0);
+    expect(page.outside).toEqual([]);
+    expect(page.errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+  });
+
+  it("a server that answers a probe with plain JSON instead of the stream still shows the result", async () => {
+    const page = await d.page();
+    // As a controller without live results would: the same request, answered as JSON.
+    await page.route("**/v1/probe/ping", async (route) => {
+      const headers = { ...route.request().headers(), accept: "application/json" };
+      await route.fulfill({ response: await route.fetch({ headers }) });
+    });
+    await page.goto(`${d.url}/#/probe`);
+    await page.getByLabel("Host name or IP address").fill("127.0.0.1");
+    await page.getByLabel(/^Packets/).fill("2");
+    await page.getByRole("button", { name: "Run Ping" }).click();
+    const row = page.locator('li[data-node="local"][data-state="ok"]');
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.getByTestId("result-summary").textContent()).toContain("Sent 2 · received 2");
+    await page.getByTestId("task-status").getByText("Done").waitFor();
+    expect(await page.getByTestId("share-link").getAttribute("href")).toMatch(/^#\/tasks\/task_/);
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
+  });
+});
