@@ -37,8 +37,9 @@ try {
     url: site.url,
     interval: 1,
   });
-  const task = await api("POST", "/v1/probe/ping", { target: "127.0.0.1", packets: 3 });
+  const task = await api("POST", "/v1/probe/ping", { host: "127.0.0.1", count: 3 });
   await new Promise((r) => setTimeout(r, 6000)); // a few monitor runs
+  await page.reload(); // the app reads the session signIn stored at load
   const shots: [string, string][] = [
     ["nodes", "#/"],
     ["probe-task", `#/tasks/${task.task_id as string}`],
