@@ -1,0 +1,250 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../controller/src/config.js";
+import { createLogger } from "../../controller/src/logger.js";
+import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
+import { until } from "../../controller/src/testing/until.js";
+
+/**
+ * The built `vantage` (dist/vantage.mjs, as `npm i -g` installs it) run as a subprocess against an
+ * embedded controller of each API form: the in-process agent is the one node, `local`, country ZZ.
+ */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = join(root, "apps/cli/dist/vantage.mjs");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const listen = (server: Server) =>
+  new Promise<number>((ok) =>
+    server.listen(0, "127.0.0.1", () => ok((server.address() as { port: number }).port)),
+  );
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, "apps/cli/build.mjs")], { stdio: "inherit" });
+}, 60_000);
+
+describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form) => {
+  let runtime: Runtime;
+  let dataDir: string;
+  let home: string;
+  let api: string;
+  const listener = createServer((s) => s.destroy());
+  let openPort: number;
+  let closedPort: number;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "vantage-cli-data-"));
+    home = mkdtempSync(join(tmpdir(), "vantage-cli-home-"));
+    runtime = await startRuntime(
+      loadConfig({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        VANTAGE_API_FORM: form,
+        VANTAGE_DATA_DIR: dataDir,
+        VANTAGE_LOG_LEVEL: "silent",
+        VANTAGE_ACCESS_LOG: "false",
+        VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+        VANTAGE_DNSBL_ZONES: "none",
+      }),
+      createLogger("silent"),
+    );
+    api = runtime.url!;
+    openPort = await listen(listener);
+    const closed = createServer();
+    closedPort = await listen(closed);
+    await new Promise((r) => closed.close(r));
+  }, 120_000);
+  afterAll(async () => {
+    listener.close();
+    await runtime?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** The CLI with a clean environment: a temporary home and config directory, no VANTAGE_* variables. */
+  const env = () => {
+    const e: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+    for (const k of Object.keys(e)) if (k.startsWith("VANTAGE_") || k === "NO_COLOR") delete e[k];
+    return e;
+  };
+  // Asynchronous: the controller answers from this process's event loop.
+  const cli = (args: string[], stdin = "", file = process.execPath, pre = [bin]) =>
+    new Promise<Run>((ok, fail) => {
+      const child = spawn(file, [...pre, ...args], { env: env(), stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("error", fail);
+      child.on("close", (code) => ok({ code, stdout, stderr }));
+      child.stdin.end(stdin);
+    });
+  const request = async (method: string, path: string, token?: string, body?: unknown) => {
+    const res = await runtime.app.request(path, {
+      method,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return (await res.json()) as { data: Record<string, unknown> };
+  };
+
+  it("nodes: a table of the nodes, and with --json the API's data", async () => {
+    const table = await cli(["nodes", "--api", api]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+COUNTRY\s+REGION\s+PROVIDER\s+STATUS\s+VERSION$/m);
+    expect(table.stdout).toMatch(/^local\s+Local node\s+ZZ\s+local\s+local\s+online\s/m);
+    const json = await cli(["nodes", "--json", "--api", api]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      items: [{ id: "local", country: "ZZ", status: "online" }],
+    });
+  });
+
+  it("tcp to a loopback listener: one aligned line per node and a summary, exit 0", async () => {
+    const run = await cli(["tcp", "127.0.0.1", "--port", String(openPort), "--api", api]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines[0]).toMatch(/^NODE\s+COUNTRY\s+RESULT\s+LATENCY\s+CONNECT\s+NOTE$/);
+    expect(lines[1]).toMatch(/^local\s+ZZ\s+ok\s+[\d.]+ ms\s+[\d.]+ ms\s+127\.0\.0\.1$/);
+    expect(lines[1]!.indexOf("ok")).toBe(lines[0]!.indexOf("RESULT")); // aligned under its header
+    expect(run.stdout).toMatch(/^1 node: 1 ok {2}task_\S+ \(done\)$/m);
+    expect(run.stdout).not.toContain(String.fromCharCode(27)); // no colours, no cursor movement off a terminal
+  });
+
+  it("tcp --json: the finished task only", async () => {
+    const run = await cli(["tcp", `127.0.0.1:${openPort}`, "--json", "--from", "local", "--api", api]);
+    expect(run.code).toBe(0);
+    const task = JSON.parse(run.stdout);
+    expect(task).toMatchObject({ type: "tcp", target: `127.0.0.1:${openPort}`, status: "done" });
+    expect(task.results).toEqual([
+      expect.objectContaining({
+        node_id: "local",
+        success: true,
+        port: openPort,
+        connect_ms: expect.any(Number),
+      }),
+    ]);
+  });
+
+  it("tcp to a closed loopback port: the node's error code and message, exit 1", async () => {
+    const run = await cli(["tcp", "127.0.0.1", "--port", String(closedPort), "--from", "ZZ", "--api", api]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^local\s+ZZ\s+connection_refused\s+-\s+-\s+connect ECONNREFUSED/m);
+    expect(run.stdout).toMatch(/^1 node: 0 ok, 1 failed/m);
+  });
+
+  it("ip 192.0.2.1: answered from the shipped data", async () => {
+    const run = await cli(["ip", "192.0.2.1", "--api", api]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ip\s+192\.0\.2\.1$/m);
+    expect(run.stdout).toMatch(/^reserved\s+true$/m);
+    expect(run.stdout).toMatch(/^range\s+documentation$/m);
+    const json = await cli(["ip", "192.0.2.1", "--json", "--api", api]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ip: "192.0.2.1",
+      reserved: true,
+      range: "documentation",
+    });
+  });
+
+  it("API errors: the envelope's message and code on stderr, exit 1", async () => {
+    const badIp = await cli(["ip", "not-an-ip", "--api", api]);
+    expect(badIp.code).toBe(1);
+    expect(badIp.stderr).toMatch(/^error: .*expected an IPv4 or IPv6 address \(validation_error\)$/m);
+    const unknownNode = await cli(["ping", "127.0.0.1", "--from", "nosuchnode", "--api", api]);
+    expect(unknownNode.code).toBe(1);
+    expect(unknownNode.stderr).toMatch(/\(validation_error\)$/m);
+  });
+
+  it("usage errors: exit 2 with a message, before any request", async () => {
+    const cases: [string[], RegExp][] = [
+      [["frobnicate"], /unknown command: frobnicate/],
+      [["ping", "--api", api], /missing <host>/],
+      [["tcp", "127.0.0.1", "--api", api], /tcp needs a port/],
+      [["ping", "127.0.0.1", "--count", "many"], /--count takes a whole number/],
+      [["nodes", "--bogus"], /Unknown option '--bogus'/],
+      [["nodes", "--form", "c"], /--form takes a or b/],
+      [["ip", "1.2.3.4", "5.6.7.8"], /unexpected argument: 5\.6\.7\.8/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cli(args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(/--help` for usage/);
+    }
+  });
+
+  it("login --key: checked, stored with mode 600, used by later commands; a bad key is refused", async () => {
+    const token = (
+      await request("POST", "/v1/auth/register", undefined, {
+        email: `cli-${form}@example.com`,
+        password: "correct horse battery",
+      })
+    ).data.access_token as string;
+    const key = (await request("POST", "/v1/account/api-keys", token, { name: "cli" })).data.key as string;
+    const probesUsed = async () => {
+      const usage = (await request("GET", "/v1/account/usage", token)).data.usage as {
+        family: string;
+        units: number;
+      }[];
+      return usage.find((u) => u.family === "probes")!.units;
+    };
+    expect(await probesUsed()).toBe(0);
+
+    const login = await cli(["login", "--api", api, "--key", key]);
+    expect(login.stderr).toBe("");
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(
+      `logged in to ${api} (Form ${form.toUpperCase()}) as cli-${form}@example.com`,
+    );
+    const path = join(home, "config", "vantage", "config.json");
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api, key, form });
+
+    // No --api: the stored deployment and key; the probe counts against the account.
+    const probe = await cli(["tcp", "127.0.0.1", "--port", String(openPort)]);
+    expect(probe.code).toBe(0);
+    await until("the probe counted for the account", async () => (await probesUsed()) === 1, 5000);
+
+    const bad = await cli([
+      "login",
+      "--api",
+      api,
+      "--key",
+      form === "a" ? "sk_live_nope" : "vantage_live_nope",
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/\(unauthorized\)$/m);
+    expect(JSON.parse(readFileSync(path, "utf8")).key).toBe(key); // the good key is kept
+
+    const fromStdin = await cli(["login", "--api", api], `${key}\n`);
+    expect(fromStdin.code).toBe(0);
+    const logout = await cli(["logout"]);
+    expect(logout.stdout).toContain("logged out");
+    expect(() => statSync(path)).toThrow();
+  });
+
+  it("on a terminal: a pending line per node, overwritten by its result as it arrives", async () => {
+    const command = [process.execPath, bin, "ping", "127.0.0.1", "--count", "3", "--api", api].join(" ");
+    const run = await cli(["-qfec", command, "/dev/null"], "", "script", []);
+    expect(run.code).toBe(0);
+    const out = run.stdout.replaceAll(String.fromCharCode(27), "<ESC>"); // escapes, readable
+    const pending = out.search(/local\s+ZZ\s+<ESC>\[33mpending/);
+    const result = out.search(
+      /<ESC>\[1A\r<ESC>\[2Klocal\s+ZZ\s+<ESC>\[32mok<ESC>\[0m\s+[\d.]+ ms\s+3\s+3\s+0%/,
+    );
+    expect(pending).toBeGreaterThan(0);
+    expect(result).toBeGreaterThan(pending);
+    expect(out).toMatch(/1 node: <ESC>\[32m1 ok/);
+  });
+});

@@ -1,0 +1,189 @@
+import pkg from "../package.json" with { type: "json" };
+import { login, logout } from "./account.js";
+import { type Api, call, detectForm, type Form, normaliseApiUrl } from "./api-client.js";
+import {
+  COMMANDS,
+  commandHelp,
+  type Invocation,
+  intFlag,
+  mainHelp,
+  parseInvocation,
+  stringFlag,
+} from "./commands.js";
+import { configPath, readConfig, writeConfig } from "./config-store.js";
+import { ApiError, CliError, EXIT_FAILED, EXIT_OK, UsageError } from "./errors.js";
+import { type LookupCommand, lookupRequest, renderLookup } from "./lookups.js";
+import {
+  type NodeInfo,
+  needsNodeList,
+  PROBE_TYPES,
+  type ProbeOptions,
+  type ProbeType,
+  probeBody,
+  selectNodes,
+} from "./probe-request.js";
+import { runProbe } from "./probe-run.js";
+import { ProbeView } from "./probe-view.js";
+import { paint, table } from "./table.js";
+
+const DEFAULT_API = "http://127.0.0.1:8080";
+
+const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+const printJson = (v: unknown) => out(JSON.stringify(v, null, 2));
+/** Prints and answers the exit code 0. */
+const done = (s: string) => {
+  out(s);
+  return EXIT_OK;
+};
+
+/**
+ * The deployment: --api, $VANTAGE_API_URL, the stored login, the default. The stored key goes only to the
+ * deployment it was stored for ($VANTAGE_API_KEY to any). The form: --form, the stored one, else detected
+ * from the OpenAPI title and kept in the config when that is the stored deployment.
+ */
+async function resolveApi(
+  values: Invocation["values"],
+  env: NodeJS.ProcessEnv,
+  useStoredKey: boolean,
+): Promise<Api> {
+  const path = configPath(env);
+  const stored = readConfig(path);
+  const url = normaliseApiUrl(stringFlag(values, "api") ?? env.VANTAGE_API_URL ?? stored?.api ?? DEFAULT_API);
+  const same = stored?.api === url ? stored : undefined;
+  const key = useStoredKey ? (env.VANTAGE_API_KEY ?? same?.key) : undefined;
+  const flag = stringFlag(values, "form")?.toLowerCase();
+  if (flag !== undefined && flag !== "a" && flag !== "b")
+    throw new UsageError(`--form takes a or b, not ${flag}`);
+  let form: Form | undefined = flag ?? (useStoredKey ? same?.form : undefined);
+  if (!form) {
+    form = await detectForm(url);
+    if (same && useStoredKey) writeConfig(path, { ...same, form });
+  }
+  return { url, form, key };
+}
+
+interface ProbeArgs {
+  options: ProbeOptions;
+  from: string[] | undefined;
+  limit: number | undefined;
+  json: boolean;
+}
+
+/** A probe's flags, checked before any request (a bad flag is exit 2 even with the API away). */
+function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
+  const v = inv.values;
+  const from = stringFlag(v, "from")
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (from && !from.length) throw new UsageError("--from names no node or country", inv.command);
+  const options: ProbeOptions = {
+    target: inv.arg!,
+    count: intFlag(v, "count", 1, 50),
+    port: intFlag(v, "port", 1, 65535),
+    timeout: intFlag(v, "timeout", 1, 30),
+    maxHops: intFlag(v, "max-hops", 1, 64),
+    method: stringFlag(v, "method")?.toUpperCase(),
+    recordType: stringFlag(v, "type")?.toUpperCase(),
+    server: stringFlag(v, "server"),
+  };
+  probeBody("b", type, options); // the form-neutral checks (a tcp port)
+  return { options, from, limit: intFlag(v, "limit", 1, 50), json: v.json === true };
+}
+
+async function probe(api: Api, type: ProbeType, args: ProbeArgs): Promise<number> {
+  const { from, limit, json } = args;
+  let nodes: string[] | undefined = from;
+  if (needsNodeList(from, limit)) {
+    const list = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
+    nodes = selectNodes(type, list.items, from, limit);
+  } else if (from && limit !== undefined) nodes = from.slice(0, limit);
+  const body = probeBody(api.form, type, { ...args.options, nodes });
+
+  const tty = !json && process.stdout.isTTY === true;
+  const view = new ProbeView({
+    type,
+    tty,
+    columns: process.stdout.columns,
+    paint: paint(tty && !process.env.NO_COLOR),
+    write: (s) => process.stdout.write(s),
+  });
+  const listener = json ? { start() {}, result() {} } : view;
+  const task = await runProbe(api, type, body, listener);
+  if (json) printJson(task);
+  else view.finish(task);
+  return task.results.length > 0 && task.results.every((r) => r.success) ? EXIT_OK : EXIT_FAILED;
+}
+
+async function nodes(api: Api, inv: Invocation): Promise<number> {
+  const data = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
+  if (inv.values.json) return done(JSON.stringify(data, null, 2));
+  const p = paint(process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const rows = data.items.map((n) => [
+    n.id,
+    n.name,
+    n.country ?? "-",
+    n.region ?? "-",
+    n.provider ?? "-",
+    n.status === "online" ? p.green(n.status) : p.red(n.status),
+    n.version ?? "-",
+  ]);
+  out(table(["ID", "NAME", "COUNTRY", "REGION", "PROVIDER", "STATUS", "VERSION"], rows));
+  out(
+    `\n${data.items.length} node${data.items.length === 1 ? "" : "s"}, ${data.items.filter((n) => n.status === "online").length} online`,
+  );
+  return EXIT_OK;
+}
+
+async function lookup(api: Api, command: LookupCommand, inv: Invocation): Promise<number> {
+  const req = lookupRequest(api.form, command, inv.arg!, {
+    port: intFlag(inv.values, "port", 1, 65535),
+    type: stringFlag(inv.values, "type")?.toUpperCase(),
+  });
+  const data = await call<Record<string, unknown>>(api, req.path, { query: req.query });
+  if (inv.values.json) printJson(data);
+  else out(renderLookup(data, paint(process.stdout.isTTY === true && !process.env.NO_COLOR)));
+  return EXIT_OK;
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const inv = parseInvocation(argv);
+  if (inv === "help") return done(mainHelp());
+  if (inv === "version") return done(`vantage ${pkg.version}`);
+  if (inv.values.help) return done(commandHelp(inv.command));
+  if (inv.command === "logout") return done(logout(env));
+  if (inv.command === "login") {
+    const api = await resolveApi(inv.values, env, false);
+    return done(await login(api, stringFlag(inv.values, "key"), env));
+  }
+  if ((PROBE_TYPES as readonly string[]).includes(inv.command)) {
+    const type = inv.command as ProbeType;
+    const args = probeArgs(type, inv);
+    return probe(await resolveApi(inv.values, env, true), type, args);
+  }
+  intFlag(inv.values, "port", 1, 65535);
+  const api = await resolveApi(inv.values, env, true);
+  if (inv.command === "nodes") return nodes(api, inv);
+  return lookup(api, inv.command as LookupCommand, inv);
+}
+
+function commandOf(argv: string[]): string | undefined {
+  return argv.find((a) => COMMANDS[a]);
+}
+
+run(process.argv.slice(2), process.env).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof ApiError) process.stderr.write(`error: ${err.message} (${err.code})\n`);
+    else if (err instanceof CliError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      if (err instanceof UsageError) {
+        const cmd = err.command ?? commandOf(process.argv.slice(2));
+        process.stderr.write(`run \`vantage ${cmd ? `${cmd} ` : ""}--help\` for usage\n`);
+      }
+    } else process.stderr.write(`error: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = err instanceof CliError ? err.exitCode : EXIT_FAILED;
+  },
+);

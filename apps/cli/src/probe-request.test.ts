@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { UsageError } from "./errors.js";
+import { type NodeInfo, probeBody, selectNodes } from "./probe-request.js";
+
+describe("probe bodies per form", () => {
+  it("puts options under params in milliseconds in Form A, flat in seconds in Form B", () => {
+    const o = { target: "example.com", nodes: ["fra1"], count: 3, timeout: 2 };
+    expect(probeBody("a", "ping", o)).toEqual({
+      target: "example.com",
+      node_ids: ["fra1"],
+      params: { count: 3, timeout_ms: 2000 },
+    });
+    expect(probeBody("b", "ping", o)).toEqual({ host: "example.com", nodes: ["fra1"], count: 3, timeout: 2 });
+  });
+
+  it("names the target field of each type in Form B and adds https:// to a bare http target", () => {
+    expect(probeBody("b", "http", { target: "example.com", method: "HEAD" })).toEqual({
+      url: "https://example.com",
+      method: "HEAD",
+    });
+    expect(probeBody("b", "dns", { target: "example.com", recordType: "MX" })).toEqual({
+      domain: "example.com",
+      record_type: "MX",
+    });
+    expect(probeBody("b", "traceroute", { target: "example.com", maxHops: 5 })).toEqual({
+      host: "example.com",
+      max_hops: 5,
+    });
+    expect(probeBody("a", "http", { target: "http://example.com/" })).toEqual({
+      target: "http://example.com/",
+    });
+  });
+
+  it("takes the tcp port from --port or host:port, and refuses neither or both differing", () => {
+    expect(probeBody("b", "tcp", { target: "[::1]:443" })).toEqual({ host: "::1", port: 443 });
+    expect(probeBody("a", "tcp", { target: "example.com", port: 22 })).toEqual({
+      target: "example.com",
+      params: { port: 22 },
+    });
+    expect(() => probeBody("a", "tcp", { target: "example.com" })).toThrow(UsageError);
+    expect(() => probeBody("b", "tcp", { target: "example.com:80", port: 81 })).toThrow(UsageError);
+  });
+});
+
+describe("node selection", () => {
+  const node = (id: string, country: string, status = "online"): NodeInfo => ({
+    id,
+    name: id,
+    country,
+    status,
+    capabilities: ["http", "ping", "tcp"],
+  });
+  const nodes = [node("fra1", "DE"), node("fra2", "DE"), node("ber1", "DE", "offline"), node("nyc1", "US")];
+
+  it("turns country codes into that country's online nodes, capped by --limit in turn over the countries", () => {
+    expect(selectNodes("ping", nodes, ["DE"], undefined)).toEqual(["fra1", "fra2"]);
+    expect(selectNodes("ping", nodes, ["de", "us"], 2)).toEqual(["fra1", "nyc1"]);
+    expect(selectNodes("ping", nodes, ["ber1", "US"], undefined)).toEqual(["ber1", "nyc1"]);
+  });
+
+  it("spreads --limit over countries without --from, and leaves the choice to the API with neither", () => {
+    expect(selectNodes("ping", nodes, undefined, 2)).toEqual(["fra1", "nyc1"]);
+    expect(selectNodes("dns", nodes, undefined, 2)).toBeUndefined(); // no node runs dns
+    expect(selectNodes("ping", nodes, undefined, undefined)).toBeUndefined();
+  });
+
+  it("refuses a country without an online node", () => {
+    expect(() => selectNodes("ping", nodes, ["FR"], undefined)).toThrow(/no online node in country FR/);
+  });
+});

@@ -1,0 +1,148 @@
+import type { Form } from "./api-client.js";
+import { CliError, UsageError } from "./errors.js";
+
+export const PROBE_TYPES = ["ping", "http", "dns", "tcp", "traceroute"] as const;
+export type ProbeType = (typeof PROBE_TYPES)[number];
+
+/** The flags of a probe command, form-neutral (timeouts in seconds). */
+export interface ProbeOptions {
+  target: string;
+  nodes?: string[] | undefined;
+  count?: number | undefined;
+  port?: number | undefined;
+  timeout?: number | undefined;
+  recordType?: string | undefined;
+  server?: string | undefined;
+  method?: string | undefined;
+  maxHops?: number | undefined;
+}
+
+/** `host:port`, `[v6]:port`, `[v6]`, a bare IPv6 address or a host. */
+export function splitHostPort(target: string): { host: string; port?: number } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(target);
+  if (bracketed) return { host: bracketed[1]!, ...(bracketed[2] ? { port: Number(bracketed[2]) } : {}) };
+  const hostPort = /^([^:]+):(\d+)$/.exec(target);
+  if (hostPort) return { host: hostPort[1]!, port: Number(hostPort[2]) };
+  return { host: target };
+}
+
+function defined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+/** The request body of `POST /v1/probe/{type}` in the deployment's form. */
+export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<string, unknown> {
+  const nodes = o.nodes?.length ? o.nodes : undefined;
+  const ms = o.timeout === undefined ? undefined : o.timeout * 1000;
+  let target = o.target;
+  let port: number | undefined;
+  if (type === "http" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) target = `https://${target}`;
+  if (type === "tcp") {
+    const split = splitHostPort(target);
+    if (o.port !== undefined && split.port !== undefined && o.port !== split.port)
+      throw new UsageError(`the target names port ${split.port} but --port says ${o.port}`, "tcp");
+    port = o.port ?? split.port;
+    if (port === undefined) throw new UsageError("tcp needs a port: --port N or host:port", "tcp");
+    target = split.host;
+  }
+  if (form === "a") {
+    const params = defined(
+      {
+        http: { method: o.method, timeout_ms: ms },
+        ping: { count: o.count, timeout_ms: ms },
+        dns: { record_type: o.recordType, server: o.server },
+        tcp: { port, timeout_ms: ms },
+        traceroute: { max_hops: o.maxHops },
+      }[type],
+    );
+    return defined({ target, node_ids: nodes, params: Object.keys(params).length ? params : undefined });
+  }
+  const fields = {
+    http: { url: target, method: o.method, timeout: o.timeout },
+    ping: { host: target, count: o.count, timeout: o.timeout },
+    dns: { domain: target, record_type: o.recordType, server: o.server },
+    tcp: { host: target, port, timeout: o.timeout },
+    traceroute: { host: target, max_hops: o.maxHops },
+  }[type];
+  return defined({ ...fields, nodes });
+}
+
+/** A node of `GET /v1/nodes`. */
+export interface NodeInfo {
+  id: string;
+  name: string;
+  country: string | null;
+  region?: string | null;
+  provider?: string | null;
+  status: string;
+  version?: string | null;
+  capabilities?: string[];
+}
+
+const COUNTRY = /^[A-Za-z]{2}$/;
+
+/** Whether `--from`/`--limit` need the node list to become node ids. */
+export function needsNodeList(from: string[] | undefined, limit: number | undefined): boolean {
+  return from ? from.some((t) => COUNTRY.test(t)) : limit !== undefined;
+}
+
+/** Takes one node of each country in turn, so a few nodes cover as many countries as they can. */
+function spread(groups: NodeInfo[][], limit: number): string[] {
+  const out: string[] = [];
+  for (let round = 0; out.length < limit; round++) {
+    const taken = groups.map((g) => g[round]).filter((n): n is NodeInfo => n !== undefined);
+    if (!taken.length) break;
+    for (const n of taken) if (out.length < limit) out.push(n.id);
+  }
+  return out;
+}
+
+function byCountry(nodes: NodeInfo[]): NodeInfo[][] {
+  const groups = new Map<string, NodeInfo[]>();
+  for (const n of [...nodes].sort((a, b) => a.id.localeCompare(b.id))) {
+    const key = n.country ?? "";
+    groups.set(key, [...(groups.get(key) ?? []), n]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The node ids to send, or undefined for the API's automatic choice. `--from` items are node ids, or
+ * 2-letter country codes (a known node id wins) that stand for that country's online nodes; `--limit`
+ * caps the total. Without `--from`, `--limit N` spreads N online nodes able to run the type over countries.
+ */
+export function selectNodes(
+  type: ProbeType,
+  nodes: NodeInfo[],
+  from: string[] | undefined,
+  limit: number | undefined,
+): string[] | undefined {
+  const online = nodes.filter(
+    (n) => n.status === "online" && (!n.capabilities?.length || n.capabilities.includes(type)),
+  );
+  if (!from) {
+    if (limit === undefined || !online.length) return undefined;
+    return spread(byCountry(online), limit);
+  }
+  const ids = new Set(nodes.map((n) => n.id));
+  const named: string[] = [];
+  const countries: NodeInfo[][] = [];
+  for (const token of from) {
+    if (ids.has(token) || !COUNTRY.test(token)) {
+      named.push(token);
+      continue;
+    }
+    const code = token.toUpperCase();
+    const group = online.filter((n) => n.country === code).sort((a, b) => a.id.localeCompare(b.id));
+    if (!group.length) throw new CliError(`no online node in country ${code} (see \`vantage nodes\`)`);
+    countries.push(group);
+  }
+  const unique = [...new Set(named)];
+  const max = limit ?? Number.POSITIVE_INFINITY;
+  const picked = unique.slice(0, max);
+  for (const id of spread(countries, Number.isFinite(max) ? max : 1000)) {
+    if (picked.length >= max) break;
+    if (!picked.includes(id)) picked.push(id);
+  }
+  return picked;
+}
