@@ -10,6 +10,7 @@ import { type AlertsModule, createAlerts } from "./modules/alerts/index.js";
 import { type BillingModule, createBilling } from "./modules/billing/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
 import { createInfo, type InfoModule } from "./modules/info/index.js";
+import { createMcp, type McpModule } from "./modules/mcp/index.js";
 import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js";
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
 import { createPlans, type PlansModule } from "./modules/plans/index.js";
@@ -27,6 +28,7 @@ export interface Modules {
   monitors: MonitorsModule;
   alerts: AlertsModule;
   billing: BillingModule;
+  mcp: McpModule;
 }
 
 export interface App {
@@ -60,6 +62,13 @@ export function createApp(deps: AppDeps): App {
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
   const alerts = createAlerts(deps, { delivery: delivery.service, authenticator });
   const billing = createBilling(deps, { authenticator, accounts: accounts.service });
+  const mcp = createMcp(deps, {
+    probes: probes.service,
+    info: info.service,
+    nodes: nodes.service,
+    monitors: monitors.service,
+    authenticator,
+  });
   const system = createSystem(deps);
 
   const app = createRouter();
@@ -74,7 +83,8 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing]) m.routes?.(app);
+  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])
+    m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
@@ -96,7 +106,7 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing },
+    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing, mcp },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
       // Last: what the others charged and metered while draining is written too.
@@ -122,6 +132,7 @@ const sectionBlurbs: Record<string, string> = {
   alerts: "alert channels and policies, and the events they raised",
   account: "registration, login, email verification, profile, API keys, tokens and usage",
   billing: "subscriptions through Stripe Checkout, cancellation, the customer portal and invoices",
+  mcp: "the Model Context Protocol entry point for AI assistants: probes, lookups, nodes and monitors as tools",
   operations: "liveness and readiness",
 };
 

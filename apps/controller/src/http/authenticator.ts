@@ -12,7 +12,11 @@ export interface PresentedCredentials {
  * so every route shares one credential cache and a revocation is seen by all of them at once.
  */
 export interface Authenticator {
-  authenticate(presented: PresentedCredentials): Promise<Principal>;
+  /**
+   * MCP tokens (Form A, `vantage_mcp_…`) are refused with 401 `mcp_token_not_accepted` unless
+   * `opts.mcp` is set: only the MCP entry point sets it, so every other route refuses them by default.
+   */
+  authenticate(presented: PresentedCredentials, opts?: { mcp?: boolean }): Promise<Principal>;
   /** Whether the active form takes `X-API-Key` (Form B); Form A ignores that header like any other. */
   readonly acceptsApiKeyHeader: boolean;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 
 /** Credential kinds the API accepts; filled in by the accounts module's auth middleware. */
-export type CredentialKind = "jwt" | "api_key" | "pat";
+export type CredentialKind = "jwt" | "api_key" | "pat" | "mcp";
 export type Scope = "read" | "write";
 
 export interface Principal {

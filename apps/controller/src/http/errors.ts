@@ -8,6 +8,7 @@ export const errorCodes = {
   malformed_request: 400,
   invalid_signature: 400,
   unauthorized: 401,
+  mcp_token_not_accepted: 401,
   forbidden: 403,
   insufficient_scope: 403,
   not_found: 404,

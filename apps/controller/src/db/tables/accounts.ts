@@ -33,7 +33,8 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp;
 }
 
-export type ApiKeyKind = "api_key" | "pat";
+/** `mcp`: a Form A MCP token, accepted only at `/v1/mcp` (the column is free text: no migration needed). */
+export type ApiKeyKind = "api_key" | "pat" | "mcp";
 
 export interface ApiKeysTable {
   id: string;

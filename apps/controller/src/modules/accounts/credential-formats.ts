@@ -2,12 +2,12 @@ import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { ApiForm } from "../../http/security.js";
 
 /**
- * Secret prefixes per form. Form A: application API keys `sk_live_…` and personal access tokens
- * `vantage_pat_…`; Form B: API keys `vantage_live_…` (no personal access tokens). A deployment accepts only
+ * Secret prefixes per form. Form A: application API keys `sk_live_…`, personal access tokens
+ * `vantage_pat_…` and MCP tokens `vantage_mcp_…` (accepted only at `/v1/mcp`); Form B: API keys `vantage_live_…` (no personal access tokens). A deployment accepts only
  * its own form's prefixes.
  */
 export const secretPrefixes: Record<ApiForm, Partial<Record<ApiKeyKind, string>>> = {
-  a: { api_key: "sk_live_", pat: "vantage_pat_" },
+  a: { api_key: "sk_live_", pat: "vantage_pat_", mcp: "vantage_mcp_" },
   b: { api_key: "vantage_live_" },
 };
 

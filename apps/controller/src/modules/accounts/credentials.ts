@@ -37,10 +37,12 @@ export interface VerifierOptions {
   now?: () => number;
 }
 
+type SecretKind = "api_key" | "pat" | "mcp";
+
 interface CachedKey {
   id: string;
   userId: string;
-  kind: "api_key" | "pat";
+  kind: SecretKind;
   scopes: Scope[];
   plan: string;
   expiresAt: number | null;
@@ -73,6 +75,16 @@ function invalid(): ApiError {
   return new ApiError("unauthorized", "invalid, expired or revoked credentials", undefined, {
     "WWW-Authenticate": 'Bearer error="invalid_token"',
   });
+}
+
+/** An MCP token anywhere but the MCP entry point: refused by its prefix, whether or not it is valid. */
+function mcpOnly(): ApiError {
+  return new ApiError(
+    "mcp_token_not_accepted",
+    "MCP tokens (vantage_mcp_…) are accepted only at the MCP entry point, /v1/mcp; use an API key, a personal access token or a login session here",
+    undefined,
+    { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+  );
 }
 
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -122,7 +134,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
     return entry;
   }
 
-  async function bySecret(secret: string, kind: "api_key" | "pat"): Promise<Principal> {
+  async function bySecret(secret: string, kind: SecretKind): Promise<Principal> {
     const key = await loadKey(hashSecret(secret));
     const t = now();
     if (!key || key.kind !== kind || key.revoked || (key.expiresAt !== null && key.expiresAt <= t)) {
@@ -163,7 +175,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
 
   return {
     acceptsApiKeyHeader: opts.form === "b",
-    async authenticate({ authorization, apiKey }: PresentedCredentials) {
+    async authenticate({ authorization, apiKey }: PresentedCredentials, authOpts: { mcp?: boolean } = {}) {
       let token: string | undefined;
       if (authorization !== undefined) {
         const m = /^Bearer +([^\s]+) *$/i.exec(authorization);
@@ -176,6 +188,7 @@ export function createCredentialVerifier(opts: VerifierOptions): CredentialVerif
       }
       if (token === undefined) throw missing(opts.form);
       const kind = kindOfSecret(opts.form, token);
+      if (kind === "mcp" && !authOpts.mcp) throw mcpOnly();
       if (kind) return bySecret(token, kind);
       if (token.split(".").length === 3) return byJwt(token);
       throw invalid();

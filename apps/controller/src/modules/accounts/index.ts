@@ -12,6 +12,7 @@ import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCreateKey } from "./routes/create-key.js";
 import { registerGetProfile } from "./routes/get-profile.js";
 import { registerListKeys } from "./routes/list-keys.js";
+import { registerMcpTokenRoutes } from "./routes/mcp-tokens.js";
 import { registerRevokeKey } from "./routes/revoke-key.js";
 import { securedRoute } from "./routes/secured-route.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
@@ -89,7 +90,10 @@ export function createAccounts(
       registerCreateKey(app, ctx, secured);
       registerListKeys(app, ctx, secured);
       registerRevokeKey(app, ctx, secured, "api_key");
-      if (ctx.form === "a") registerTokenRoutes(app, ctx, secured);
+      if (ctx.form === "a") {
+        registerTokenRoutes(app, ctx, secured);
+        registerMcpTokenRoutes(app, ctx, secured);
+      }
     },
   };
 }

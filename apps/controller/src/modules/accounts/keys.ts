@@ -10,6 +10,13 @@ import { ALL_SCOPES, boundedTerms, type CreatorBounds, type KeyTerms } from "./k
 import * as repo from "./repo.js";
 import { displayPrefix, generateSecret, hashSecret } from "./secrets.js";
 
+/** How messages name each kind, and the prefix of its ids. */
+const kindNames: Record<ApiKeyKind, { one: string; plural: string; idPrefix: string }> = {
+  api_key: { one: "API key", plural: "API keys", idPrefix: "key" },
+  pat: { one: "access token", plural: "access tokens", idPrefix: "pat" },
+  mcp: { one: "MCP token", plural: "MCP tokens", idPrefix: "mcp" },
+};
+
 /** The ceiling of active keys of a kind per account, whatever the plan table says (null included). */
 export const MAX_KEYS_PER_ACCOUNT = 100;
 
@@ -98,7 +105,7 @@ async function storeKey(
     const plan = planOf(user.plan);
     const limit = Math.min(ctx.plans[plan].api_keys ?? MAX_KEYS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT);
     if ((await repo.countActiveKeys(tx, userId, input.kind)) >= limit) {
-      const what = input.kind === "pat" ? "access tokens" : "API keys";
+      const what = kindNames[input.kind].plural;
       throw new ApiError(
         "conflict",
         `the ${plan} plan allows ${limit} active ${what}: revoke one first, or move to a larger plan`,
@@ -106,7 +113,7 @@ async function storeKey(
       );
     }
     return repo.insertKey(tx, {
-      id: newId(input.kind === "pat" ? "pat" : "key"),
+      id: newId(kindNames[input.kind].idPrefix),
       userId,
       kind: input.kind,
       name: input.name,
@@ -149,7 +156,7 @@ export async function revokeKey(
     if (revoked) await announceAccountChange(tx, userId);
     return revoked;
   });
-  if (!done) throw new ApiError("not_found", `${kind === "pat" ? "access token" : "API key"} not found`);
+  if (!done) throw new ApiError("not_found", `${kindNames[kind].one} not found`);
   ctx.credentials.forgetKey(id);
   ctx.log.info({ user_id: userId, key_id: id }, "credential revoked");
 }

@@ -186,6 +186,27 @@ export const patList = z.object({
   offset: z.number().int(),
 });
 
+export const mcpTokenItem = z
+  .object({
+    id: z.string().openapi({ example: "mcp_0mhx3k2a9f1e2d3c4b5a6978" }),
+    name: z.string(),
+    token_prefix: z.string().openapi({ example: "vantage_mcp_Ab3dE9" }),
+    scopes: z.array(z.enum(["read", "write"])),
+    ...timestamps,
+  })
+  .openapi("McpToken");
+
+export const createdMcpToken = mcpTokenItem
+  .extend({ token: z.string().openapi({ description: "The whole token. Shown once; store it now." }) })
+  .openapi("CreatedMcpToken");
+
+export const mcpTokenList = z.object({
+  tokens: z.array(mcpTokenItem),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
 export const idParam = z.object({
   id: z
     .string()

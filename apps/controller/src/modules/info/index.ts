@@ -2,6 +2,7 @@ import type { AppDeps, Module } from "../../deps.js";
 import { chain, optionalAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
+import type { ApiForm } from "../../http/security.js";
 import type { PlansService } from "../plans/index.js";
 import { openIpDataFor } from "./ip-data.js";
 import { lookupRecordRepo } from "./repo.js";
@@ -18,6 +19,19 @@ import { loadWhoisOptions } from "./sources.js";
 
 export { DEFAULT_IP_CACHE_DIR, IP_ATTRIBUTION, type IpData, ipCacheDir } from "./ip-data.js";
 export type { InfoService, LookupAnswer } from "./service.js";
+
+/** The lookup routes' specs of a form (query schema, query → lookup input, field names), for MCP's tools. */
+export function lookupSpecs(form: ApiForm) {
+  return {
+    ip: ipRoute(form),
+    whois: whoisRoute(form),
+    ssl: sslRoute(form),
+    dns: dnsRoute(form),
+    icp: icpRoute(form),
+    reputation: reputationRoute(form),
+  };
+}
+export type { LookupRouteSpec } from "./routes/lookup-route.js";
 
 export interface InfoModule extends Module<InfoService> {
   /** Stops the module's background work before the process ends. */

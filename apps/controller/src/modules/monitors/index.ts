@@ -16,6 +16,9 @@ import { createMonitorCrud, type MonitorCrudService } from "./service.js";
 import { RunWriter } from "./writer.js";
 
 export type { SchedulerStats } from "./scheduler.js";
+export { idParam as monitorIdParam, listQueryA, listQueryB } from "./schemas.js";
+export type { MonitorCrudService } from "./service.js";
+export { toMonitorA, toMonitorB } from "./views.js";
 
 export interface MonitorsModule extends Module<MonitorCrudService> {
   /** The `scheduler` role's share: claims due monitors and runs them; rolls results up and trims them. */

@@ -18,11 +18,14 @@ import { WriteRetry } from "./write-retry.js";
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 export { type NodeResult, nodeErrorCodes } from "./dispatch.js";
 export type { StreamNode, TaskFollow } from "./follow-task.js";
+export { formABodies, fromFormA } from "./form-a.js";
+export { formBBodies, fromFormB } from "./form-b.js";
 export type { LiveEvent } from "./live-tasks.js";
 export type { ProbeCaller } from "./quota.js";
 export type { TaskRecord } from "./repo.js";
+export { type ApiResult, toApiResult } from "./result-schemas.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
-export type { Created, ProbePlan, ProbeRequest, ProbesService, Started } from "./service.js";
+export type { Created, ProbeInput, ProbePlan, ProbeRequest, ProbesService, Started } from "./service.js";
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 
 export interface ProbesModule extends Module<ProbesService> {

@@ -16,7 +16,10 @@ export const DEFAULT_EXPIRES_DAYS = 90;
  * Form A's API keys and personal access tokens: scopes as given (omitted → the creator's), `expires_days`
  * as given or 90 days, each bounded by the credential making the request (`createKeyAs`).
  */
-export function formAKeyRequest(kind: "api_key" | "pat", body: z.infer<typeof createKeyBodyA>): KeyRequest {
+export function formAKeyRequest(
+  kind: "api_key" | "pat" | "mcp",
+  body: z.infer<typeof createKeyBodyA>,
+): KeyRequest {
   return {
     kind,
     name: body.name,

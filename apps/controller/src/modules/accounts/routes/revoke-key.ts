@@ -7,18 +7,26 @@ import { revokeKey } from "../keys.js";
 import { idParam } from "../schemas.js";
 import type { SecuredRoute } from "./secured-route.js";
 
-const paths = { api_key: "/v1/account/api-keys/{id}", pat: "/v1/account/tokens/{id}" } as const;
-const summaries = { api_key: "Revoke an API key", pat: "Revoke a personal access token" } as const;
+const paths = {
+  api_key: "/v1/account/api-keys/{id}",
+  pat: "/v1/account/tokens/{id}",
+  mcp: "/v1/account/mcp-tokens/{id}",
+} as const;
+const summaries = {
+  api_key: "Revoke an API key",
+  pat: "Revoke a personal access token",
+  mcp: "Revoke an MCP token",
+} as const;
 
 /**
- * `DELETE /v1/account/api-keys/{id}` (both forms) and `DELETE /v1/account/tokens/{id}` (Form A): the same
- * contract in both forms.
+ * `DELETE /v1/account/api-keys/{id}` (both forms), `DELETE /v1/account/tokens/{id}` and
+ * `DELETE /v1/account/mcp-tokens/{id}` (Form A): the same contract in both forms.
  */
 export function registerRevokeKey(
   app: Router,
   ctx: AccountsContext,
   common: SecuredRoute,
-  kind: "api_key" | "pat",
+  kind: "api_key" | "pat" | "mcp",
 ): void {
   const route = createRoute({
     ...common,

@@ -1,0 +1,78 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ProbeType } from "@vantage/probes";
+import type { z } from "zod";
+import {
+  type ApiResult,
+  formABodies,
+  formBBodies,
+  fromFormA,
+  fromFormB,
+  type ProbeInput,
+  toApiResult,
+} from "../probes/index.js";
+import type { ToolContext } from "./context.js";
+import { guarded, toolResult } from "./tool-results.js";
+
+const descriptions: Record<ProbeType, string> = {
+  http: "HTTP(S) request to a URL from probe nodes: status code, timings, TLS certificate.",
+  ping: "ICMP ping of a host from probe nodes: packet loss and round-trip times.",
+  dns: "DNS query for a domain from probe nodes: answers with TTLs, rcode, query time.",
+  tcp: "TCP connect to host:port from probe nodes: connect time.",
+  traceroute: "Traceroute to a host from probe nodes: hops and their round-trip times.",
+};
+
+const formNote = {
+  a: "Arguments as the HTTP API's Form A body: `target`, optional `node_ids`, optional `params`.",
+  b: "Arguments as the HTTP API's Form B body (flat fields), optional `nodes`.",
+};
+
+const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const satisfies readonly ProbeType[];
+
+/** One line per node: how the target did from there. */
+export function summarize(type: ProbeType, target: string, results: readonly ApiResult[]): string {
+  const lines = results.map((r) => {
+    const where = `${r.node_id} (${r.node_name})`;
+    if (!r.success) {
+      const why = r.error ? `${r.error.code}: ${r.error.message}` : "failed";
+      return `${where}: failed, ${why}`;
+    }
+    const detail = [
+      r.latency_ms === null ? undefined : `${r.latency_ms} ms`,
+      typeof r.status_code === "number" ? `HTTP ${r.status_code}` : undefined,
+    ].filter((x) => x !== undefined);
+    return `${where}: ok${detail.length ? `, ${detail.join(", ")}` : ""}`;
+  });
+  return [`${type} ${target} from ${results.length} node(s):`, ...lines].join("\n");
+}
+
+/**
+ * `probe_<type>`: the HTTP probe route's body schema of the active form as the tool's input (the SDK
+ * validates with it), the same mapping to the internal model, and `probes.run`: the caller's account
+ * quota is charged as for `POST /v1/probe/<type>`, and the answer waits for every node (each has its own
+ * deadline), in both forms.
+ */
+export function registerProbeTools(server: McpServer, ctx: ToolContext): void {
+  for (const type of probeTypes) {
+    const schema = (ctx.form === "a" ? formABodies[type] : formBBodies[type]) as z.ZodObject;
+    const toInput = (ctx.form === "a" ? fromFormA[type] : fromFormB[type]) as (b: unknown) => ProbeInput;
+    server.registerTool(
+      `probe_${type}`,
+      {
+        title: `${type} probe`,
+        description: `${descriptions[type]} Runs to completion. ${formNote[ctx.form]} Counts against the account's node-probes-per-hour quota (one per node).`,
+        inputSchema: schema,
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      (args: unknown) =>
+        guarded(ctx.log, `probe_${type}`, async () => {
+          const input = toInput(args);
+          const { value: task } = await ctx.probes.run({ ...input, caller: ctx.caller });
+          const results = task.results.map(toApiResult);
+          return toolResult(
+            { task_id: task.id, type, target: task.target, results },
+            summarize(type, task.target, results),
+          );
+        }),
+    );
+  }
+}

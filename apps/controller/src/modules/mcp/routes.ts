@@ -1,0 +1,134 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context } from "hono";
+import type { Logger } from "pino";
+import type { Authenticator } from "../../http/authenticator.js";
+import type { AppEnv, Principal } from "../../http/context.js";
+import { errorResponses } from "../../http/envelope.js";
+import { ApiError } from "../../http/errors.js";
+import type { Router } from "../../http/router.js";
+import { type ApiForm, authSecurity } from "../../http/security.js";
+import type { McpServices, ToolContext } from "./context.js";
+import { registerProbeTools } from "./probe-tools.js";
+import { registerReadTools } from "./read-tools.js";
+
+export const MCP_PATH = "/v1/mcp";
+const SERVER_INFO = { name: "vantage", version: "1.0.0" };
+
+const jsonRpc = z
+  .looseObject({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("JsonRpcMessage", { description: "A JSON-RPC 2.0 message of the Model Context Protocol" });
+
+const mcpRoute = (form: ApiForm) =>
+  createRoute({
+    method: "post",
+    path: MCP_PATH,
+    tags: ["mcp"],
+    summary: "Model Context Protocol entry point (Streamable HTTP, stateless)",
+    description:
+      "For MCP clients (AI assistants): JSON-RPC messages (`initialize`, `tools/list`, `tools/call`); send " +
+      "`Accept: application/json, text/event-stream`. Tools: probe_http, probe_ping, probe_dns, probe_tcp, " +
+      "probe_traceroute, list_nodes, lookup_ip, lookup_whois, lookup_ssl, lookup_dns, lookup_icp, " +
+      "ip_reputation, list_monitors, get_monitor, with the same validation, limits and quotas as the routes, " +
+      "charged to the caller's account. Credentials are required and need the `write` scope" +
+      (form === "a" ? "; Form A also takes MCP tokens (`vantage_mcp_…`), which work nowhere else." : ".") +
+      " Stateless: no session, so GET and DELETE answer 405. See docs/mcp.md.",
+    security: authSecurity(form),
+    request: { body: { required: true, content: { "application/json": { schema: jsonRpc } } } },
+    responses: {
+      200: {
+        description: "The JSON-RPC response (a tool error is a result with `isError: true`)",
+        content: { "application/json": { schema: jsonRpc } },
+      },
+      202: { description: "A notification or response from the client was accepted" },
+      ...errorResponses(400, 401, 403, 413, 415),
+    },
+  });
+
+/** One MCP server with every tool, acting for `ctx.principal`: built per request (stateless transport). */
+export function buildMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions:
+      "Vantage network diagnostics: probes (http, ping, dns, tcp, traceroute) from distributed nodes, IP/WHOIS/" +
+      "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors. Probes and lookups count against " +
+      "your account's quotas.",
+  });
+  registerProbeTools(server, ctx);
+  registerReadTools(server, ctx);
+  return server;
+}
+
+/**
+ * The caller at `/v1/mcp`: the form's credentials (Form A: `Authorization: Bearer` with an MCP token, API
+ * key, personal access token or login session; Form B: its API keys or a session, also as `X-API-Key`),
+ * required (401 without), with the `write` scope as every POST needs (tool calls spend the account's
+ * quotas), so a read-only key is refused here as on every other write route.
+ */
+async function mcpPrincipal(c: Context<AppEnv>, authenticator: Authenticator): Promise<Principal> {
+  const principal = await authenticator.authenticate(
+    {
+      authorization: c.req.header("authorization"),
+      apiKey: authenticator.acceptsApiKeyHeader ? c.req.header("x-api-key") : undefined,
+    },
+    { mcp: true },
+  );
+  if (!principal.scopes.includes("write")) {
+    throw new ApiError(
+      "insufficient_scope",
+      'this credential lacks the "write" scope',
+      { required_scope: "write", granted_scopes: principal.scopes },
+      { "WWW-Authenticate": 'Bearer error="insufficient_scope", scope="write"' },
+    );
+  }
+  return principal;
+}
+
+/**
+ * `POST /v1/mcp`: MCP's Streamable HTTP transport in stateless mode. Every POST carries its own
+ * credentials and is served by a fresh server and transport that end with the response (JSON, not SSE):
+ * no session lives in this process, so any controller behind a load balancer answers any request. Without
+ * sessions there is no server-to-client stream to open (GET) and nothing to end (DELETE): both answer 405
+ * with `Allow: POST` (the router's answer for a known path), which the transport allows and clients expect.
+ */
+export function registerMcpRoute(
+  app: Router,
+  opts: { form: ApiForm; log: Logger; authenticator: Authenticator; services: McpServices },
+): void {
+  // Documented, not validated by the router: the body is a JSON-RPC message the MCP transport checks and
+  // answers in JSON-RPC's own terms.
+  app.openAPIRegistry.registerPath(mcpRoute(opts.form));
+  app.post(MCP_PATH, async (c) => {
+    const principal = await mcpPrincipal(c, opts.authenticator);
+    c.set("principal", principal);
+    const server = buildMcpServer({
+      ...opts.services,
+      form: opts.form,
+      log: c.get("log") ?? opts.log,
+      principal,
+      caller: {
+        kind: "account",
+        userId: principal.userId,
+        plan: principal.plan,
+        credentialId: principal.credentialId,
+      },
+      http: c,
+    });
+    // No `sessionIdGenerator`: stateless mode.
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      // The body guard has read and parsed the body already (size, depth, malformed JSON: 4xx before this).
+      const parsedBody: unknown = await c.req.json().catch(() => undefined);
+      return await transport.handleRequest(c.req.raw, { parsedBody });
+    } finally {
+      await server.close();
+    }
+  });
+}
