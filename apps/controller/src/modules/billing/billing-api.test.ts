@@ -137,8 +137,8 @@ describe.each(forms)("billing against a Stripe fixture, Form %s", (form) => {
       "line_items[0][quantity]": "1",
       "metadata[vantage_plan]": "pro",
       "subscription_data[metadata][vantage_user_id]": u.userId,
-      success_url: "https://vantage.example.com/billing/success?session_id={CHECKOUT_SESSION_ID}",
-      cancel_url: "https://vantage.example.com/billing/cancelled",
+      success_url: "https://vantage.example.com/#/account?checkout=done",
+      cancel_url: "https://vantage.example.com/#/account?checkout=cancelled",
     });
     expect(business.body.customer).toBe(pro.body.customer);
     expect(business.body["line_items[0][price]"]).toBe("price_business");
@@ -266,7 +266,7 @@ describe.each(forms)("billing against a Stripe fixture, Form %s", (form) => {
     expect(portal.body.data.portal_url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
     expect(stripe.sent("POST /v1/billing_portal/sessions").at(-1)!.body).toEqual({
       customer,
-      return_url: "https://vantage.example.com/",
+      return_url: "https://vantage.example.com/#/account",
     });
 
     // Cancel: at period end, told to Stripe; the plan stays until Stripe ends the subscription.

@@ -153,8 +153,9 @@ export function createBillingService(deps: {
           customer,
           client_reference_id: userId,
           line_items: lineItems,
-          success_url: `${settings.publicUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
-          cancel_url: `${settings.publicUrl}/billing/cancelled`,
+          // Back to the dashboard's plan page, which shows the subscription once Stripe's webhook arrives.
+          success_url: `${settings.publicUrl}/#/account?checkout=done`,
+          cancel_url: `${settings.publicUrl}/#/account?checkout=cancelled`,
           metadata: { vantage_user_id: userId, vantage_plan: plan },
           subscription_data: { metadata: { vantage_user_id: userId, vantage_plan: plan } },
         });
@@ -197,7 +198,7 @@ export function createBillingService(deps: {
       try {
         const session = await s.billingPortal.sessions.create({
           customer,
-          return_url: `${settings.publicUrl}/`,
+          return_url: `${settings.publicUrl}/#/account`,
         });
         return { portal_url: session.url };
       } catch (err) {

@@ -183,6 +183,36 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
     }
   });
 
+  it("the transport's HTTP refusals come in the API's error envelope, the JSON-RPC error in details", async () => {
+    const auth = { authorization: `Bearer ${credential}`, "content-type": "application/json" };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const jsonOnly = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: { ...auth, accept: "application/json" },
+      body: ping,
+    });
+    expect(jsonOnly.status).toBe(406);
+    const refused = (await jsonOnly.json()) as {
+      error: { code: string; details: { jsonrpc_error: { code: number } } };
+      request_id: string;
+    };
+    expect(refused.error.code).toBe("not_acceptable");
+    expect(refused.error.details.jsonrpc_error.code).toBe(-32000);
+    expect(refused.request_id).toBe(jsonOnly.headers.get("x-request-id"));
+    const both = { ...auth, accept: "application/json, text/event-stream" };
+    const notRpc = await fetch(`${base}/v1/mcp`, { method: "POST", headers: both, body: '"not a message"' });
+    expect(notRpc.status).toBe(400);
+    expect(((await notRpc.json()) as { error: { code: string } }).error.code).toBe("malformed_request");
+    // A protocol-level error (unknown method) stays JSON-RPC, in a 200, as MCP clients expect.
+    const unknown = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: both,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "no/such" }),
+    });
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
+  });
+
   if (form === "b") {
     it("takes a Form B API key as X-API-Key too; there is no MCP tokens route", async () => {
       const client = await connect({ "x-api-key": credential });

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { AppEnv, Principal } from "../../http/context.js";
 import { errorResponses } from "../../http/envelope.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError, type ErrorCode, errorBody, errorCodes } from "../../http/errors.js";
 import type { Router } from "../../http/router.js";
 import { type ApiForm, authSecurity } from "../../http/security.js";
 import type { McpServices, ToolContext } from "./context.js";
@@ -126,9 +126,57 @@ export function registerMcpRoute(
       await server.connect(transport);
       // The body guard has read and parsed the body already (size, depth, malformed JSON: 4xx before this).
       const parsedBody: unknown = await c.req.json().catch(() => undefined);
-      return await transport.handleRequest(c.req.raw, { parsedBody });
+      return enveloped(c, await transport.handleRequest(c.req.raw, { parsedBody }));
     } finally {
       await server.close();
     }
   });
+}
+
+/** The API's code for an HTTP status the MCP transport answers with. */
+const codeOfStatus: Record<number, ErrorCode> = {
+  400: "malformed_request",
+  404: "not_found",
+  405: "method_not_allowed",
+  406: "not_acceptable",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/**
+ * The transport's HTTP-level refusals (a client that does not accept JSON and SSE, a body that is no
+ * JSON-RPC message) come as JSON-RPC error bodies; here they travel in the API's error envelope like every
+ * other 4xx, with the JSON-RPC error in `details`. MCP clients read only the status of a non-2xx answer;
+ * JSON-RPC errors inside a 200 (unknown method, bad tool arguments) are the protocol's and stay as they are.
+ */
+async function enveloped(c: Context<AppEnv>, res: Response): Promise<Response> {
+  if (res.status < 400) return res;
+  const text = await res.text();
+  let rpc: { code?: unknown; message?: unknown } | undefined;
+  try {
+    rpc = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+  } catch {
+    rpc = undefined;
+  }
+  const message = typeof rpc?.message === "string" ? rpc.message : `MCP transport answered ${res.status}`;
+  const code = codeOfStatus[res.status];
+  if (!code) {
+    c.get("log")?.error({ status: res.status, body: text.slice(0, 500) }, "MCP transport failed");
+    return c.json(
+      errorBody(
+        "internal_error",
+        "internal error; quote the request id when reporting it",
+        c.get("requestId"),
+      ),
+      500,
+    );
+  }
+  const out = c.json(
+    errorBody(code, message, c.get("requestId"), rpc ? { jsonrpc_error: rpc } : undefined),
+    errorCodes[code],
+  );
+  const allow = res.headers.get("allow");
+  if (allow) out.headers.set("Allow", allow);
+  return out;
 }
