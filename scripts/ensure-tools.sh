@@ -44,5 +44,8 @@ if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yam
   echo "==> installing dependencies"
   pnpm install --frozen-lockfile --reporter=silent
 fi
+# raw-socket (ping, traceroute) built for the Node running now: one build per Node ABI is kept, so switching
+# between Node 20 and 24 on one checkout rebuilds nothing after the first time.
+node scripts/native-addons.mjs
 # The IP data's ASN table, compiled once per install (a no-op when it is there already).
 node --import tsx scripts/ip-data-cache.ts
