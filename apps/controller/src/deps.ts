@@ -23,6 +23,13 @@ export interface AppDeps {
    * Tests replace it, so that no made-up name ever reaches the machine's resolver.
    */
   hostLookup?: LookupContext["lookup"];
+  /**
+   * bcrypt cost of new password hashes and of the dummy an unknown email is compared with: 10 (the
+   * accounts module's `BCRYPT_COST`) when omitted, as in every deployment. Only the test apps lower it, so
+   * that the hundreds of registrations and logins that test something else spend little CPU on hashing;
+   * the password tests run at the real cost.
+   */
+  bcryptCost?: number;
 }
 
 /** A role's background work: started by the runtime when the controller runs that role, stopped in reverse. */

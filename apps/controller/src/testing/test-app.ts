@@ -8,6 +8,7 @@ import { connectDb, type Db, migrate } from "../db/connect.js";
 import { newInstanceId } from "../db/lease.js";
 import { HttpMetrics } from "../http/metrics.js";
 import type { Presence } from "../modules/nodes/index.js";
+import { migratedPgliteDump } from "./pglite-template.js";
 import { planLimitsEnv } from "./plan-limits.js";
 
 export type DbKind = "pglite" | "postgres";
@@ -26,7 +27,7 @@ export interface TestDb {
 /** A migrated database: in-memory PGlite, or a fresh database on the test PostgreSQL server. */
 export async function openTestDb(kind: DbKind): Promise<TestDb> {
   if (kind === "pglite") {
-    const db = await connectDb({ dataDir: "memory://" });
+    const db = await connectDb({ dataDir: "memory://", pgliteDump: await migratedPgliteDump() });
     await migrate(db);
     return { kind, db, close: () => db.close() };
   }
@@ -103,7 +104,16 @@ export interface TestAppOptions {
    * test's made-up name ever reaches the machine's resolver; tests map their names to 127.0.0.1 here.
    */
   hostLookup?: LookupContext["lookup"];
+  /**
+   * bcrypt cost of the app's password hashes: TEST_BCRYPT_COST unless given (`null`: the deployments'
+   * default, 10). Registrations and logins everywhere in the suite test limits, scopes and flows, not
+   * hashing; the password tests ask for the real cost.
+   */
+  bcryptCost?: number | null;
 }
+
+/** bcrypt's lowest cost: a hash in well under a millisecond instead of 50–80 ms of CPU at 10. */
+export const TEST_BCRYPT_COST = 4;
 
 /** The test apps' resolver: knows no name, asks nobody. */
 export const refuseEveryName: NonNullable<LookupContext["lookup"]> = async (host) => {
@@ -146,6 +156,7 @@ export function makeTestApp(
     metrics: new HttpMetrics(false),
     instanceId: newInstanceId(),
     hostLookup: opts.hostLookup ?? refuseEveryName,
+    ...(opts.bcryptCost === null ? {} : { bcryptCost: opts.bcryptCost ?? TEST_BCRYPT_COST }),
   });
   const app: TableTestApp = {
     ...built,

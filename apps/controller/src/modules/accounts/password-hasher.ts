@@ -19,6 +19,8 @@ const BUSY_RETRY_AFTER_S = 1;
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   compare(password: string, hash: string): Promise<boolean>;
+  /** Compares with a hash of a password nobody has, at this pool's cost: the work a wrong password costs. */
+  compareUnknown(password: string): Promise<boolean>;
   /** Lets running work finish, stops the threads; later calls are refused (503). For shutdown. */
   close(): Promise<void>;
 }
@@ -56,6 +58,8 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
   const threads = Math.max(1, opts.threads ?? defaultHasherThreads());
   const capacity = threads + (opts.maxQueue ?? 32 * threads);
   let pool: Piscina | undefined;
+  // The fixed dummy at the default cost; at another cost one is made on first use.
+  let dummy: Promise<string> | undefined = cost === BCRYPT_COST ? Promise.resolve(DUMMY_HASH) : undefined;
   let inFlight = 0;
   let closed = false;
 
@@ -86,6 +90,10 @@ export function createPasswordHasher(opts: PasswordHasherOptions = {}): Password
   return {
     hash: (password) => run<string>({ op: "hash", password, cost }),
     compare: (password, hash) => run<boolean>({ op: "compare", password, hash }),
+    async compareUnknown(password) {
+      dummy ??= run<string>({ op: "hash", password: "a password nobody has", cost });
+      return run<boolean>({ op: "compare", password, hash: await dummy });
+    },
     async close() {
       closed = true;
       await pool?.close();

@@ -20,7 +20,8 @@ describe.each(dbKinds)("password hashing on %s", (kind) => {
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = db.app(form);
+      // The deployments' cost (10), not the suite's lowered one: these tests are about hashing.
+      t = db.app(form, {}, { bcryptCost: null });
     });
 
     it("registers and logs in without running bcrypt on the event loop", async () => {
@@ -92,6 +93,18 @@ describe("the password pool", () => {
       // The dummy hash an unknown email is compared with costs what a real one does.
       expect(bcrypt.getRounds(DUMMY_HASH)).toBe(BCRYPT_COST);
       expect(await pool.compare("not-a-real-password", DUMMY_HASH)).toBe(false);
+      expect(await pool.compareUnknown("not-a-real-password")).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("at another cost, compares unknown emails with a dummy made at that cost", async () => {
+    const pool = createPasswordHasher({ threads: 1, cost: 5 });
+    try {
+      expect(bcrypt.getRounds(await pool.hash("x password"))).toBe(5);
+      expect(await pool.compareUnknown("a password nobody has")).toBe(true);
+      expect(await pool.compareUnknown("another password")).toBe(false);
     } finally {
       await pool.close();
     }

@@ -10,7 +10,6 @@ import { newId } from "../../lib/ids.js";
 import { type PlanName, planNames } from "../../lib/plans.js";
 import { announceAccountChange } from "./account-changes.js";
 import type { AccountsContext } from "./context.js";
-import { DUMMY_HASH } from "./password-hasher.js";
 import * as repo from "./repo.js";
 import { ACCESS_TOKEN_TTL_S, signAccessToken, signEmailToken, verifyEmailToken } from "./tokens.js";
 import {
@@ -146,7 +145,10 @@ export async function login(
   let matches: boolean;
   try {
     // In the password pool, never on the event loop; an unknown email is compared with the dummy hash.
-    matches = (await ctx.passwords.compare(input.password, user?.password_hash ?? DUMMY_HASH)) && !tooLong;
+    matches =
+      (await (user?.password_hash
+        ? ctx.passwords.compare(input.password, user.password_hash)
+        : ctx.passwords.compareUnknown(input.password))) && !tooLong;
   } catch (err) {
     // Not checked (the pool is full or stopping): not a failure, so the counted hits go back.
     await Promise.all([
