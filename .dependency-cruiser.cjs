@@ -107,6 +107,8 @@ module.exports = {
     exclude: {
       path: [
         "node_modules",
+        // Build output (pnpm build): bundles of the sources cruised here.
+        "^apps/[^/]+/dist/",
         // Each fixture breaks a rule on purpose; the architecture test cruises them on their own.
         "^apps/controller/src/testing/architecture-fixtures/",
       ],

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-tools.sh
-# The dashboard (apps/web) is built from source on this machine, never downloaded: only when stale.
-node apps/web/build.mjs --if-stale
-exec pnpm -s exec tsx apps/controller/src/main.ts --embedded "$@"
+# The dashboard (apps/web) and the controller are built from source on this machine, never downloaded, and
+# only when a source changed since the last build; then plain Node runs the built controller.
+node scripts/build.mjs --if-stale web controller
+exec node apps/controller/dist/main.mjs --embedded "$@"
