@@ -80,11 +80,27 @@ if (existsSync(cached)) {
 }
 
 const dir = nodeDir();
-console.log(`==> building raw-socket for Node ${process.versions.node} (ABI ${abi})${dir ? ` against ${dir}` : ""}`);
-execFileSync(process.execPath, [nodeGyp(), "rebuild", ...(dir ? [`--nodedir=${dir}`] : [])], {
-  cwd: packageDir,
-  stdio: ["ignore", "ignore", "inherit"],
-});
+console.log(
+  `==> building raw-socket for Node ${process.versions.node} (ABI ${abi})${dir ? ` against ${dir}` : ""}`,
+);
+// npm passes its own `nodedir` setting (~/.npmrc may say /usr, Debian's Node 20) to scripts as
+// npm_config_nodedir, and node-gyp prefers that to --nodedir: both are set to the running Node's headers.
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => k.toLowerCase() !== "npm_config_nodedir"),
+);
+if (dir) env.npm_config_nodedir = dir;
+try {
+  execFileSync(process.execPath, [nodeGyp(), "rebuild", ...(dir ? [`--nodedir=${dir}`] : [])], {
+    cwd: packageDir,
+    env,
+    stdio: "pipe",
+  });
+} catch (error) {
+  // node-gyp's whole log, only when it failed.
+  process.stderr.write(`${error.stdout ?? ""}${error.stderr ?? ""}`);
+  console.error(`error: building raw-socket failed (${error.message.split("\n")[0]})`);
+  process.exit(1);
+}
 if (!loads()) {
   console.error(`error: raw-socket built but does not load on Node ${process.versions.node}`);
   process.exit(1);
