@@ -31,9 +31,20 @@ describe("agent config", () => {
       VANTAGE_HEARTBEAT_MS: 5000,
       VANTAGE_ALLOW_PRIVATE_TARGETS: false,
       VANTAGE_ALLOW_OPEN_NATS: false,
+      NATS_NO_RANDOMIZE: false,
       VANTAGE_LOG_LEVEL: "info",
     });
     expect(loadConfig({ ...base, VANTAGE_ALLOW_OPEN_NATS: "true" }).VANTAGE_ALLOW_OPEN_NATS).toBe(true);
+    expect(loadConfig({ ...base, NATS_NO_RANDOMIZE: "true" }).NATS_NO_RANDOMIZE).toBe(true);
+  });
+
+  it("takes the servers of a cluster as a comma-separated list", () => {
+    const servers =
+      "tls://nats-1.example.net:4222, tls://nats-2.example.net:4222,tls://nats-3.example.net:4222";
+    expect(loadConfig({ ...base, NATS_URL: servers }).NATS_URL).toBe(servers);
+    expect(errorOf({ ...base, NATS_URL: "tls://a:4222,,tls://b:4222" })).toMatch(
+      /^invalid configuration: NATS_URL=/,
+    );
   });
 
   it("names the bad variable in one line", () => {

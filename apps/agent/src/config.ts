@@ -38,6 +38,8 @@ export const configSchema = z
         /^((nats|tls):\/\/)?[^\s,]+(\s*,\s*((nats|tls):\/\/)?[^\s,]+)*$/,
         "must be a nats:// or tls:// URL, or a comma-separated list of them",
       ),
+    /** Try NATS_URL's servers in the order given (the first preferred) instead of shuffled. */
+    NATS_NO_RANDOMIZE: bool.default(false),
     NATS_NKEY_SEED_FILE: readableFile.optional(),
     NATS_CREDS_FILE: readableFile.optional(),
     NATS_TLS_CA_FILE: readableFile.optional(),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
+import { migratedPgliteDump } from "../../controller/src/testing/pglite-template.js";
 import { until } from "../../controller/src/testing/until.js";
 
 /**
@@ -56,6 +57,7 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
         VANTAGE_DNSBL_ZONES: "none",
       }),
       createLogger("silent"),
+      { pgliteDump: await migratedPgliteDump() },
     );
     api = runtime.url!;
     openPort = await listen(listener);

@@ -37,6 +37,7 @@ export const configSchema = z.object({
   VANTAGE_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   VANTAGE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   NATS_URL: z.string().min(1).optional(),
+  NATS_NO_RANDOMIZE: bool.default(false),
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
   NATS_TLS_CA_FILE: z.string().min(1).optional(),

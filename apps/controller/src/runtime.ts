@@ -151,7 +151,12 @@ function roleEntries(
   return { entries, url: () => http?.url };
 }
 
-export async function startRuntime(config: Config, log: Logger): Promise<Runtime> {
+export async function startRuntime(
+  config: Config,
+  log: Logger,
+  /** Tests: a new embedded database starts from this PGlite dump (`DbOptions.pgliteDump`). */
+  opts: { pgliteDump?: Blob } = {},
+): Promise<Runtime> {
   const jwtSecret = resolveJwtSecret(
     {
       secret: config.VANTAGE_JWT_SECRET,
@@ -164,6 +169,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
   const db = await connectDb({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.VANTAGE_DATA_DIR,
+    ...(opts.pgliteDump ? { pgliteDump: opts.pgliteDump } : {}),
     connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
     onAvailabilityChange: (up, err) => {
@@ -185,6 +191,7 @@ export async function startRuntime(config: Config, log: Logger): Promise<Runtime
     try {
       nc = await connectNats({
         servers: config.NATS_URL,
+        noRandomize: config.NATS_NO_RANDOMIZE,
         name: "vantage-controller",
         nkeySeedFile: config.NATS_NKEY_SEED_FILE,
         credsFile: config.NATS_CREDS_FILE,

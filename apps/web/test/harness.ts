@@ -7,6 +7,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
+import { migratedPgliteDump } from "../../controller/src/testing/pglite-template.js";
 
 const webRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -62,7 +63,9 @@ export async function startDashboard(
     VANTAGE_WEB_DIR: join(webRoot, "dist"),
     ...opts.env,
   });
-  const runtime = await startRuntime(config, createLogger("silent"));
+  const runtime = await startRuntime(config, createLogger("silent"), {
+    pgliteDump: await migratedPgliteDump(),
+  });
   const url = runtime.url!.replace(/\/$/, "");
   const browser = await chromium.launch({
     executablePath: chromiumPath(),

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, sql } from "kysely";
@@ -48,8 +48,9 @@ export interface DbOptions {
   /** PostgreSQL: told when the database goes away and comes back (for the log). */
   onAvailabilityChange?: (up: boolean, err?: unknown) => void;
   /**
-   * PGlite in memory: start from this dump of a data directory (`PGlite.dumpDataDir`) instead of running
-   * initdb, which takes seconds of CPU. The test suite's databases start from one migrated dump.
+   * PGlite, a new database (in memory, or a data directory not made yet): start from this dump of a data
+   * directory (`PGlite.dumpDataDir`) instead of running initdb, which takes seconds of CPU. The test suite's
+   * databases start from one migrated dump.
    */
   pgliteDump?: Blob;
 }
@@ -100,8 +101,9 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     mkdirSync(dir, { recursive: true });
     location = dir;
   }
+  const fresh = location.startsWith("memory://") || !existsSync(resolve(location, "PG_VERSION"));
   const pglite =
-    opts.pgliteDump && location.startsWith("memory://")
+    opts.pgliteDump && fresh
       ? new PGlite({ dataDir: location, loadDataDir: opts.pgliteDump })
       : new PGlite(location);
   await pglite.waitReady;

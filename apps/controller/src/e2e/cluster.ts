@@ -7,6 +7,7 @@ import {
   createTestDatabase,
   freePort,
   type NatsServer,
+  type NatsUser,
   startNatsServer,
   type TestDatabase,
   waitForPort,
@@ -80,6 +81,10 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Pr
 export interface ClusterOptions {
   /** A database of the test's own (e.g. a cluster it stops and starts); default: a fresh test database. */
   databaseUrl?: string;
+  /** NATS of the test's own, given the cluster's users (e.g. several servers: nats-cluster.ts); default one server. */
+  nats?: (opts: { users: NatsUser[] }) => Promise<NatsServer>;
+  /** More environment for an agent (e.g. its own NATS_URL, its preferred server first). */
+  agentEnv?: (agentId: string) => Record<string, string>;
 }
 
 export async function startCluster(
@@ -95,7 +100,7 @@ export async function startCluster(
   };
   const controllerCreds = createControllerCredentials();
   const agentCreds = agentSpecs.map((a) => ({ spec: a, creds: createAgentCredentials(a.id) }));
-  const nats = await startNatsServer({
+  const nats = await (opts.nats ?? startNatsServer)({
     users: [controllerCreds.user, ...agentCreds.map((a) => a.creds.user)],
   });
   const db: TestDatabase = opts.databaseUrl
@@ -119,6 +124,7 @@ export async function startCluster(
           NATS_NKEY_SEED_FILE: seedFile(spec.id, creds.seed),
           VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
           VANTAGE_HEARTBEAT_MS: "1000",
+          ...opts.agentEnv?.(spec.id),
         },
         `agent ${spec.id}`,
         agentPreload,

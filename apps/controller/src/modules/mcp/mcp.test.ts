@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
+import { migratedPgliteDump } from "../../testing/pglite-template.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 
 const TOOLS = [
@@ -104,7 +105,7 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
       // One node-probe per hour per account: the second probe of an account is refused.
       VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { node_probes_per_hour: 1 } }),
     });
-    runtime = await startRuntime(config, createLogger("silent"));
+    runtime = await startRuntime(config, createLogger("silent"), { pgliteDump: await migratedPgliteDump() });
     base = runtime.url as string;
     credential = (await mcpCredential("main")).secret;
   }, 60_000);

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@vantage/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
+import { migratedPgliteDump } from "../../testing/pglite-template.js";
 import { type DbKind, dbKinds, forms, testConfig } from "../../testing/test-app.js";
 
 /**
@@ -39,7 +40,9 @@ describe.each(dbKinds)("embedded local agent on %s", (kind: DbKind) => {
     beforeAll(async () => {
       const env: Record<string, string> = { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" };
       if (pg) env.DATABASE_URL = pg.url;
-      rt = await startRuntime(testConfig(form, env), pino({ level: "silent" }));
+      rt = await startRuntime(testConfig(form, env), pino({ level: "silent" }), {
+        pgliteDump: await migratedPgliteDump(),
+      });
     });
     afterAll(async () => {
       await rt.stop();

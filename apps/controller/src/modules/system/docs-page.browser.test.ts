@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { type Browser, type ConsoleMessage, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
+import { migratedPgliteDump } from "../../testing/pglite-template.js";
 import { testConfig } from "../../testing/test-app.js";
 
 /** Debian's `chromium` package; scripts/ensure-tools.sh --test installs it. */
@@ -26,7 +27,9 @@ describe("the API docs page in Chromium", () => {
         `${CHROMIUM} is missing: run scripts/ensure-tools.sh --test (it installs Debian's chromium)`,
       );
     }
-    rt = await startRuntime(testConfig("b"), pino({ level: "silent" }));
+    rt = await startRuntime(testConfig("b"), pino({ level: "silent" }), {
+      pgliteDump: await migratedPgliteDump(),
+    });
     origin = new URL(rt.url ?? "").origin;
     // As root, Chromium runs only without its sandbox.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
