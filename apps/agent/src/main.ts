@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
 import { subjects } from "@vantage/protocol";
 import {
@@ -12,6 +12,7 @@ import {
 import { type Logger, pino } from "pino";
 import type { RunningAgent } from "./agent.js";
 import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
+import { nkeySeedAuthenticator } from "./nkey-auth.js";
 import { AGENT_VERSION } from "./presence.js";
 
 const CLOSE_TIMEOUT_MS = 5000;
@@ -80,16 +81,30 @@ async function main(): Promise<void> {
       node_id: config.VANTAGE_NODE_ID,
       version: AGENT_VERSION,
       servers: config.NATS_URL,
-      uv_threadpool_size: config.UV_THREADPOOL_SIZE ?? LIBUV_DEFAULT_THREADPOOL_SIZE,
+      uv_threadpool_size: effectiveThreadpoolSize(config),
     },
     "connecting to NATS (retries until the server answers)",
   );
+  let authenticator: ReturnType<typeof nkeySeedAuthenticator> | undefined;
+  if (config.NATS_NKEY_SEED_FILE) {
+    try {
+      authenticator = nkeySeedAuthenticator(readFileSync(config.NATS_NKEY_SEED_FILE, "utf8"));
+    } catch (err) {
+      log.fatal(
+        { file: config.NATS_NKEY_SEED_FILE, error: err instanceof Error ? err.message : String(err) },
+        "NATS_NKEY_SEED_FILE holds no nkey user seed: copy the agent-<id>.nk file `pnpm agent:add` wrote",
+      );
+      process.exit(2);
+    }
+  }
   let nc: NatsConnection;
   try {
     nc = await connectNats({
       servers: config.NATS_URL,
+      noRandomize: config.NATS_NO_RANDOMIZE,
       name: `vantage-agent-${config.VANTAGE_NODE_ID}`,
-      nkeySeedFile: config.NATS_NKEY_SEED_FILE,
+      // Signed with Node's own Ed25519 (nkey-auth.ts), not nats.js's pure-JS one: 9 MB less for good.
+      authenticator,
       credsFile: config.NATS_CREDS_FILE,
       tlsCaFile: config.NATS_TLS_CA_FILE,
     });
@@ -201,13 +216,29 @@ function isOwnJobSubscriptionRefused(err: Error, nodeId: string): boolean {
  * the process was started without the preload and without the variable.
  */
 function warnOnDefaultThreadpool(config: AgentConfig, log: Logger): void {
-  if (config.UV_THREADPOOL_SIZE !== undefined) return;
+  if (config.UV_THREADPOOL_SIZE !== undefined && !sizedTooLateByBundle()) return;
   log.warn(
     { uv_threadpool_size: LIBUV_DEFAULT_THREADPOOL_SIZE },
     "libuv thread pool left at 4 threads: a few hanging name lookups stall all others; start the agent " +
-      "with `node --require ./apps/agent/src/threadpool.cjs --import tsx apps/agent/src/main.ts` or set " +
-      "UV_THREADPOOL_SIZE in its environment (docs/operations.md)",
+      "with its preload, `node --require <dir>/threadpool.cjs <dir>/vantage-agent.mjs` (as `pnpm agent` " +
+      "and the systemd units do), or set UV_THREADPOOL_SIZE in its environment (docs/operations.md)",
   );
+}
+
+/** The size libuv runs with: the variable, unless only the bundle set it and too late. */
+function effectiveThreadpoolSize(config: AgentConfig): number {
+  if (config.UV_THREADPOOL_SIZE === undefined || sizedTooLateByBundle()) return LIBUV_DEFAULT_THREADPOOL_SIZE;
+  return config.UV_THREADPOOL_SIZE;
+}
+
+/**
+ * The bundle's first lines run threadpool.cjs too (apps/agent/build.mjs). That is in time where Node reads
+ * an ES module entry synchronously (measured: Node 24.21), too late where its loader reads it with the pool
+ * (measured: Node 20.20, whose pool then already runs 4 threads); Node 22 is counted with 20, to be safe.
+ */
+function sizedTooLateByBundle(): boolean {
+  const by = (globalThis as Record<symbol, unknown>)[Symbol.for("vantage.agent.threadpoolSizedBy")];
+  return by === "bundle" && Number(process.versions.node.split(".")[0]) < 24;
 }
 
 function warnOnOpenSeedFile(config: AgentConfig, log: Logger): void {

@@ -5,8 +5,12 @@ import type { AgentSettings } from "./config.js";
 
 type Capability = Heartbeat["capabilities"][number];
 
-/** The agent's release, from apps/agent/package.json (read once). */
+/** Set by apps/agent/build.mjs in the bundle, which has no package.json beside it. */
+declare const __VANTAGE_AGENT_VERSION__: string | undefined;
+
+/** The agent's release, from apps/agent/package.json (read once; the bundle has it built in). */
 export const AGENT_VERSION: string = (() => {
+  if (typeof __VANTAGE_AGENT_VERSION__ === "string") return __VANTAGE_AGENT_VERSION__;
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     version?: unknown;
   };

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import {
+  type Authenticator,
   connect,
   credsAuthenticator,
   errors,
@@ -13,12 +14,20 @@ import { ReplyMux } from "./nats-replies.js";
 import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
 
 export interface NatsOptions {
+  /** One URL or several, comma-separated (servers of one cluster); tried for ever, in turn. */
   servers: string;
+  /**
+   * Try the servers in the order given (the first is preferred, the rest are fallbacks) instead of
+   * shuffling them, which spreads clients over a cluster.
+   */
+  noRandomize?: boolean | undefined;
   name: string;
   /** Path to a file holding an nkey seed (`SU…`). */
   nkeySeedFile?: string | undefined;
   /** Path to a `.creds` file (decentralised JWT auth). */
   credsFile?: string | undefined;
+  /** Signs the login instead of the two files above (the agent signs its nkey with Node's own Ed25519). */
+  authenticator?: Authenticator | undefined;
   /** Inbox prefix for replies; agents that may not subscribe `_INBOX.>` never make requests anyway. */
   inboxPrefix?: string;
   onStatus?: (event: { type: string; data?: unknown }) => void;
@@ -35,11 +44,13 @@ export function isNatsAuthorizationError(err: unknown): boolean {
 }
 
 export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
-  const authenticator = opts.credsFile
-    ? credsAuthenticator(readFileSync(opts.credsFile))
-    : opts.nkeySeedFile
-      ? nkeyAuthenticator(new TextEncoder().encode(readFileSync(opts.nkeySeedFile, "utf8").trim()))
-      : undefined;
+  const authenticator =
+    opts.authenticator ??
+    (opts.credsFile
+      ? credsAuthenticator(readFileSync(opts.credsFile))
+      : opts.nkeySeedFile
+        ? nkeyAuthenticator(new TextEncoder().encode(readFileSync(opts.nkeySeedFile, "utf8").trim()))
+        : undefined);
   const nc = await connect({
     servers: opts.servers.split(",").map((s) => s.trim()),
     name: opts.name,
@@ -47,6 +58,7 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
     waitOnFirstConnect: true,
+    noRandomize: opts.noRandomize ?? false,
     // Every request would otherwise build two Error objects up front (stack captured) just in case it
     // fails: a tenth of the controller's CPU under probe load. Failures still arrive as the same error
     // classes (timeout, no responders), which the transports map to TransportError codes anyway.
