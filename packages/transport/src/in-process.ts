@@ -47,6 +47,7 @@ export class InProcessBus {
     const served = new Set<string>();
     return {
       kind: "in-process",
+      flush: async () => {},
       serveJobs: (nodeId, handler) => {
         const inflight = new Set<Promise<unknown>>();
         const tracked: JobHandler = (message, info) => {

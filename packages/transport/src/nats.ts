@@ -149,6 +149,8 @@ export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentL
   const subs = new Set<Subscription>();
   return {
     kind: "nats",
+    // A PING after the SUBs: its PONG means the server has processed them.
+    flush: () => nc.flush(),
     serveJobs(nodeId, handler) {
       const inflight = new Set<Promise<void>>();
       const sub = nc.subscribe(subjects.job(nodeId), {

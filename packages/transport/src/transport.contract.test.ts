@@ -48,8 +48,6 @@ const implementations: Record<string, () => Promise<Pair>> = {
   },
 };
 
-const settle = () => new Promise((r) => setTimeout(r, 50));
-
 describe.each(Object.keys(implementations))("transport contract: %s", (name) => {
   let pair: Pair;
   beforeAll(async () => {
@@ -61,7 +59,7 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
 
   it("delivers a job to the serving node and returns its reply", async () => {
     const stop = pair.agent.serveJobs("node-a", async (msg) => ({ echoed: msg, by: "node-a" }));
-    await settle();
+    await pair.agent.flush();
     const reply = await pair.controller.request("node-a", { job: 1, text: "hé" }, 2000);
     expect(reply).toEqual({ echoed: { job: 1, text: "hé" }, by: "node-a" });
     await stop();
@@ -70,7 +68,7 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
   it("routes each node's job to that node only", async () => {
     const stopA = pair.agent.serveJobs("node-a", async () => "a");
     const stopB = pair.agent.serveJobs("node-b", async () => "b");
-    await settle();
+    await pair.agent.flush();
     expect(await pair.controller.request("node-b", {}, 2000)).toBe("b");
     expect(await pair.controller.request("node-a", {}, 2000)).toBe("a");
     await stopA();
@@ -87,7 +85,7 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
 
   it("rejects with timeout when the node does not answer within the deadline", async () => {
     const stop = pair.agent.serveJobs("slow", () => new Promise((r) => setTimeout(() => r("late"), 1500)));
-    await settle();
+    await pair.agent.flush();
     const started = performance.now();
     const err = await pair.controller.request("slow", {}, 200).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
@@ -100,17 +98,17 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
   it("delivers heartbeats with the node id taken from the subject", async () => {
     const seen: [string, unknown][] = [];
     const unsubscribe = pair.controller.subscribeHeartbeats((id, msg) => seen.push([id, msg]));
-    await settle();
+    await pair.agent.flush();
     pair.agent.publishHeartbeat("node-hb", { seq: 1, load: 0.5 });
     pair.agent.publishHeartbeat("node-hb2", { seq: 2 });
-    for (let i = 0; i < 40 && seen.length < 2; i++) await settle();
+    for (let i = 0; i < 40 && seen.length < 2; i++) await pair.agent.flush();
     expect(seen).toEqual([
       ["node-hb", { seq: 1, load: 0.5 }],
       ["node-hb2", { seq: 2 }],
     ]);
     unsubscribe();
     pair.agent.publishHeartbeat("node-hb", { seq: 3 });
-    await settle();
+    await pair.agent.flush();
     expect(seen).toHaveLength(2);
   });
 
@@ -120,9 +118,9 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
       seen.push({ message, replyExpected: info.replyExpected });
       return "ack";
     });
-    await settle();
+    await pair.agent.flush();
     pair.controller.notify("node-n", { v: 99, notice: "incompatible_version", message: "hé" });
-    for (let i = 0; i < 40 && seen.length < 1; i++) await settle();
+    for (let i = 0; i < 40 && seen.length < 1; i++) await pair.agent.flush();
     expect(seen).toEqual([
       { message: { v: 99, notice: "incompatible_version", message: "hé" }, replyExpected: false },
     ]);
@@ -137,11 +135,11 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
       seen.push("node-m");
       return null;
     });
-    await settle();
+    await pair.agent.flush();
     expect(() => pair.controller.notify("nobody-here", { v: 99 })).not.toThrow();
     pair.controller.notify("node-other", { v: 99 });
-    await settle();
-    await settle();
+    await pair.agent.flush();
+    await pair.agent.flush();
     expect(seen).toEqual([]);
     await stop();
   });
@@ -153,7 +151,7 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
       finished = true;
       return "done";
     });
-    await settle();
+    await pair.agent.flush();
     const reply = pair.controller.request("draining", {}, 2000);
     await new Promise((r) => setTimeout(r, 50));
     await stop();

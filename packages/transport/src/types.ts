@@ -47,6 +47,11 @@ export interface AgentLink {
    * and notifications (`replyExpected: false`). Returns a function that stops serving.
    */
   serveJobs(nodeId: string, handler: JobHandler): () => Promise<void>;
+  /**
+   * Resolves once everything this link has sent so far (subscriptions included) has reached the server:
+   * after it, a `serveJobs` subscription receives what any client sends to it.
+   */
+  flush(): Promise<void>;
   publishHeartbeat(nodeId: string, message: unknown): void;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type GradeInput, gradeServer, letterFor } from "./grade.js";
+import { ephemeralKey } from "./handshake.js";
 
 /** A modern server: TLS 1.2 + 1.3, P-256 key, X25519, AES-256-GCM and AES-128-GCM, HSTS for a year. */
 const base: GradeInput = {
@@ -149,5 +150,30 @@ describe("grade: A+ and A−", () => {
     ],
   ] as [string, Partial<GradeInput>, string][])("%s", (_, over, letter) => {
     expect(grade(over).grade).toBe(letter);
+  });
+});
+
+describe("grade: post-quantum key exchange (OpenSSL 3.5, Node 24)", () => {
+  it("sizes the hybrid and ML-KEM groups Node reports as TLSGroup with no size", () => {
+    expect(ephemeralKey({ type: "TLSGroup", name: "X25519MLKEM768" })).toEqual({
+      type: "ECDH+ML-KEM",
+      name: "X25519MLKEM768",
+      bits: 253,
+    });
+    expect(ephemeralKey({ type: "TLSGroup", name: "SecP384r1MLKEM1024" })?.bits).toBe(384);
+    expect(ephemeralKey({ type: "TLSGroup", name: "MLKEM768" })).toMatchObject({ type: "ML-KEM", bits: 384 });
+    expect(ephemeralKey({ type: "ECDH", name: "X25519", size: 253 })).toEqual({
+      type: "ECDH",
+      name: "X25519",
+      bits: 253,
+    });
+  });
+
+  it("a hybrid scores as its curve; a group of unknown size is not held against the server", () => {
+    const hybrid = ephemeralKey({ type: "TLSGroup", name: "X25519MLKEM768" });
+    expect(grade({ ephemeral: hybrid })).toMatchObject({ grade: "A+", key_exchange_score: 100 });
+    const unknown = ephemeralKey({ type: "TLSGroup", name: "SomeFutureGroup" });
+    expect(unknown).toEqual({ type: "TLSGroup", name: "SomeFutureGroup", bits: 0 });
+    expect(grade({ ephemeral: unknown })).toMatchObject({ grade: "A+", key_exchange_score: 100 });
   });
 });

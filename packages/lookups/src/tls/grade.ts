@@ -48,7 +48,7 @@ type Letter = (typeof LETTERS)[number];
 
 /** RSA, DSA and DH sizes; EC and EdDSA have their own scale (a 256-bit curve ≈ 3072-bit RSA). */
 export function keyScore(algorithm: string, bits: number): number {
-  if (/^(?:EC|ECDH|ECDSA|Ed25519|Ed448|X25519|X448)$/i.test(algorithm)) {
+  if (/^(?:EC|ECDH|ECDSA|Ed25519|Ed448|X25519|X448|ECDH\+ML-KEM|ML-KEM)$/i.test(algorithm)) {
     return bits < 110 ? 20 : bits < 123 ? 40 : bits < 163 ? 80 : bits < 225 ? 90 : 100;
   }
   return bits < 512 ? 20 : bits < 1024 ? 40 : bits < 2048 ? 80 : bits < 4096 ? 90 : 100;
@@ -81,9 +81,12 @@ export function gradeServer(input: GradeInput): Grade {
 
   const protocol = mid(input.offered.map((v) => PROTOCOL_SCORES[v]));
   const certKey = keyScore(input.certKey.algorithm, input.certKey.bits);
-  const keyExchange = input.ephemeral
-    ? Math.min(certKey, keyScore(input.ephemeral.type, input.ephemeral.bits))
-    : certKey;
+  // An ephemeral key of a size nobody reported (a group this Node cannot size) is not held against the
+  // server: the certificate's key scores alone.
+  const keyExchange =
+    input.ephemeral && input.ephemeral.bits > 0
+      ? Math.min(certKey, keyScore(input.ephemeral.type, input.ephemeral.bits))
+      : certKey;
   const bits = input.suites.map(cipherBits).filter((b): b is number => b !== null);
   const cipher = mid(bits.map(cipherScore));
   const zero = protocol === 0 || keyExchange === 0 || cipher === 0;

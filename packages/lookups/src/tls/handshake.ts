@@ -115,13 +115,38 @@ export function handshake(target: Target, opts: HandshakeOptions): Promise<Hands
   });
 }
 
+/**
+ * Key-exchange groups OpenSSL 3.5 (Node 24) reports only as `{type: "TLSGroup", name}`, with no size: the
+ * post-quantum hybrids (a classical curve plus ML-KEM) and ML-KEM alone. Each is described by what it
+ * adds up to against a classical attacker: the hybrid's curve, or the elliptic-curve size of ML-KEM's
+ * security category (512 ≈ AES-128, 768 ≈ AES-192, 1024 ≈ AES-256).
+ */
+const TLS_GROUPS: Record<string, { type: string; bits: number }> = {
+  X25519MLKEM768: { type: "ECDH+ML-KEM", bits: 253 },
+  SecP256r1MLKEM768: { type: "ECDH+ML-KEM", bits: 256 },
+  SecP384r1MLKEM1024: { type: "ECDH+ML-KEM", bits: 384 },
+  X25519Kyber768Draft00: { type: "ECDH+ML-KEM", bits: 253 },
+  MLKEM512: { type: "ML-KEM", bits: 256 },
+  MLKEM768: { type: "ML-KEM", bits: 384 },
+  MLKEM1024: { type: "ML-KEM", bits: 512 },
+};
+
+/** The main handshake's ephemeral key as Node reports it, sized where Node leaves the size out. */
+export function ephemeralKey(eph: {
+  type?: string | undefined;
+  name?: string | undefined;
+  size?: number | undefined;
+}): { type: string; name: string | null; bits: number } | null {
+  if (typeof eph.type !== "string") return null;
+  const known = eph.type === "TLSGroup" && eph.name ? TLS_GROUPS[eph.name] : undefined;
+  if (known) return { ...known, name: eph.name ?? null };
+  return { type: eph.type, name: eph.name ?? null, bits: eph.size ?? 0 };
+}
+
 function read(socket: tls.TLSSocket, ocsp: Buffer | null): Handshake {
   const cipher = socket.getCipher();
   const eph = socket.getEphemeralKeyInfo();
-  const ephemeral =
-    eph && "type" in eph && typeof eph.type === "string"
-      ? { type: eph.type, name: eph.name ?? null, bits: eph.size ?? 0 }
-      : null;
+  const ephemeral = eph && "type" in eph ? ephemeralKey(eph) : null;
   return {
     protocol: versionLabel(socket.getProtocol() ?? ""),
     cipher: cipher.standardName || cipher.name,
