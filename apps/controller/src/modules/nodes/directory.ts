@@ -31,9 +31,16 @@ export interface NodeState {
 export interface NodeDirectory {
   /**
    * Every known node. The same array comes back until something changes, so readers may cache what they
-   * derive from it by identity; it is shared: never modify it.
+   * derive from it by identity; it is shared: never modify it. (The presence role hands out a new one for
+   * plain "still alive" heartbeats at most once a second: `lastSeen` and the load may lag that much, a
+   * node's online status never does.)
    */
   list(): Promise<readonly NodeState[]>;
+  /**
+   * What `list()` would hand out, when that needs no waiting (the presence role's memory, once loaded);
+   * else undefined. Lets a hot path answer without a promise.
+   */
+  peek?(): readonly NodeState[] | undefined;
   /** Jobs this controller has sent to a node and not yet seen answered; counted into its load. */
   reserve(nodeId: string): void;
   release(nodeId: string): void;
@@ -70,6 +77,23 @@ export function rowToNodeState(r: NodeRow): NodeState {
     lastSeen: new Date(r.last_seen).getTime(),
     draining: r.draining,
   };
+}
+
+/** Equal states of one node, as read from the table (no probe's mark). */
+function sameState(a: NodeState, b: NodeState): boolean {
+  return (
+    a.lastSeen === b.lastSeen &&
+    a.runningJobs === b.runningJobs &&
+    a.maxJobs === b.maxJobs &&
+    a.draining === b.draining &&
+    a.name === b.name &&
+    a.country === b.country &&
+    a.region === b.region &&
+    a.provider === b.provider &&
+    a.version === b.version &&
+    a.capabilities.length === b.capabilities.length &&
+    a.capabilities.every((c, i) => c === b.capabilities[i])
+  );
 }
 
 /** A `nodes` row as Kysely selects it. */
@@ -122,10 +146,25 @@ export function dbNodeDirectory(db: Kysely<Database>, opts: DbNodeDirectoryOptio
   // What `list()` hands out: one table read with the marks applied, rebuilt when either changes.
   let view: { read: Promise<NodeState[]>; marksVersion: number; nodes: Promise<NodeState[]> } | undefined;
 
+  // The state objects of the last read, by id: a row that has not changed since keeps its object, so what
+  // readers keep per node object (the node list's JSON of it) outlives the re-read.
+  let lastRead = new Map<string, NodeState>();
+  const reuse = (rows: NodeState[]): NodeState[] => {
+    const byId = new Map<string, NodeState>();
+    const out = rows.map((r) => {
+      const prev = lastRead.get(r.id);
+      const n = prev && sameState(prev, r) ? prev : r;
+      byId.set(n.id, n);
+      return n;
+    });
+    lastRead = byId;
+    return out;
+  };
+
   const read = () => {
     const now = Date.now();
     if (!cached || now - cached.at > cacheMs) {
-      const nodes = readNodeRows(db);
+      const nodes = readNodeRows(db).then(reuse);
       cached = { at: now, nodes };
       nodes.catch(() => {
         cached = undefined;

@@ -1,13 +1,13 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import type { Router } from "../../http/router.js";
 import { dbNodeDirectory, isOnline, type NodeDirectory, type NodeState } from "./directory.js";
+import { NodeList, type NodeView, toNodeViews } from "./node-list.js";
 import { type Presence, startPresence } from "./presence.js";
-import { type NodeView, nodeListJson, toNodeViews } from "./repo.js";
 import { registerListNodes } from "./routes/list-nodes.js";
 
 export { isOnline, loadOf, type NodeDirectory, type NodeState } from "./directory.js";
+export type { NodeView } from "./node-list.js";
 export { type Presence, type PresenceOptions, startPresence } from "./presence.js";
-export type { NodeView } from "./repo.js";
 export { nodeSchema } from "./routes/list-nodes.js";
 
 /** What other modules ask of the node directory. */
@@ -47,6 +47,7 @@ export function createNodes(deps: AppDeps): NodesModule {
   const source = (): NodeDirectory => presence ?? fromTable;
   const directory: NodeDirectory = {
     list: () => source().list(),
+    peek: () => source().peek?.(),
     reserve: (id) => source().reserve(id),
     release: (id) => source().release(id),
     pending: (id) => source().pending(id),
@@ -64,7 +65,7 @@ export function createNodes(deps: AppDeps): NodesModule {
       },
     },
     routes(app: Router) {
-      registerListNodes(app, nodeListJson(directory, offlineAfterMs));
+      registerListNodes(app, new NodeList(directory, offlineAfterMs), deps.config.VANTAGE_API_FORM);
     },
     presence: {
       attach() {

@@ -8,9 +8,9 @@ import type { ControllerTransport } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
+import { upsertNodes } from "./repo.js";
 
 export interface PresenceOptions {
   db: Kysely<Database>;
@@ -24,6 +24,12 @@ export interface PresenceOptions {
   malformedLogIntervalMs?: number;
   /** A node without a heartbeat for this long is offline (`VANTAGE_NODE_OFFLINE_AFTER_MS`): logged once. */
   offlineAfterMs?: number;
+  /**
+   * How old `list()`'s snapshot may get while only plain "still alive" heartbeats arrive (default 1000 ms).
+   * Anything else (a new node, a change of its fields, draining, a node coming back, a heartbeat that keeps
+   * a node from going offline within this time) makes the next `list()` a new snapshot at once.
+   */
+  snapshotMaxAgeMs?: number;
 }
 
 export interface Presence extends NodeDirectory {
@@ -34,8 +40,11 @@ export interface Presence extends NodeDirectory {
   stop(): Promise<void>;
 }
 
-/** Rows per upsert statement: thousands of agents still cost one statement per batch, never one per beat. */
-const batchSize = 500;
+/**
+ * Nodes per upsert statement: one statement per flush for 10,000 agents beating every 5 s (2,000 a second),
+ * never one per heartbeat; bounded so a backlog after an outage is written in steps.
+ */
+const batchSize = 5000;
 
 const DEFAULT_VERSION_NOTICE_INTERVAL_MS = 60_000;
 const DEFAULT_MALFORMED_LOG_INTERVAL_MS = 60_000;
@@ -92,8 +101,14 @@ export function startPresence(opts: PresenceOptions): Presence {
   // Nodes whose heartbeats stopped (logged once when they do, and again when they come back).
   const silent = new Set<string>();
   const offlineAfterMs = opts.offlineAfterMs ?? 15_000;
-  // What `list()` hands out until the next change (see NodeDirectory.list).
+  const snapshotMaxAgeMs = opts.snapshotMaxAgeMs ?? 1000;
+  // What `list()` hands out until the next change (see NodeDirectory.list). Plain heartbeats (only
+  // `lastSeen`, the load) do not end it at once: 10,000 agents send 2,000 a second, and every reader derives
+  // things from a snapshot (the node list's JSON, node selection's candidates). They set `beatsPending`,
+  // and the next `list()` once the snapshot is `snapshotMaxAgeMs` old hands out a new one.
   let snapshot: readonly NodeState[] | undefined;
+  let snapshotAt = 0;
+  let beatsPending = false;
   let flushing: Promise<void> = Promise.resolve();
   let stopped = false;
 
@@ -152,6 +167,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     else if (previous?.markedOfflineAt !== undefined) {
       log.info({ node_id: nodeId }, "node back online: heartbeat after a probe found it offline");
     }
+    const now = Date.now();
     const next: NodeState = {
       id: nodeId,
       name: hb.node.name,
@@ -159,14 +175,26 @@ export function startPresence(opts: PresenceOptions): Presence {
       region: hb.node.region,
       provider: hb.node.provider,
       version: hb.version,
-      capabilities: hb.capabilities,
+      // The previous array when equal: readers compare by identity, and it is one array less per node.
+      capabilities:
+        previous && sameStrings(previous.capabilities, hb.capabilities)
+          ? previous.capabilities
+          : hb.capabilities,
       runningJobs: hb.running_jobs,
       maxJobs: hb.max_jobs,
-      lastSeen: Date.now(),
+      lastSeen: now,
       draining: hb.draining,
     };
     nodes.set(nodeId, next);
-    snapshot = undefined;
+    // A snapshot may show a node's previous heartbeat for up to snapshotMaxAgeMs: only while that one
+    // keeps it online as long, so a node's status in a snapshot is always its status now.
+    if (
+      !previous ||
+      !sameListing(previous, next) ||
+      now - previous.lastSeen > offlineAfterMs - snapshotMaxAgeMs
+    ) {
+      snapshot = undefined;
+    } else beatsPending = true;
     dirty.add(nodeId);
     // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
     if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
@@ -221,8 +249,22 @@ export function startPresence(opts: PresenceOptions): Presence {
   }, opts.flushIntervalMs ?? 1000);
   timer.unref();
 
+  const current = (): readonly NodeState[] => {
+    const now = Date.now();
+    if (snapshot && beatsPending && (now - snapshotAt >= snapshotMaxAgeMs || now < snapshotAt)) {
+      snapshot = undefined;
+    }
+    if (!snapshot) {
+      snapshot = [...nodes.values()];
+      snapshotAt = now;
+      beatsPending = false;
+    }
+    return snapshot;
+  };
+
   // Loaded on first use, not at construction: building an app must not touch the database by itself.
   let loaded: Promise<void> | undefined;
+  let loadDone = false;
   const load = () => {
     loaded ??= readNodeRows(db).then(
       (rows) => {
@@ -236,6 +278,9 @@ export function startPresence(opts: PresenceOptions): Presence {
       },
       (err: unknown) => log.error({ err }, "presence: loading known nodes failed"),
     );
+    void loaded.then(() => {
+      loadDone = true;
+    });
     return loaded;
   };
 
@@ -245,9 +290,9 @@ export function startPresence(opts: PresenceOptions): Presence {
     },
     async list() {
       await load();
-      snapshot ??= [...nodes.values()];
-      return snapshot;
+      return current();
     },
+    peek: () => (loadDone ? current() : undefined),
     reserve: (id) => jobs.reserve(id),
     release: (id) => jobs.release(id),
     pending: (id) => jobs.pending(id),
@@ -274,40 +319,26 @@ export function startPresence(opts: PresenceOptions): Presence {
   };
 }
 
-async function upsertNodes(db: Kysely<Database>, batch: NodeState[]): Promise<void> {
-  if (batch.length === 0) return;
-  await db
-    .insertInto("nodes")
-    .values(
-      batch.map((n) => ({
-        id: n.id,
-        name: n.name,
-        country: n.country,
-        region: n.region,
-        provider: n.provider,
-        version: n.version,
-        protocol_version: PROTOCOL_VERSION,
-        capabilities: jsonb<string[]>(n.capabilities),
-        running_jobs: n.runningJobs,
-        max_jobs: n.maxJobs,
-        last_seen: new Date(n.lastSeen),
-        draining: n.draining,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.column("id").doUpdateSet((eb) => ({
-        name: eb.ref("excluded.name"),
-        country: eb.ref("excluded.country"),
-        region: eb.ref("excluded.region"),
-        provider: eb.ref("excluded.provider"),
-        version: eb.ref("excluded.version"),
-        protocol_version: eb.ref("excluded.protocol_version"),
-        capabilities: eb.ref("excluded.capabilities"),
-        running_jobs: eb.ref("excluded.running_jobs"),
-        max_jobs: eb.ref("excluded.max_jobs"),
-        last_seen: eb.ref("excluded.last_seen"),
-        draining: eb.ref("excluded.draining"),
-      })),
-    )
-    .execute();
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Whether two states of a node differ only where a plain heartbeat differs (`lastSeen`, running jobs): the
+ * same listing, status aside. A node marked offline by a probe is back with any heartbeat: not the same.
+ */
+function sameListing(a: NodeState, b: NodeState): boolean {
+  return (
+    a.markedOfflineAt === undefined &&
+    a.draining === b.draining &&
+    a.name === b.name &&
+    a.country === b.country &&
+    a.region === b.region &&
+    a.provider === b.provider &&
+    a.version === b.version &&
+    a.maxJobs === b.maxJobs &&
+    a.capabilities === b.capabilities
+  );
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { NodeState } from "../nodes/index.js";
+import type { NodeDirectory, NodeState } from "../nodes/index.js";
 import { dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 import { buildSpec } from "./fields.js";
-import { pickSpread } from "./select-nodes.js";
+import { pickSpread, selectNodes } from "./select-nodes.js";
 
 const node = (
   id: string,
@@ -66,5 +66,71 @@ describe("dispatch deadlines", () => {
     expect(probeBudgetMs(buildSpec("tcp", { host: "x.example", port: 1 }))).toBe(5000);
     expect(probeBudgetMs(buildSpec("traceroute", { host: "x.example", max_hops: 5 }))).toBe(15_000);
     expect(probeBudgetMs(buildSpec("traceroute", { host: "x.example", max_hops: 64 }))).toBe(60_000);
+  });
+});
+
+describe("pickSpread among equals", () => {
+  it("gives equal nodes the same chance, however they are grouped by country, region and provider", () => {
+    // Three equal nodes in one group, one in another: each should win a quarter of single picks.
+    const nodes = [
+      node("de-1", "DE", "r", "p"),
+      node("de-2", "DE", "r", "p"),
+      node("de-3", "DE", "r", "p"),
+      node("us-1", "US", "r", "p"),
+    ];
+    const wins = new Map<string, number>();
+    for (let i = 0; i < 4000; i++) {
+      const [n] = pickSpread(nodes, 1, load);
+      wins.set(n!.id, (wins.get(n!.id) ?? 0) + 1);
+    }
+    // Expected 1,000 each (standard deviation 27): far from the bounds unless the draw is biased.
+    for (const n of nodes) expect(wins.get(n.id), n.id).toBeGreaterThan(700);
+  });
+});
+
+describe("selectNodes over one snapshot", () => {
+  const directoryOf = (nodes: NodeState[]): NodeDirectory => ({
+    list: async () => nodes,
+    reserve: () => {},
+    release: () => {},
+    pending: () => 0,
+    markOffline: () => {},
+  });
+
+  it("a node whose heartbeat goes stale is not picked, though the snapshot is the same", async () => {
+    const now = Date.now();
+    const directory = directoryOf([
+      { ...node("old", "DE", "r", "p"), lastSeen: now - 10_000 },
+      { ...node("new", "US", "r2", "p2"), lastSeen: now },
+    ]);
+    const pick = async (at: number) =>
+      (await selectNodes(directory, { type: "tcp", count: 3, offlineAfterMs: 15_000, now: at })).map(
+        (n) => n.id,
+      );
+    expect((await pick(now)).sort()).toEqual(["new", "old"]);
+    expect(await pick(now + 6000)).toEqual(["new"]);
+    // An earlier time again (a caller's own `now`): what was online then.
+    expect((await pick(now)).sort()).toEqual(["new", "old"]);
+    await expect(pick(now + 20_000)).rejects.toMatchObject({ code: "no_nodes_available" });
+  });
+
+  it("picks by probe type and target family from the same snapshot; named ids are looked up in it", async () => {
+    const directory = directoryOf([
+      { ...node("v4", "DE", "r", "p"), capabilities: ["ipv4", "tcp"] },
+      { ...node("v6", "US", "r2", "p2"), capabilities: ["ipv4", "ipv6", "tcp", "ping"] },
+    ]);
+    const ids = async (opts: Partial<Parameters<typeof selectNodes>[1]>) =>
+      (await selectNodes(directory, { type: "tcp", count: 3, offlineAfterMs: 15_000, ...opts }))
+        .map((n) => n.id)
+        .sort();
+    expect(await ids({})).toEqual(["v4", "v6"]);
+    expect(await ids({ type: "ping" })).toEqual(["v6"]);
+    expect(await ids({ family: 6 })).toEqual(["v6"]);
+    expect(await ids({ type: "tcp" })).toEqual(["v4", "v6"]);
+    expect(await ids({ requested: { ids: ["v4", "v4"], field: "nodes" } })).toEqual(["v4"]);
+    await expect(ids({ requested: { ids: ["v4", "nope"], field: "nodes" } })).rejects.toMatchObject({
+      code: "validation_error",
+      message: 'body.nodes.1: unknown node id "nope"',
+    });
   });
 });

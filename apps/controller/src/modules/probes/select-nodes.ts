@@ -29,12 +29,17 @@ export interface SelectOptions {
  * `count` online nodes, spread over countries, then regions, then providers, least loaded first. Automatic
  * picks come from the nodes able to run the probe (its type; IPv6 for an IPv6 literal target); when no
  * online node is, from all online nodes, whose entries then say what went wrong.
+ *
+ * What does not depend on the load (the id index, the online and capable nodes, their grouping) is kept
+ * per directory snapshot (`NodeDirectory.list()` hands out the same array until something changes), so
+ * with thousands of nodes a probe costs a pass over the groups, not a sort of every node.
  */
 export async function selectNodes(directory: NodeDirectory, opts: SelectOptions): Promise<SelectedNode[]> {
   const now = opts.now ?? Date.now();
-  const known = new Map((await directory.list()).map((n) => [n.id, n]));
+  const snapshot = await directory.list();
   const requested = opts.requested;
   if (requested && requested.ids.length > 0) {
+    const known = indexOf(snapshot);
     const details: { path: string; message: string }[] = [];
     const out: SelectedNode[] = [];
     const seen = new Set<string>();
@@ -50,9 +55,9 @@ export async function selectNodes(directory: NodeDirectory, opts: SelectOptions)
     if (first) throw new ApiError("validation_error", `${first.path}: ${first.message}`, details);
     return out;
   }
-  const online = [...known.values()].filter((n) => isOnline(n, opts.offlineAfterMs, now));
-  const capable = online.filter((n) => supports(n, opts.type) && reaches(n, opts.family));
-  const picked = pickSpread(capable.length > 0 ? capable : online, opts.count, (n) =>
+  const online = onlineOf(snapshot, opts.offlineAfterMs, now);
+  const capable = capableOf(online, opts.type, opts.family);
+  const picked = pickSpread(capable.length > 0 ? capable : online.nodes, opts.count, (n) =>
     loadOf(n, directory.pending(n.id)),
   );
   if (picked.length === 0) {
@@ -61,12 +66,66 @@ export async function selectNodes(directory: NodeDirectory, opts: SelectOptions)
   return picked.map((n) => ({ id: n.id, name: n.name, online: true }));
 }
 
+const indexes = new WeakMap<readonly NodeState[], Map<string, NodeState>>();
+
+function indexOf(snapshot: readonly NodeState[]): Map<string, NodeState> {
+  let index = indexes.get(snapshot);
+  if (!index) {
+    index = new Map(snapshot.map((n) => [n.id, n]));
+    indexes.set(snapshot, index);
+  }
+  return index;
+}
+
+/** A snapshot's online nodes at `builtAt`, the same until `validUntil` (the first one's heartbeat expiry). */
+interface Online {
+  offlineAfterMs: number;
+  builtAt: number;
+  validUntil: number;
+  nodes: NodeState[];
+  /** The capable subset per probe type and target family. */
+  capable: Map<string, NodeState[]>;
+}
+
+const onlineBySnapshot = new WeakMap<readonly NodeState[], Online>();
+
+function onlineOf(snapshot: readonly NodeState[], offlineAfterMs: number, now: number): Online {
+  const kept = onlineBySnapshot.get(snapshot);
+  if (kept && kept.offlineAfterMs === offlineAfterMs && now >= kept.builtAt && now <= kept.validUntil) {
+    return kept;
+  }
+  let validUntil = Number.POSITIVE_INFINITY;
+  const nodes: NodeState[] = [];
+  for (const n of snapshot) {
+    if (!isOnline(n, offlineAfterMs, now)) continue;
+    nodes.push(n);
+    validUntil = Math.min(validUntil, n.lastSeen + offlineAfterMs);
+  }
+  const online: Online = { offlineAfterMs, builtAt: now, validUntil, nodes, capable: new Map() };
+  onlineBySnapshot.set(snapshot, online);
+  return online;
+}
+
+function capableOf(online: Online, type: ProbeType, family: 4 | 6 | undefined): NodeState[] {
+  const key = `${type}/${family ?? ""}`;
+  let capable = online.capable.get(key);
+  if (!capable) {
+    capable = online.nodes.filter((n) => supports(n, type) && reaches(n, family));
+    online.capable.set(key, capable);
+  }
+  return capable;
+}
+
 const probeCapabilities = new Set(["http", "ping", "dns", "tcp", "traceroute"]);
 
 /** A node that advertises probe types must list this one; a node that lists none is assumed to run all. */
 function supports(node: NodeState, type: ProbeType): boolean {
-  const advertised = node.capabilities.filter((c) => probeCapabilities.has(c));
-  return advertised.length === 0 || advertised.includes(type);
+  let advertises = false;
+  for (const c of node.capabilities) {
+    if (c === type) return true;
+    if (probeCapabilities.has(c)) advertises = true;
+  }
+  return !advertises;
 }
 
 /** An IPv6 target needs a node that advertises `ipv6` (every node is taken to have IPv4). */
@@ -74,41 +133,119 @@ function reaches(node: NodeState, family: 4 | 6 | undefined): boolean {
   return family !== 6 || node.capabilities.includes("ipv6");
 }
 
+/** Candidates sharing country, region and provider: they add the same to a spread. */
+interface Group {
+  country: string;
+  region: string;
+  provider: string;
+  nodes: NodeState[];
+}
+
+const groupsByCandidates = new WeakMap<readonly NodeState[], Group[]>();
+
+function groupsOf(candidates: readonly NodeState[]): Group[] {
+  let groups = groupsByCandidates.get(candidates);
+  if (groups) return groups;
+  const byKey = new Map<string, Group>();
+  for (const n of candidates) {
+    const key = `${n.country}\u0000${n.region}\u0000${n.provider}`;
+    let g = byKey.get(key);
+    if (!g) {
+      g = { country: n.country, region: n.region, provider: n.provider, nodes: [] };
+      byKey.set(key, g);
+    }
+    g.nodes.push(n);
+  }
+  groups = [...byKey.values()];
+  groupsByCandidates.set(candidates, groups);
+  return groups;
+}
+
+/** A group during one pick: its members' loads, which are taken, and its best member left. */
+interface GroupPick {
+  group: Group;
+  loads: number[];
+  taken: boolean[];
+  /** Index of the least loaded member not taken (-1: none left), drawn at random among equals. */
+  best: number;
+  /** How many members not taken share the best one's load. */
+  ties: number;
+}
+
+function findBest(g: GroupPick): void {
+  g.best = -1;
+  g.ties = 0;
+  let bestLoad = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < g.loads.length; i++) {
+    if (g.taken[i]) continue;
+    const load = g.loads[i]!;
+    if (load < bestLoad) {
+      g.best = i;
+      bestLoad = load;
+      g.ties = 1;
+    } else if (load === bestLoad) {
+      g.ties++;
+      if (Math.random() * g.ties < 1) g.best = i;
+    }
+  }
+}
+
 /**
  * Greedy spread: each round takes the node that adds the most diversity (a new country outweighs a new
- * region, which outweighs a new provider; a full node comes last); ties go to the least loaded, then a random order so equal
- * nodes share the work.
+ * region, which outweighs a new provider; a full node comes last); ties go to the least loaded, then to
+ * any of the equal nodes with the same chance, so equal nodes share the work. The score depends on a node's
+ * group (country, region, provider) and on whether it is full, so a round compares each group's least
+ * loaded member: rounds × groups, not rounds × nodes.
  */
 export function pickSpread(
   candidates: readonly NodeState[],
   count: number,
   loadFn: (n: NodeState) => number,
 ): NodeState[] {
-  const pool = candidates
-    .map((n) => ({ n, load: loadFn(n), tie: Math.random() }))
-    .sort((a, b) => a.load - b.load || a.tie - b.tie);
+  const picks: GroupPick[] = groupsOf(candidates).map((group) => {
+    const g: GroupPick = {
+      group,
+      loads: group.nodes.map(loadFn),
+      taken: new Array<boolean>(group.nodes.length).fill(false),
+      best: -1,
+      ties: 0,
+    };
+    findBest(g);
+    return g;
+  });
   const countries = new Set<string>();
   const regions = new Set<string>();
   const providers = new Set<string>();
   const out: NodeState[] = [];
-  while (out.length < count && pool.length > 0) {
-    let best = 0;
+  while (out.length < count) {
+    let chosen: GroupPick | undefined;
     let bestScore = -1;
-    for (let i = 0; i < pool.length; i++) {
-      const { n, load } = pool[i]!;
+    let bestLoad = Number.POSITIVE_INFINITY;
+    // Equal candidates seen so far in the best class: a group is drawn in proportion to its equal members.
+    let weight = 0;
+    for (const g of picks) {
+      if (g.best < 0) continue;
+      const load = g.loads[g.best]!;
       // A node at capacity comes after every node with room, whatever it adds to the spread.
       const score =
         (load >= 1 ? 0 : 8) +
-        (countries.has(n.country) ? 0 : 4) +
-        (regions.has(n.region) ? 0 : 2) +
-        (providers.has(n.provider) ? 0 : 1);
-      if (score > bestScore) {
-        best = i;
+        (countries.has(g.group.country) ? 0 : 4) +
+        (regions.has(g.group.region) ? 0 : 2) +
+        (providers.has(g.group.provider) ? 0 : 1);
+      if (score > bestScore || (score === bestScore && load < bestLoad)) {
+        chosen = g;
         bestScore = score;
+        bestLoad = load;
+        weight = g.ties;
+      } else if (score === bestScore && load === bestLoad) {
+        weight += g.ties;
+        if (Math.random() * weight < g.ties) chosen = g;
       }
     }
-    const [chosen] = pool.splice(best, 1);
-    const n = chosen!.n;
+    if (!chosen) break;
+    const n = chosen.group.nodes[chosen.best]!;
+    chosen.taken[chosen.best] = true;
+    findBest(chosen);
     countries.add(n.country);
     regions.add(n.region);
     providers.add(n.provider);

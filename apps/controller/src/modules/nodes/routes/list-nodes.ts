@@ -1,6 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { envelope } from "../../../http/envelope.js";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../http/context.js";
+import { envelope, errorResponses } from "../../../http/envelope.js";
+import { pageFieldsA, pageFieldsB } from "../../../http/page-schemas.js";
 import type { Router } from "../../../http/router.js";
+import { validationError } from "../../../http/router.js";
+import type { ApiForm } from "../../../http/security.js";
+import type { NodeFilter, NodeList, NodePage } from "../node-list.js";
+import { acceptsGzip, PREPARED_MIN_BYTES, PreparedEnvelope } from "./prepared-envelope.js";
 
 export const nodeSchema = z
   .object({
@@ -20,29 +27,113 @@ export const nodeSchema = z
   })
   .openapi("Node");
 
-const listNodesRoute = createRoute({
-  method: "get",
-  path: "/v1/nodes",
-  tags: ["nodes"],
-  summary: "List probe nodes with their region, provider and online status",
-  responses: {
-    200: {
-      description: "Every node that has ever sent a heartbeat",
-      content: { "application/json": { schema: envelope(z.object({ items: z.array(nodeSchema) })) } },
+/** Default page size once a client pages (`page` or the size field given): the largest allowed. */
+const PAGE_SIZE = 100;
+
+const filterFields = {
+  status: z.enum(["online", "offline"]).optional().openapi({ description: "Only nodes with this status" }),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "a two-letter country code")
+    .optional()
+    .openapi({ description: "Only nodes in this country (two letters, any case)", example: "DE" }),
+  region: z.string().min(1).max(64).optional().openapi({ description: "Only nodes in this region" }),
+  provider: z.string().min(1).max(64).optional().openapi({ description: "Only nodes of this provider" }),
+};
+
+export const nodeListQueryA = z.object({ ...pageFieldsA(PAGE_SIZE), ...filterFields });
+export const nodeListQueryB = z.object({ ...pageFieldsB(PAGE_SIZE), ...filterFields });
+
+const pageNote = (size: string) =>
+  `Every node that has ever sent a heartbeat, ordered by id: \`{items}\`. With a filter, only the matching ` +
+  `nodes. With \`page\` or \`${size}\` (1–100, default ${PAGE_SIZE}) one page of them, with \`total\`, ` +
+  `\`page\` and \`${size}\`; a page beyond the last has no items and the same total.`;
+
+const listResponse = (size: "limit" | "per_page") =>
+  z.object({
+    items: z.array(nodeSchema),
+    total: z.number().int().optional().openapi({ description: "Matching nodes (paged answers only)" }),
+    page: z.number().int().optional().openapi({ description: "Paged answers only" }),
+    [size]: z.number().int().optional().openapi({ description: "Paged answers only" }),
+  });
+
+const listNodesRoute = (form: ApiForm) => {
+  const size = form === "a" ? "limit" : "per_page";
+  return createRoute({
+    method: "get",
+    path: "/v1/nodes",
+    tags: ["nodes"],
+    summary: "List probe nodes with their region, provider and online status",
+    description: pageNote(size),
+    request: { query: form === "a" ? nodeListQueryA : nodeListQueryB },
+    responses: {
+      200: {
+        description: "The nodes (or one page of them)",
+        content: { "application/json": { schema: envelope(listResponse(size)) } },
+      },
+      ...errorResponses(400),
     },
-  },
-});
+  });
+};
+
+/** The query's filter and page, or a 400 `validation_error` naming the field (`query.per_page`). */
+export function parseNodeListQuery(
+  form: ApiForm,
+  raw: Record<string, string>,
+): { filter: NodeFilter; page: NodePage | undefined } {
+  const sizeField = form === "a" ? "limit" : "per_page";
+  const parsed = (form === "a" ? nodeListQueryA : nodeListQueryB).safeParse(raw);
+  if (!parsed.success) throw validationError(parsed.error, "query");
+  const q = parsed.data;
+  const size = "limit" in q ? q.limit : q.per_page;
+  return {
+    filter: {
+      status: q.status,
+      country: q.country?.toUpperCase(),
+      region: q.region,
+      provider: q.provider,
+    },
+    page: "page" in raw || sizeField in raw ? { page: q.page, size, sizeField } : undefined,
+  };
+}
+
+const jsonType = { "Content-Type": "application/json" } as const;
+const largeJsonType = { "Content-Type": "application/json", Vary: "Accept-Encoding" } as const;
+const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
 
 /**
- * `GET /v1/nodes`: the cached JSON of `{items}` (see `nodeListJson`) inside the envelope, as `ok()` would
- * build it. The handler sends prepared text, so the route is documented from its definition and served by a
- * plain handler (nothing to validate on the way in).
+ * `GET /v1/nodes`: the prepared JSON of the data object (see `NodeList`) inside the envelope, as `ok()`
+ * would build it; a large list as prepared bytes, gzip for clients that accept it (see `PreparedEnvelope`).
+ * The handler sends prepared text, so the route is documented from its definition and served by a plain
+ * handler; a request without a query string (the common one) parses nothing, and when the presence role
+ * has the list in memory it is answered without a promise, as `/healthz` is.
  */
-export function registerListNodes(app: Router, itemsJson: () => Promise<string>): void {
-  app.openAPIRegistry.registerPath(listNodesRoute);
-  app.get(listNodesRoute.path, async (c) => {
-    const data = await itemsJson();
-    const body = `{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`;
-    return c.body(body, 200, { "Content-Type": "application/json" });
+export function registerListNodes(app: Router, list: NodeList, form: ApiForm): void {
+  const route = listNodesRoute(form);
+  app.openAPIRegistry.registerPath(route);
+  // The whole list, and the last other large answer (a filter that matches most nodes).
+  const whole = new PreparedEnvelope();
+  const other = new PreparedEnvelope();
+  const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: PreparedEnvelope) => {
+    const data = await pending;
+    const requestId = c.get("requestId");
+    if (data.length < PREPARED_MIN_BYTES) {
+      return c.body(`{"data":${data},"request_id":${JSON.stringify(requestId)}}`, 200, jsonType);
+    }
+    const { body, gzip } = await prepared.body(data, requestId, acceptsGzip(c.req.header("accept-encoding")));
+    // A large answer depends on Accept-Encoding (a small one never does).
+    return c.body(body, 200, gzip ? gzipJsonType : largeJsonType);
+  };
+  app.get(route.path, (c) => {
+    if (c.req.url.indexOf("?") === -1) {
+      // The common request: the whole list, at hand in the presence role's memory, answered without a promise.
+      const data = list.peekJson();
+      if (data !== undefined && data.length < PREPARED_MIN_BYTES) {
+        return c.body(`{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`, 200, jsonType);
+      }
+      return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
+    }
+    const { filter, page } = parseNodeListQuery(form, c.req.query());
+    return answer(c, list.json(filter, page), other);
   });
 }

@@ -1,0 +1,354 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
+import { adminUrl, startNatsServer } from "@vantage/testing";
+import autocannon from "autocannon";
+import { sql } from "kysely";
+import { connectDb } from "../apps/controller/src/db/connect.js";
+import { dbNodeDirectory } from "../apps/controller/src/modules/nodes/directory.js";
+import type { NodeDirectory } from "../apps/controller/src/modules/nodes/index.js";
+import { selectNodes } from "../apps/controller/src/modules/probes/select-nodes.js";
+import { subjects } from "../packages/protocol/src/index.js";
+import { listenerPid } from "./lib/listener-pid.js";
+import { type SimMessage, type SimRequest, simNodeId } from "./lib/node-sim.js";
+import { printTable, type Server, startServer } from "./lib/run.js";
+
+/**
+ * `pnpm bench:nodes`: one controller process (all roles, PostgreSQL database `vantage_bench_nodes`, a
+ * nats-server of its own with nkey users) hears BENCH_NODES (10,000) simulated agents (bench/lib/node-sim.ts:
+ * real heartbeat messages on the real subjects, every BENCH_HEARTBEAT_MS = 5 s, the agents' default).
+ * - presence: the controller's CPU (utime+stime from /proc/<pid>/stat, % of one core) and RSS over a
+ *   steady window of BENCH_WINDOW_SECONDS (30) without HTTP load; beside it the PostgreSQL backends of the
+ *   database and the simulator, for scale;
+ * - `GET /v1/nodes`: autocannon, BENCH_CONNECTIONS (8) connections for BENCH_SECONDS (10) after 1 s warm-up,
+ *   the default list, then a page and a filter (both API forms' page fields: Form B `per_page`);
+ * - node selection for an automatic spread: `selectNodes` in this process over the table's 10,000 nodes,
+ *   VANTAGE_DEFAULT_NODES = 3 and its maximum 50, on a new directory snapshot per call and on one kept;
+ * - offline detection: 100 simulated nodes stop (no goodbye), the time from each one's last heartbeat until
+ *   `GET /v1/nodes` says offline (polled every 250 ms), against VANTAGE_NODE_OFFLINE_AFTER_MS (15 s).
+ * Then the same list on a controller without the presence role (it reads the `nodes` table).
+ */
+const nodeCount = Number(process.env.BENCH_NODES ?? 10_000);
+const heartbeatMs = Number(process.env.BENCH_HEARTBEAT_MS ?? 5000);
+const windowS = Number(process.env.BENCH_WINDOW_SECONDS ?? 30);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const offlineAfterMs = 15_000;
+const root = new URL("..", import.meta.url).pathname;
+const dbName = "vantage_bench_nodes";
+const load0 = loadavg()[0]!;
+const clkTck = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+const rssMbOf = (pid: number) => {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) / 1024;
+};
+
+// --- database, NATS users, nats-server -------------------------------------------------------------------
+const admin = await connectDb({ databaseUrl: adminUrl(), dataDir: "unused", maxConnections: 1 });
+await sql.raw(`drop database if exists ${dbName} with (force)`).execute(admin.kysely);
+await sql.raw(`create database ${dbName}`).execute(admin.kysely);
+await admin.close();
+const dbUrl = Object.assign(new URL(adminUrl()), { pathname: `/${dbName}` }).toString();
+
+const dir = mkdtempSync(join(tmpdir(), "vantage-bench-nodes-"));
+const seedFile = (name: string, seed: string) => {
+  const path = join(dir, `${name}.nk`);
+  writeFileSync(path, `${seed}\n`);
+  chmodSync(path, 0o600);
+  return path;
+};
+const controllerCreds = createControllerCredentials();
+// Test-only user of the simulator: every heartbeat subject (a real agent may publish its own only), nothing else.
+const simCreds = createAgentCredentials("node-sim");
+simCreds.user.permissions = { publish: { allow: [subjects.allHeartbeats] }, subscribe: { deny: [">"] } };
+const nats = await startNatsServer({ users: [controllerCreds.user, simCreds.user] });
+
+// --- processes ---------------------------------------------------------------------------------------------
+const controllerEnv = {
+  DATABASE_URL: dbUrl,
+  NATS_URL: nats.url,
+  NATS_NKEY_SEED_FILE: seedFile("controller", controllerCreds.seed),
+  VANTAGE_API_FORM: process.env.BENCH_FORM ?? "b",
+  VANTAGE_NODE_OFFLINE_AFTER_MS: String(offlineAfterMs),
+  // As deployed by default: level info, one access-log line per request (stdout, discarded here).
+  VANTAGE_LOG_LEVEL: "info",
+  VANTAGE_ACCESS_LOG: "true",
+};
+const controllerMain = join(root, "apps/controller/src/main.ts");
+const controller = await startServer(controllerMain, controllerEnv);
+const controllerPid = listenerPid(controller.port, "main.ts");
+// The controller alone, before any node: its resident memory without the directory.
+await new Promise((r) => setTimeout(r, 3000));
+const idleRssMb = rssMbOf(controllerPid);
+
+const simEntry = join(root, "bench/lib/node-sim.ts");
+const sim: ChildProcess = spawn(process.execPath, ["--import", "tsx", simEntry], {
+  cwd: root,
+  env: {
+    ...process.env,
+    NATS_URL: nats.url,
+    NATS_NKEY_SEED_FILE: seedFile("sim", simCreds.seed),
+    SIM_NODES: String(nodeCount),
+    SIM_HEARTBEAT_MS: String(heartbeatMs),
+  },
+  stdio: ["ignore", "inherit", "inherit", "ipc"],
+});
+const simAsk = (req: SimRequest, type: SimMessage["type"]) =>
+  new Promise<SimMessage>((resolve) => {
+    const on = (m: SimMessage) => {
+      if (m.type !== type) return;
+      sim.off("message", on);
+      resolve(m);
+    };
+    sim.on("message", on);
+    sim.send(req);
+  });
+const simReady = new Promise<void>((resolve) =>
+  sim.on("message", (m: SimMessage) => m.type === "ready" && resolve()),
+);
+
+let apiOnly: Server | undefined;
+
+// --- helpers -----------------------------------------------------------------------------------------------
+type NodeItem = { id: string; status: string };
+type NodeList = { items: NodeItem[]; total?: number };
+const getList = async (url: string): Promise<NodeList> => {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
+  return ((await res.json()) as { data: NodeList }).data;
+};
+const cpuTicks = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+};
+const db = await connectDb({ databaseUrl: dbUrl, dataDir: "unused", maxConnections: 2 });
+const backendPids = async () =>
+  (
+    await sql<{ pid: number }>`select pid from pg_stat_activity where datname = ${dbName}`.execute(db.kysely)
+  ).rows.map((r) => r.pid);
+const sumTicks = (pids: number[]) =>
+  pids.reduce((s, p) => {
+    try {
+      return s + cpuTicks(p);
+    } catch {
+      return s; // a backend that ended meanwhile
+    }
+  }, 0);
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
+};
+const f1 = (n: number) => n.toFixed(1);
+const f2 = (n: number) => n.toFixed(2);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const progress = (what: string) => process.stderr.write(`bench:nodes: ${what}\n`);
+
+try {
+  // --- everyone online ---------------------------------------------------------------------------------------
+  const t0 = performance.now();
+  await simReady;
+  for (;;) {
+    const list = await getList(`${controller.url}/v1/nodes`);
+    if (list.items.filter((n) => n.status === "online").length >= nodeCount) break;
+    if (performance.now() - t0 > 120_000)
+      throw new Error("the simulated nodes are not all online after 2 min");
+    await sleep(500);
+  }
+  const allOnlineS = (performance.now() - t0) / 1000;
+  progress(`${nodeCount} nodes online after ${f1(allOnlineS)} s; steady window next`);
+  await sleep(heartbeatMs); // one more round: registrations written, steady state
+
+  // --- presence CPU over a steady window ----------------------------------------------------------------------
+  const pgPids = await backendPids();
+  const before = {
+    c: cpuTicks(controllerPid),
+    pg: sumTicks(pgPids),
+    sim: cpuTicks(sim.pid!),
+    at: Date.now(),
+  };
+  const rssSamples: number[] = [];
+  for (let s = 0; s < windowS; s++) {
+    await sleep(1000);
+    rssSamples.push(rssMbOf(controllerPid));
+  }
+  const wallS = (Date.now() - before.at) / 1000;
+  const cpu = (ticks: number) => (100 * ticks) / clkTck / wallS;
+  const controllerCpu = cpu(cpuTicks(controllerPid) - before.c);
+  const pgCpu = cpu(sumTicks(pgPids) - before.pg);
+  const simCpu = cpu(cpuTicks(sim.pid!) - before.sim);
+  // Every node beats every interval: with the writes keeping up, the oldest row is about one interval old.
+  const tableAge = async () =>
+    Number(
+      (
+        await sql<{
+          age: string;
+        }>`select extract(epoch from now() - min(last_seen)) as age from nodes`.execute(db.kysely)
+      ).rows[0]?.age,
+    );
+  const tableAgeSteady = await tableAge();
+
+  progress("GET /v1/nodes under load");
+  // --- GET /v1/nodes under load -------------------------------------------------------------------------------
+  const form = controllerEnv.VANTAGE_API_FORM;
+  const sizeField = form === "a" ? "limit" : "per_page";
+  const loadRow = async (label: string, base: string, path: string, gzip = false) => {
+    const url = `${base}${path}`;
+    const headers: Record<string, string> = gzip ? { "accept-encoding": "gzip" } : {};
+    const sampleRes = await fetch(url, { headers });
+    const sample = await sampleRes.text(); // fetch decodes gzip; the wire size is measured below
+    const data = (JSON.parse(sample) as { data: NodeList }).data;
+    // Before pagination and filters existed, a query was ignored: the whole list came back.
+    const ignored = path.includes("?") && data.total === undefined && data.items.length === nodeCount;
+    await autocannon({ url, headers, connections, duration: 1 });
+    const r = await autocannon({ url, headers, connections, duration: seconds });
+    const wire = Math.round(r.throughput.average / Math.max(1, r.requests.average) / 1024);
+    return [
+      `${label} ${path}${gzip ? " (Accept-Encoding: gzip)" : ""}${ignored ? " (query ignored: full list)" : ""}`,
+      Math.round(r.requests.average),
+      r.latency.p50,
+      r.latency.p99,
+      `${wire} KiB`,
+      r.errors + r.non2xx,
+    ];
+  };
+  const httpRows = [
+    await loadRow("presence controller", controller.url, "/v1/nodes"),
+    await loadRow("presence controller", controller.url, "/v1/nodes", true),
+    await loadRow("presence controller", controller.url, `/v1/nodes?${sizeField}=100&page=3`),
+    await loadRow("presence controller", controller.url, "/v1/nodes?country=DE&status=online"),
+  ];
+  const rssUnderLoad = rssMbOf(controllerPid);
+  const tableAgeLoaded = await tableAge();
+
+  progress("node selection");
+  // --- node selection in-process over the table's nodes --------------------------------------------------------
+  const table = dbNodeDirectory(db.kysely, { cacheMs: 3_600_000 });
+  const rows = await table.list();
+  const readAt = Date.now();
+  const fresh: NodeDirectory = { ...table, list: async () => [...rows] }; // a new snapshot on every call
+  const selectRows: (string | number)[][] = [];
+  for (const count of [3, 50]) {
+    for (const [label, directory] of [
+      ["new snapshot per call", fresh],
+      ["same snapshot", table],
+    ] as const) {
+      const times: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const start = performance.now();
+        const picked = await selectNodes(directory, { type: "ping", count, offlineAfterMs, now: readAt });
+        times.push(performance.now() - start);
+        if (picked.length !== count) throw new Error(`picked ${picked.length} of ${count}`);
+      }
+      times.splice(0, 50); // warm-up
+      selectRows.push([
+        `${count} of ${rows.length} (ping), ${label}`,
+        f2(pct(times, 50)),
+        f2(pct(times, 99)),
+      ]);
+    }
+  }
+
+  progress("offline detection");
+  // --- offline detection ----------------------------------------------------------------------------------------
+  const victims = Array.from({ length: 100 }, (_, k) =>
+    simNodeId("sim", k * Math.floor(nodeCount / 100) + 7),
+  );
+  const { lastBeat } = (await simAsk({ type: "stop", ids: victims }, "stopped")) as Extract<
+    SimMessage,
+    { type: "stopped" }
+  >;
+  const seenOffline = new Map<string, number>();
+  const probe = await getList(`${controller.url}/v1/nodes?status=offline`);
+  const offlinePath = probe.total !== undefined ? `/v1/nodes?status=offline&${sizeField}=100` : "/v1/nodes";
+  const deadline = Date.now() + offlineAfterMs + 30_000;
+  while (seenOffline.size < victims.length && Date.now() < deadline) {
+    const list = await getList(`${controller.url}${offlinePath}`);
+    const now = Date.now();
+    for (const n of list.items)
+      if (n.status === "offline" && !seenOffline.has(n.id)) seenOffline.set(n.id, now);
+    await sleep(250);
+  }
+  const detect = victims.map((id) => ((seenOffline.get(id) ?? Number.NaN) - (lastBeat[id] ?? 0)) / 1000);
+
+  progress("api-only controller");
+  // --- a controller without the presence role (reads the nodes table) -----------------------------------------
+  apiOnly = await startServer(controllerMain, { ...controllerEnv, VANTAGE_ROLES: "api" });
+  httpRows.push(await loadRow("api-only controller", apiOnly.url, "/v1/nodes"));
+  httpRows.push(await loadRow("api-only controller", apiOnly.url, "/v1/nodes", true));
+  httpRows.push(await loadRow("api-only controller", apiOnly.url, `/v1/nodes?${sizeField}=100&page=3`));
+
+  // --- tables ----------------------------------------------------------------------------------------------------
+  printTable(
+    [
+      `presence, ${nodeCount} nodes beating every ${heartbeatMs / 1000} s (${windowS} s window)`,
+      "figure",
+      "target",
+    ],
+    [
+      ["controller CPU (% of one core), no HTTP load", f1(controllerCpu), "≤ 20"],
+      ["controller RSS MB before any node", f1(idleRssMb), ""],
+      [
+        "controller RSS MB (min–max in the window)",
+        `${f1(Math.min(...rssSamples))}–${f1(Math.max(...rssSamples))}`,
+        "",
+      ],
+      ["controller RSS MB after the HTTP load", f1(rssUnderLoad), ""],
+      ["PostgreSQL backends of the database, CPU %", f1(pgCpu), ""],
+      [
+        "oldest last_seen in the table, s (steady / after the HTTP load)",
+        `${f1(tableAgeSteady)} / ${f1(tableAgeLoaded)}`,
+        `≈ ${heartbeatMs / 1000}`,
+      ],
+      ["simulator CPU % (load generator)", f1(simCpu), ""],
+      ["all nodes online after the simulator's first round, s", f1(allOnlineS), ""],
+    ],
+  );
+  process.stdout.write("\n");
+  printTable(
+    [
+      `GET (${connections} connections, ${seconds} s, Form ${form.toUpperCase()})`,
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "body on the wire",
+      "errors",
+    ],
+    httpRows,
+  );
+  process.stdout.write("\n");
+  printTable(["node selection (automatic spread), in-process", "p50 ms", "p99 ms"], selectRows);
+  process.stdout.write("\n");
+  printTable(
+    [
+      `offline detection (100 nodes stop; offline after ${offlineAfterMs / 1000} s)`,
+      "p50 s",
+      "max s",
+      "seen",
+    ],
+    [
+      [
+        `last heartbeat → ${offlinePath} says offline`,
+        f2(pct(detect, 50)),
+        f2(Math.max(...detect)),
+        `${seenOffline.size}/${victims.length}`,
+      ],
+    ],
+  );
+  process.stdout.write(
+    `\n(Node ${process.version}; load average ${load0.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after: ` +
+      "the load generator, simulator, nats-server and PostgreSQL share the machine)\n",
+  );
+} finally {
+  await apiOnly?.stop();
+  await controller.stop();
+  sim.kill("SIGTERM");
+  await db.close();
+  await nats.stop();
+  const cleanup = await connectDb({ databaseUrl: adminUrl(), dataDir: "unused", maxConnections: 1 });
+  await sql.raw(`drop database if exists ${dbName} with (force)`).execute(cleanup.kysely);
+  await cleanup.close();
+  rmSync(dir, { recursive: true, force: true });
+}
