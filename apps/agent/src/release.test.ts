@@ -58,9 +58,15 @@ const userExists = (name: string) => spawnSync("getent", ["passwd", name]).statu
 
 async function install(...args: string[]): Promise<string> {
   const script = join(releaseDir, "install-agent.sh");
-  const res = await run("bash", [script, "--prefix", prefix, "--no-systemd", "--user", user, ...args], {
-    timeout: 30_000,
-  }).catch((err: { stderr?: string; stdout?: string; message: string }) => {
+  // The Node running this test built the release (its raw.node's ABI): the unit runs that one.
+  const node = ["--node", process.execPath];
+  const res = await run(
+    "bash",
+    [script, "--prefix", prefix, "--no-systemd", "--user", user, ...node, ...args],
+    {
+      timeout: 30_000,
+    },
+  ).catch((err: { stderr?: string; stdout?: string; message: string }) => {
     throw new Error(
       `install-agent.sh ${args.join(" ")} failed: ${err.stderr ?? ""}${err.stdout ?? ""}${err.message}`,
     );
