@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 import { type NatsCluster, startNatsCluster } from "./nats-cluster.js";
-import { startTargets, type Targets } from "./targets.js";
+import { type ProbeAnswer, probeTcp, startTargets, type Targets } from "./targets.js";
 
 /**
  * Three nats-servers in one cluster, configured from deploy/nats/cluster/nats-server.conf (nkey users and
@@ -16,11 +16,6 @@ const agents = [
 ];
 const ids = agents.map((a) => a.id);
 const preferred: Record<string, number> = { "nc-one": 0, "nc-two": 1 };
-
-interface ProbeAnswer {
-  status: number;
-  results: { node_id: string; success: boolean; error?: { code: string } }[];
-}
 
 describe("NATS cluster of three servers (real processes)", () => {
   let nats: NatsCluster;
@@ -51,15 +46,7 @@ describe("NATS cluster of three servers (real processes)", () => {
     await cluster?.stop();
   });
 
-  const probe = async (): Promise<ProbeAnswer> => {
-    const res = await fetch(`${controller.url}/v1/probe/tcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 2, nodes: ids }),
-    });
-    const body = (await res.json()) as { data?: { results: ProbeAnswer["results"] } };
-    return { status: res.status, results: body.data?.results ?? [] };
-  };
+  const probe = () => probeTcp(controller.url, targets, ids);
   const allUp = (a: ProbeAnswer) =>
     a.status === 200 && a.results.length === ids.length && a.results.every((r) => r.success);
   const serverOf = async (client: string) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
-import { startTargets, type Targets } from "./targets.js";
+import { type ProbeAnswer, probeTcp, startTargets, type Targets } from "./targets.js";
 
 /**
  * The controller and the agents ride out a nats-server restart by themselves: nothing is restarted but
@@ -11,11 +11,6 @@ const agents = [
   { id: "rc-tyo", country: "JP", region: "ap-northeast", provider: "vultr" },
 ];
 const ids = agents.map((a) => a.id);
-
-interface ProbeAnswer {
-  status: number;
-  results: { node_id: string; success: boolean; error?: { code: string } }[];
-}
 
 describe("NATS server restart (real processes)", () => {
   let cluster: Cluster;
@@ -32,15 +27,7 @@ describe("NATS server restart (real processes)", () => {
     await cluster?.stop();
   });
 
-  const probe = async (): Promise<ProbeAnswer> => {
-    const res = await fetch(`${controller.url}/v1/probe/tcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 2, nodes: ids }),
-    });
-    const body = (await res.json()) as { data?: { results: ProbeAnswer["results"] } };
-    return { status: res.status, results: body.data?.results ?? [] };
-  };
+  const probe = () => probeTcp(controller.url, targets, ids);
   const allUp = (a: ProbeAnswer) => a.status === 200 && a.results.every((r) => r.success);
 
   it("probes fail cleanly while the server is down and work again after it is back", async () => {

@@ -117,3 +117,20 @@ export function answerA(query: Buffer, ip: string): Buffer | undefined {
   for (const [i, o] of ip.split(".").entries()) answer.writeUInt8(Number(o), 12 + i);
   return Buffer.concat([header, question, answer]);
 }
+
+/** A Form B TCP probe's answer as the e2e tests read it: the status and each node's entry. */
+export interface ProbeAnswer {
+  status: number;
+  results: { node_id: string; success: boolean; error?: { code: string } }[];
+}
+
+/** `POST /v1/probe/tcp` to the targets' TCP listener from `nodes`, through the controller at `url`. */
+export async function probeTcp(url: string, targets: Targets, nodes: string[]): Promise<ProbeAnswer> {
+  const res = await fetch(`${url}/v1/probe/tcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ host: "127.0.0.1", port: targets.tcpPort, timeout: 2, nodes }),
+  });
+  const body = (await res.json()) as { data?: { results: ProbeAnswer["results"] } };
+  return { status: res.status, results: body.data?.results ?? [] };
+}
