@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
-import { adminUrl, startNatsServer } from "@vantage/testing";
+import { adminUrl, startNatsServer, writeSeedFile } from "@vantage/testing";
 import autocannon from "autocannon";
 import { sql } from "kysely";
 import { connectDb } from "../apps/controller/src/db/connect.js";
@@ -53,12 +53,7 @@ await admin.close();
 const dbUrl = Object.assign(new URL(adminUrl()), { pathname: `/${dbName}` }).toString();
 
 const dir = mkdtempSync(join(tmpdir(), "vantage-bench-nodes-"));
-const seedFile = (name: string, seed: string) => {
-  const path = join(dir, `${name}.nk`);
-  writeFileSync(path, `${seed}\n`);
-  chmodSync(path, 0o600);
-  return path;
-};
+const seedFile = (name: string, seed: string) => writeSeedFile(dir, name, seed);
 const controllerCreds = createControllerCredentials();
 // Test-only user of the simulator: every heartbeat subject (a real agent may publish its own only), nothing else.
 const simCreds = createAgentCredentials("node-sim");

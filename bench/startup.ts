@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
-import { freePort, startNatsServer } from "@vantage/testing";
+import { freePort, startNatsServer, writeSeedFile } from "@vantage/testing";
 import { printTable } from "./lib/run.js";
 
 /**
@@ -161,12 +161,7 @@ const build = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale", "c
 if (build.status !== 0) throw new Error("pnpm build failed");
 
 const dir = mkdtempSync(join(tmpdir(), "vantage-bench-startup-"));
-const seedFile = (name: string, seed: string) => {
-  const path = join(dir, `${name}.nk`);
-  writeFileSync(path, `${seed}\n`);
-  chmodSync(path, 0o600);
-  return path;
-};
+const seedFile = (name: string, seed: string) => writeSeedFile(dir, name, seed);
 const controllerCreds = createControllerCredentials();
 const agentCreds = createAgentCredentials("bench-startup");
 const nats = await startNatsServer({ users: [controllerCreds.user, agentCreds.user] });

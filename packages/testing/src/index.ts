@@ -15,3 +15,4 @@ export {
 export { type PostgresCluster, startPostgresCluster } from "./pg-cluster.js";
 export { freePort, waitForPort } from "./ports.js";
 export { adminUrl, createTestDatabase, type TestDatabase } from "./postgres.js";
+export { writeSeedFile } from "./seed-file.js";

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
@@ -11,6 +11,7 @@ import {
   startNatsServer,
   type TestDatabase,
   waitForPort,
+  writeSeedFile,
 } from "@vantage/testing";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 
@@ -92,12 +93,7 @@ export async function startCluster(
   opts: ClusterOptions = {},
 ): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), "vantage-e2e-"));
-  const seedFile = (name: string, seed: string) => {
-    const path = join(dir, `${name}.nk`);
-    writeFileSync(path, `${seed}\n`);
-    chmodSync(path, 0o600);
-    return path;
-  };
+  const seedFile = (name: string, seed: string) => writeSeedFile(dir, name, seed);
   const controllerCreds = createControllerCredentials();
   const agentCreds = agentSpecs.map((a) => ({ spec: a, creds: createAgentCredentials(a.id) }));
   const nats = await (opts.nats ?? startNatsServer)({
