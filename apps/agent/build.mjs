@@ -11,8 +11,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { loadEsbuild } from "../web/esbuild.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -109,12 +110,6 @@ function isFresh() {
     if (!existsSync(p) || statSync(p).mtimeMs > oldest) return false;
   }
   return true;
-}
-
-// The agent adds no dependency of its own: esbuild is the one the dashboard (apps/web) already installs.
-async function loadEsbuild() {
-  const fromWeb = createRequire(join(here, "../web/package.json"));
-  return await import(pathToFileURL(fromWeb.resolve("esbuild")).href);
 }
 
 /**

@@ -23,9 +23,10 @@
 // --if-stale skips the build when the outputs are newer than every file the last build read (dist/
 // build-meta.json lists them), this script, the lockfile and node_modules' install state.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire, isBuiltin } from "node:module";
+import { isBuiltin } from "node:module";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { loadEsbuild } from "../web/esbuild.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -138,12 +139,6 @@ function isFresh() {
     if (!existsSync(p) || statSync(p).mtimeMs > meta.started_ms) return false;
   }
   return true;
-}
-
-// The controller adds no build dependency of its own: esbuild is the one the dashboard (apps/web) installs.
-async function loadEsbuild() {
-  const fromWeb = createRequire(join(here, "../web/package.json"));
-  return await import(pathToFileURL(fromWeb.resolve("esbuild")).href);
 }
 
 function packageName(specifier) {
