@@ -91,7 +91,7 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), `vantage-mcp-${form}-`));
-    listener = createServer((socket) => socket.end());
+    listener = createServer((socket) => socket.on("error", () => {}).end());
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     port = (listener.address() as { port: number }).port;
     const config = loadConfig({

@@ -148,8 +148,11 @@ export async function startFixtures(): Promise<Fixtures> {
     ]),
   ) as Record<FixtureName, Fixture>;
 
-  const plainPort = await listen(net.createServer((s) => s.end("HTTP/1.1 400 Bad Request\r\n\r\n")));
-  const silentPort = await listen(net.createServer(() => {}));
+  // A client giving up resets the connection: each socket takes its error, or it would be uncaught.
+  const plainPort = await listen(
+    net.createServer((s) => s.on("error", () => {}).end("HTTP/1.1 400 Bad Request\r\n\r\n")),
+  );
+  const silentPort = await listen(net.createServer((s) => s.on("error", () => {})));
   const spare = net.createServer();
   await new Promise<void>((r) => spare.listen(0, "127.0.0.1", r));
   const closedPort = (spare.address() as net.AddressInfo).port;

@@ -92,7 +92,7 @@ describe("sendHttp", () => {
     expect(refused.message).toContain("ECONNREFUSED");
     expect(refused.message).not.toContain("secret");
 
-    const silent = await listening(createServer(() => {})); // accepts, never answers
+    const silent = await listening(createServer((s) => s.on("error", () => {}))); // accepts, never answers
     try {
       const started = performance.now();
       const timedOut = await failure(
