@@ -17,7 +17,7 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     await page.goto(`${d.url}/#/probe`);
     await page.getByRole("radio", { name: "Ping" }).check();
     await page.getByLabel("Host name or IP address").fill("127.0.0.1");
-    await page.getByLabel(/^Packets/).fill("10");
+    await page.getByLabel(/^Packets/).fill("50");
     await page.getByRole("radio", { name: "Choose nodes" }).check();
     await page.getByRole("checkbox", { name: /Local node/ }).check();
     const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/v1/probe/ping"));
@@ -27,10 +27,11 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     expect(request.headers().accept).toBe("text/event-stream");
     expect(request.postDataJSON()).toEqual(
       form === "a"
-        ? { target: "127.0.0.1", node_ids: ["local"], params: { count: 10 } }
-        : { host: "127.0.0.1", count: 10, nodes: ["local"] },
+        ? { target: "127.0.0.1", node_ids: ["local"], params: { count: 50 } }
+        : { host: "127.0.0.1", count: 50, nodes: ["local"] },
     );
-    // Ten echoes 200 ms apart: the row is there, pending, before the node answers.
+    // Fifty echoes 200 ms apart (10 s, so a loaded machine still opens the link in time): the row is there,
+    // pending, before the node answers.
     await page.locator('li[data-node="local"][data-state="pending"]').waitFor();
     const href = await page.getByTestId("share-link").getAttribute("href");
     expect(href).toMatch(/^#\/tasks\/task_[0-9a-z]+$/);
@@ -39,17 +40,17 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     await live.goto(`${d.url}/${href}`);
     await live.locator('li[data-node="local"][data-state="pending"]').waitFor();
     const row = page.locator('li[data-node="local"][data-state="ok"]');
-    await row.waitFor({ timeout: 20_000 });
+    await row.waitFor({ timeout: 40_000 });
     const summary = await row.getByTestId("result-summary").textContent();
-    expect(summary).toContain("Sent 10 · received 10");
+    expect(summary).toContain("Sent 50 · received 50");
     expect(summary).toContain("Loss 0 %");
     expect(summary).toContain("Address 127.0.0.1");
     await page.getByTestId("task-status").getByText("Done").waitFor();
     await row.getByText("Details").click();
-    expect(await row.locator("tbody tr").count()).toBe(10); // one per echo
+    expect(await row.locator("tbody tr").count()).toBe(50); // one per echo
 
     const followed = live.locator('li[data-node="local"][data-state="ok"]');
-    await followed.waitFor({ timeout: 20_000 });
+    await followed.waitFor({ timeout: 40_000 });
     expect(await followed.getByTestId("result-summary").textContent()).toBe(summary);
 
     // The link, opened anywhere, shows the same result.
@@ -67,7 +68,7 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
       expect(p.outside).toEqual([]);
       expect(p.errors).toEqual([]);
     }
-  });
+  }, 120_000);
 
   it("a tcp connect and a traceroute to 127.0.0.1 show their own figures", async () => {
     const port = Number(new URL(d.url).port);
