@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { freePort } from "@vantage/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { connectDb } from "./db/connect.js";
+import { requestIdOf } from "./http/context.js";
 import { dbKinds, forms, makeTestApp, openTestDb, type TestApp } from "./testing/test-app.js";
 import { useTestDb } from "./testing/use-test-db.js";
 
@@ -28,7 +29,7 @@ function addEchoRoute(t: TestApp) {
     },
     responses: { 200: { description: "echo", content: { "application/json": { schema: z.object({}) } } } },
   });
-  t.app.openapi(route, (c) => c.json({ data: c.req.valid("json"), request_id: c.get("requestId") }, 200));
+  t.app.openapi(route, (c) => c.json({ data: c.req.valid("json"), request_id: requestIdOf(c) }, 200));
   t.app.get("/v1/__boom", () => {
     throw new Error("secret internal detail");
   });

@@ -1,6 +1,6 @@
 import type { Config } from "./config.js";
 import type { AppDeps } from "./deps.js";
-import { coreMiddleware } from "./http/core-middleware.js";
+import { installCore } from "./http/core.js";
 import { handleError } from "./http/errors-handler.js";
 import { notFoundHandler } from "./http/not-found.js";
 import { createRouter, type Router } from "./http/router.js";
@@ -72,16 +72,13 @@ export function createApp(deps: AppDeps): App {
   const system = createSystem(deps);
 
   const app = createRouter();
-  app.use(
-    "*",
-    coreMiddleware({
-      log: deps.log,
-      metrics: deps.metrics,
-      accessLog: deps.config.VANTAGE_ACCESS_LOG,
-      trustedProxies: deps.config.VANTAGE_TRUSTED_PROXIES,
-      bodyLimit: deps.config.VANTAGE_BODY_LIMIT_BYTES,
-    }),
-  );
+  installCore(app, {
+    log: deps.log,
+    metrics: deps.metrics,
+    accessLog: deps.config.VANTAGE_ACCESS_LOG,
+    trustedProxies: deps.config.VANTAGE_TRUSTED_PROXIES,
+    bodyLimit: deps.config.VANTAGE_BODY_LIMIT_BYTES,
+  });
   registerSecuritySchemes(app, form);
   for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])
     m.routes?.(app);

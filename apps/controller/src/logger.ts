@@ -75,29 +75,46 @@ interface FileSink extends DestinationStream {
   flushSync(): void;
 }
 
-/** Collects lines during one event-loop turn and passes them on as one write. */
+/** A batch is written once it holds this many characters … */
+const BATCH_CHARS = 16 * 1024;
+/** … or this long after its first line, whichever comes first. */
+const BATCH_MS = 50;
+
+/**
+ * Collects log lines and passes them on as one write: once 16 KiB are waiting or 50 ms after the first,
+ * whichever comes first. Under load that is one write for a hundred access-log lines instead of one per
+ * event-loop turn (each a trip through libuv's thread pool: a tenth of a small route's CPU); a quiet
+ * server's lines are out within 50 ms. Lines still waiting when the process exits are written then.
+ */
 export class TurnBatch implements DestinationStream {
   private pending: string[] = [];
-  private scheduled = false;
+  private chars = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly sink: FileSink) {
-    // Lines of the last turn must not be lost when the process exits (pino flushes the sink itself).
+    // Lines not yet written must not be lost when the process exits (pino flushes the sink itself).
     process.once("exit", () => this.flushSync());
   }
 
   write(line: string): void {
     this.pending.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.drain);
+    this.chars += line.length;
+    if (this.chars >= BATCH_CHARS) this.drain();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(this.drain, BATCH_MS);
+      this.timer.unref();
     }
   }
 
   private readonly drain = (): void => {
-    this.scheduled = false;
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     if (this.pending.length === 0) return;
     const lines = this.pending;
     this.pending = [];
+    this.chars = 0;
     this.sink.write(lines.length === 1 ? lines[0]! : lines.join(""));
   };
 

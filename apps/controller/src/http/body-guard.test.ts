@@ -1,24 +1,21 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { coreMiddleware } from "./core-middleware.js";
+import { installCore } from "./core.js";
 import { handleError } from "./errors-handler.js";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./json-shape.js";
 import { HttpMetrics } from "./metrics.js";
 import { createRouter } from "./router.js";
 
-/** The body guard as the app runs it: the core middleware, a route echoing the parsed body, `onError`. */
+/** The body guard as the app runs it: the core, a route echoing the parsed body, `onError`. */
 function guardedApp(bodyLimit = 2 * 1024 * 1024) {
   const app = createRouter();
-  app.use(
-    "*",
-    coreMiddleware({
-      log: pino({ level: "silent" }),
-      metrics: new HttpMetrics(false),
-      accessLog: false,
-      trustedProxies: [],
-      bodyLimit,
-    }),
-  );
+  installCore(app, {
+    log: pino({ level: "silent" }),
+    metrics: new HttpMetrics(false),
+    accessLog: false,
+    trustedProxies: [],
+    bodyLimit,
+  });
   app.post("/echo", async (c) => c.json({ kind: typeof (await c.req.json()) }));
   app.onError(handleError);
   return app;

@@ -1,24 +1,18 @@
 import { isIP } from "node:net";
-import type { Context } from "hono";
-import type { AppEnv } from "./context.js";
-
-interface NodeBindings {
-  incoming?: { socket?: { remoteAddress?: string } };
-}
 
 /**
  * The caller's IP: the socket's peer, or — only when that peer is a configured proxy — the right-most
- * X-Forwarded-For entry that is not itself a trusted proxy.
+ * X-Forwarded-For entry that is not itself a trusted proxy. The header is read only in that case.
  */
-export function resolveClientIp(trustedProxies: readonly string[]): (c: Context<AppEnv>) => string {
+export function resolveClientIp(
+  trustedProxies: readonly string[],
+): (socketAddress: string | undefined, forwardedFor: () => string | undefined) => string {
   const trusted = new Set(trustedProxies.map(normalise));
-  return (c) => {
-    const socketIp = normalise(
-      (c.env as NodeBindings | undefined)?.incoming?.socket?.remoteAddress ?? "127.0.0.1",
-    );
+  return (socketAddress, forwardedFor) => {
+    const socketIp = normalise(socketAddress ?? "127.0.0.1");
     let ip = socketIp;
-    if (trusted.has(socketIp)) {
-      const chain = (c.req.header("x-forwarded-for") ?? "")
+    if (trusted.size > 0 && trusted.has(socketIp)) {
+      const chain = (forwardedFor() ?? "")
         .split(",")
         .map((s) => normalise(s.trim()))
         .filter((s) => isIP(s) !== 0);

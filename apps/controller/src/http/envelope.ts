@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "./context.js";
+import { type AppEnv, requestIdOf } from "./context.js";
 import { errorCodes } from "./errors.js";
 
 /** Wraps a data schema in the success envelope `{data, request_id}` for the OpenAPI document. */
@@ -32,7 +32,7 @@ export function jsonBody<S extends z.ZodType>(schema: S) {
 
 /** Sends `{data, request_id}`. */
 export function ok<T, S extends ContentfulStatusCode = 200>(c: Context<AppEnv>, data: T, status?: S) {
-  return c.json({ data, request_id: c.get("requestId") }, (status ?? 200) as S);
+  return c.json({ data, request_id: requestIdOf(c) }, (status ?? 200) as S);
 }
 
 /** What a 429 carries: when to come back, and the limit that refused the call. */

@@ -1,15 +1,15 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "../db/availability.js";
-import type { AppEnv } from "./context.js";
+import { type AppEnv, logOf, requestIdOf } from "./context.js";
 import { ApiError, errorBody, unavailableError } from "./errors.js";
 
 /** Maps anything thrown to the error envelope; unexpected errors are logged and become a bare 500. */
 export function handleError(thrown: Error, c: Context<AppEnv>): Response {
-  const requestId = c.get("requestId") ?? "unknown";
+  const requestId = requestIdOf(c);
   let err = thrown;
   if (isDatabaseUnavailable(err)) {
-    c.get("log")?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
+    logOf(c)?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
     err = unavailableError("the database is unavailable; try again shortly");
   }
   if (err instanceof ApiError) {
@@ -36,7 +36,7 @@ export function handleError(thrown: Error, c: Context<AppEnv>): Response {
       return c.json(errorBody(code, err.message || "bad request", requestId), status);
     }
   }
-  const log = c.get("log");
+  const log = logOf(c);
   log?.error({ err, method: c.req.method, path: c.req.path }, "unhandled error");
   return c.json(
     errorBody("internal_error", "internal error; quote the request id when reporting it", requestId),

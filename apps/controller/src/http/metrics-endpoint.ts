@@ -1,15 +1,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import type { Logger } from "pino";
 import type { AppEnv } from "./context.js";
+import { installCore } from "./core.js";
 import { ApiError } from "./errors.js";
 import { handleError } from "./errors-handler.js";
 import { type Listening, listen } from "./listen.js";
 import type { HttpMetrics } from "./metrics.js";
 import { notFoundHandler } from "./not-found.js";
-import { assignRequestId } from "./request-id.js";
-import { setNoSniff } from "./security-headers.js";
+import { createRouter } from "./router.js";
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
@@ -52,12 +52,9 @@ export function listenMetrics(opts: {
   graceMs: number;
   log: Logger;
 }): Promise<Listening> {
-  const app = new Hono<AppEnv>();
-  app.use("*", async (c, next) => {
-    assignRequestId(c, opts.log);
-    setNoSniff(c);
-    await next();
-  });
+  const app = createRouter();
+  // Request ids and nosniff as on the API port; these requests are neither counted nor access-logged.
+  installCore(app, { log: opts.log, accessLog: false, trustedProxies: [] });
   app.get("/metrics", metricsHandler(opts.metrics, opts.token));
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);

@@ -74,12 +74,3 @@ export class HttpMetrics {
 function esc(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
 }
-
-/** The route pattern that handled the request (never the raw path, so label cardinality stays bounded). */
-export function matchedRoute(routes: { method: string; path: string }[]): string {
-  for (let i = routes.length - 1; i >= 0; i--) {
-    const r = routes[i]!;
-    if (r.method !== "ALL") return r.path;
-  }
-  return "unmatched";
-}

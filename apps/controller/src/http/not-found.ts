@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "./context.js";
+import { type AppEnv, requestIdOf } from "./context.js";
 import { errorBody } from "./errors.js";
 
 interface RouteEntry {
@@ -17,7 +17,7 @@ export function notFoundHandler(routes: () => readonly RouteEntry[]) {
     compiled ??= routes()
       .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
       .map((r) => ({ method: r.method, re: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}$`) }));
-    const requestId = c.get("requestId") ?? "unknown";
+    const requestId = requestIdOf(c);
     const path = c.req.path;
     const allowed = [...new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {

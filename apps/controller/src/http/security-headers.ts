@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import type { Context } from "hono";
-import { setResponseHeader } from "./response-headers.js";
 
 /**
  * The Content-Security-Policy of an HTML page. Scripts: this server's files and the page's own inline
@@ -40,18 +38,15 @@ export function inlineScriptHashes(html: string): string[] {
   return hashes;
 }
 
-/** `X-Content-Type-Options: nosniff`, on every response: set before the handler runs. */
-export function setNoSniff(c: Context): void {
-  setResponseHeader(c, "X-Content-Type-Options", "nosniff");
-}
+/** Sets a header on the response about to be sent (Node's response object, or the `Response` itself). */
+export type SetHeader = (name: string, value: string) => void;
 
 /**
- * The headers of HTML pages (the Scalar docs page): a Content-Security-Policy, a refusal to be framed and
- * no Referer for the links they follow. Whether a route answers HTML is learnt from its first answer and
- * remembered per route pattern, so a JSON route pays a map lookup per request, not a look at its response
- * headers (turning the server's plain header object into `Headers` costs a tenth of a small route's
- * throughput; wrapping `c.html` for every request cost a quarter). A route's successes are all one kind of
- * content.
+ * The headers of HTML pages (the Scalar docs page, the dashboard): a Content-Security-Policy, a refusal to
+ * be framed and no Referer for the links they follow. Whether a route answers HTML is learnt from its first
+ * answer and remembered per route pattern, so a JSON route pays a map lookup per request, not a look at its
+ * response headers (turning the server's plain header object into `Headers` costs a tenth of a small
+ * route's throughput). A route's successes are all one kind of content.
  */
 export class PageHeaders {
   private readonly servesHtml = new Map<string, boolean>();
@@ -59,28 +54,29 @@ export class PageHeaders {
   private lastPolicy = htmlPolicy([]);
 
   /**
-   * After the handler of a GET or HEAD request on `route`: adds the page headers if it answered HTML.
-   * Returns a promise only for HTML (its inline scripts are read for the policy's hashes).
+   * After the handler of a GET or HEAD request on `route` answered `res`: adds the page headers if it
+   * answered HTML. Returns a promise only for HTML (its inline scripts are read for the policy's hashes).
    */
-  apply(c: Context, route: string): Promise<void> | undefined {
+  apply(res: Response, route: string, set: SetHeader): Promise<void> | undefined {
     let html = this.servesHtml.get(route);
     if (html === undefined) {
-      html = /^text\/html\b/i.test(c.res.headers.get("content-type") ?? "");
+      html = /^text\/html\b/i.test(res.headers.get("content-type") ?? "");
       // Learnt from a success: an error is JSON on every route. Unmatched paths share one pattern.
-      if (route !== "unmatched" && (html || c.res.status < 300)) this.servesHtml.set(route, html);
+      if (route !== "unmatched" && (html || res.status < 300)) this.servesHtml.set(route, html);
     }
-    return html ? this.secure(c) : undefined;
+    return html ? this.secure(res, set) : undefined;
   }
 
-  private async secure(c: Context): Promise<void> {
-    const page = await c.res.clone().text();
+  private async secure(res: Response, set: SetHeader): Promise<void> {
+    // A HEAD answer has no body: the policy of the last page seen stands.
+    const page = res.body === null ? this.lastHtml : await res.clone().text();
     // Pages are few and fixed: the policy of the last page seen is kept.
-    if (page !== this.lastHtml) {
+    if (page !== undefined && page !== this.lastHtml) {
       this.lastPolicy = htmlPolicy(inlineScriptHashes(page));
       this.lastHtml = page;
     }
-    setResponseHeader(c, "Content-Security-Policy", this.lastPolicy);
-    setResponseHeader(c, "X-Frame-Options", "DENY");
-    setResponseHeader(c, "Referrer-Policy", "no-referrer");
+    set("Content-Security-Policy", this.lastPolicy);
+    set("X-Frame-Options", "DENY");
+    set("Referrer-Policy", "no-referrer");
   }
 }

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, clientIpOf } from "../context.js";
 import { setResponseHeader } from "../response-headers.js";
 import type { RateLimitStatus } from "./limiter.js";
 import type { QuotaCaller } from "./quota.js";
@@ -10,7 +10,7 @@ export function quotaCallerOf(c: Context<AppEnv>): QuotaCaller {
   const p = c.get("principal");
   return p
     ? { kind: "account", userId: p.userId, plan: p.plan, credentialId: p.credentialId }
-    : { kind: "ip", ip: c.get("clientIp") };
+    : { kind: "ip", ip: clientIpOf(c) };
 }
 
 /** `RateLimit-Limit`, `-Remaining`, `-Reset` of a quota on the response; nothing when unlimited. */

@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { coreMiddleware } from "../core-middleware.js";
+import { clientIpOf } from "../context.js";
+import { installCore } from "../core.js";
 import { handleError } from "../errors-handler.js";
 import { HttpMetrics } from "../metrics.js";
 import { createRouter } from "../router.js";
@@ -33,20 +34,17 @@ describe("rate limiter", () => {
 
   it("as middleware: RateLimit-* headers, then 429 rate_limited with Retry-After", async () => {
     const app = createRouter();
-    app.use(
-      "*",
-      coreMiddleware({
-        log: pino({ level: "silent" }),
-        metrics: new HttpMetrics(false),
-        accessLog: false,
-        trustedProxies: [],
-        bodyLimit: 1024,
-      }),
-    );
+    installCore(app, {
+      log: pino({ level: "silent" }),
+      metrics: new HttpMetrics(false),
+      accessLog: false,
+      trustedProxies: [],
+      bodyLimit: 1024,
+    });
     const limiter = new RateLimiter(memoryRateLimitStore(), { name: "mw", limit: 1, windowMs: 60_000 });
     app.use(
       "/limited",
-      rateLimit(limiter, (c) => ipBucket(c.get("clientIp"))),
+      rateLimit(limiter, (c) => ipBucket(clientIpOf(c))),
     );
     app.get("/limited", (c) => c.json({ ok: true }));
     app.onError(handleError);

@@ -27,7 +27,7 @@ export function rateLimitedError(statuses: RateLimitStatus[], message = "too man
 
 /**
  * Middleware: one hit per request on the key `keyOf(c)` returns (none → not limited). Sets `RateLimit-*`
- * headers and answers 429 over the limit. Typical keys: `c.get("clientIp")` through `ipBucket`, or the
+ * headers and answers 429 over the limit. Typical keys: `clientIpOf(c)` through `ipBucket`, or the
  * principal's credential id.
  */
 export function rateLimit(

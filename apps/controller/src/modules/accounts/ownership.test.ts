@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { pino } from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ownedOr404, requireAuth, requirePrincipal } from "../../http/auth.js";
+import { installCore } from "../../http/core.js";
 import { envelope, ok } from "../../http/envelope.js";
 import { handleError } from "../../http/errors-handler.js";
 import { createRouter } from "../../http/router.js";
@@ -68,9 +70,11 @@ describe.each(dbKinds)("ownership on %s", (kind) => {
       const authenticator = t.modules.accounts.service.authenticator;
       const notes = new Map([["note_1", { id: "note_1", owner_id: a.userId, text: "alice's note" }]]);
       const app = createRouter();
-      app.use("*", async (c, next) => {
-        c.set("requestId", "req_test");
-        await next();
+      installCore(app, {
+        log: pino({ level: "silent" }),
+        accessLog: false,
+        trustedProxies: [],
+        bodyLimit: 1024,
       });
       const route = createRoute({
         method: "get",

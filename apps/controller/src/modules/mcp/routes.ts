@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Context } from "hono";
 import type { Logger } from "pino";
 import type { Authenticator } from "../../http/authenticator.js";
-import type { AppEnv, Principal } from "../../http/context.js";
+import { type AppEnv, logOf, type Principal, requestIdOf } from "../../http/context.js";
 import { errorResponses } from "../../http/envelope.js";
 import { ApiError, type ErrorCode, errorBody, errorCodes } from "../../http/errors.js";
 import type { Router } from "../../http/router.js";
@@ -110,7 +110,7 @@ export function registerMcpRoute(
     const server = buildMcpServer({
       ...opts.services,
       form: opts.form,
-      log: c.get("log") ?? opts.log,
+      log: logOf(c) ?? opts.log,
       principal,
       caller: {
         kind: "account",
@@ -162,18 +162,14 @@ async function enveloped(c: Context<AppEnv>, res: Response): Promise<Response> {
   const message = typeof rpc?.message === "string" ? rpc.message : `MCP transport answered ${res.status}`;
   const code = codeOfStatus[res.status];
   if (!code) {
-    c.get("log")?.error({ status: res.status, body: text.slice(0, 500) }, "MCP transport failed");
+    logOf(c)?.error({ status: res.status, body: text.slice(0, 500) }, "MCP transport failed");
     return c.json(
-      errorBody(
-        "internal_error",
-        "internal error; quote the request id when reporting it",
-        c.get("requestId"),
-      ),
+      errorBody("internal_error", "internal error; quote the request id when reporting it", requestIdOf(c)),
       500,
     );
   }
   const out = c.json(
-    errorBody(code, message, c.get("requestId"), rpc ? { jsonrpc_error: rpc } : undefined),
+    errorBody(code, message, requestIdOf(c), rpc ? { jsonrpc_error: rpc } : undefined),
     errorCodes[code],
   );
   const allow = res.headers.get("allow");

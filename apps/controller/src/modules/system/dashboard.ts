@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
-import type { AppEnv } from "../../http/context.js";
+import { type AppEnv, requestIdOf } from "../../http/context.js";
 import type { Router } from "../../http/router.js";
 import { htmlPolicy } from "../../http/security-headers.js";
 
@@ -64,7 +64,7 @@ export function dashboard(dir: string, form: "a" | "b") {
           names = undefined; // a build since the last look
           if (!listing().has(name))
             return c.json(
-              { error: { code: "not_found", message: "no such file" }, request_id: c.get("requestId") },
+              { error: { code: "not_found", message: "no such file" }, request_id: requestIdOf(c) },
               404,
             );
         }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppDeps } from "../../deps.js";
+import { logOf, requestIdOf } from "../../http/context.js";
 import { errorResponses } from "../../http/envelope.js";
 import { unavailableError } from "../../http/errors.js";
 import { metricsHandler } from "../../http/metrics-endpoint.js";
@@ -57,7 +58,7 @@ function registerSystem(app: Router, deps: AppDeps): void {
     try {
       await deps.db.ping();
     } catch (err) {
-      c.get("log").warn({ err }, "readiness: database unreachable");
+      logOf(c)?.warn({ err }, "readiness: database unreachable");
       throw unavailableError("database unreachable");
     }
     if (!deps.transport.connected()) {
@@ -87,7 +88,7 @@ function registerSystem(app: Router, deps: AppDeps): void {
             nodes: "/v1/nodes",
             dashboard: "/",
           },
-          request_id: c.get("requestId"),
+          request_id: requestIdOf(c),
         }),
   );
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { requirePrincipal } from "../../../http/auth.js";
-import type { AppEnv } from "../../../http/context.js";
+import { type AppEnv, clientIpOf } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
 import type { Router } from "../../../http/router.js";
 import { authSecurity } from "../../../http/security.js";
@@ -55,7 +55,7 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
   });
   app.openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, toToken(await register(ctx, { ...body, clientIp: c.get("clientIp") })), 201);
+    return ok(c, toToken(await register(ctx, { ...body, clientIp: clientIpOf(c) })), 201);
   });
 
   const loginRoute = createRoute({
@@ -76,7 +76,7 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
   });
   app.openapi(loginRoute, async (c) => {
     const body = c.req.valid("json");
-    const token = await login(ctx, { ...body, clientIp: c.get("clientIp") });
+    const token = await login(ctx, { ...body, clientIp: clientIpOf(c) });
     return ok(c, toToken(token), 200);
   });
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ipResultSchema } from "@vantage/lookups";
+import { clientIpOf } from "../../../http/context.js";
 import type { ApiForm } from "../../../http/security.js";
 import { IP_ATTRIBUTION } from "../ip-data.js";
 import { type LookupRouteSpec, optional, required } from "./lookup-route.js";
@@ -34,7 +35,7 @@ const formB: LookupRouteSpec = {
   ...common,
   description: `${common.description} Without \`ip\` (or blank) the caller's own address is looked up: the socket's peer, or the client named in \`X-Forwarded-For\` when the peer is one of \`VANTAGE_TRUSTED_PROXIES\`.`,
   query: z.strictObject({ ip: optional("IPv4 or IPv6 address; blank = your own", "2001:4860:4860::8888") }),
-  input: (q, c) => ({ ip: q.ip?.trim() ? q.ip : c.get("clientIp") }),
+  input: (q, c) => ({ ip: q.ip?.trim() ? q.ip : clientIpOf(c) }),
   fieldNames: { ip: "ip" },
 };
 

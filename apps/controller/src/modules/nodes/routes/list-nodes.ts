@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../http/context.js";
+import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import { envelope, errorResponses } from "../../../http/envelope.js";
 import { pageFieldsA, pageFieldsB } from "../../../http/page-schemas.js";
 import type { Router } from "../../../http/router.js";
@@ -116,7 +116,7 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
   const other = new PreparedEnvelope();
   const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: PreparedEnvelope) => {
     const data = await pending;
-    const requestId = c.get("requestId");
+    const requestId = requestIdOf(c);
     if (data.length < PREPARED_MIN_BYTES) {
       return c.body(`{"data":${data},"request_id":${JSON.stringify(requestId)}}`, 200, jsonType);
     }
@@ -129,7 +129,7 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
       // The common request: the whole list, at hand in the presence role's memory, answered without a promise.
       const data = list.peekJson();
       if (data !== undefined && data.length < PREPARED_MIN_BYTES) {
-        return c.body(`{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`, 200, jsonType);
+        return c.body(`{"data":${data},"request_id":${JSON.stringify(requestIdOf(c))}}`, 200, jsonType);
       }
       return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
     }

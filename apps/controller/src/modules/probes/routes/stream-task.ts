@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Logger } from "pino";
-import type { AppEnv } from "../../../http/context.js";
+import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import type { ApiForm } from "../../../http/security.js";
 import { sseResponse } from "../../../http/sse.js";
 import type { NodeResult } from "../dispatch.js";
@@ -48,7 +48,7 @@ export function streamTask(c: Context<AppEnv>, follow: TaskFollow, form: ApiForm
       heartbeatMs: opts.heartbeatMs,
       onAbort: () => follow.close(),
       onError: (err) =>
-        opts.log.error({ err, request_id: c.get("requestId") }, "live probe stream failed; ended"),
+        opts.log.error({ err, request_id: requestIdOf(c) }, "live probe stream failed; ended"),
     },
     async (sse) => {
       try {
