@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { freePort, waitForPort } from "@vantage/testing";
 import autocannon from "autocannon";
 
@@ -8,36 +9,61 @@ export interface LoadResult {
   p50: number;
   p99: number;
   errors: number;
+  /** The server's CPU time per request (µs) over the measured phase, when `opts.cpu` was given. */
+  cpuUs?: number;
 }
 
-/** Runs autocannon against `url` (warm-up first) and returns requests/s and latency percentiles (ms). */
+/**
+ * Runs autocannon against `url` (warm-up first) and returns requests/s and latency percentiles (ms);
+ * with `cpu` (a server's `cpuSeconds`), also the server's CPU time per request.
+ */
 export async function load(
   name: string,
   url: string,
-  opts: { connections?: number; seconds?: number; headers?: Record<string, string> } = {},
+  opts: {
+    connections?: number;
+    seconds?: number;
+    headers?: Record<string, string>;
+    cpu?: () => number;
+  } = {},
 ): Promise<LoadResult> {
   const base = { url, connections: opts.connections ?? 32, headers: opts.headers ?? {} };
   await autocannon({ ...base, duration: 1 });
+  const cpuBefore = opts.cpu?.();
   const r = await autocannon({ ...base, duration: opts.seconds ?? 5 });
+  const cpuAfter = opts.cpu?.();
   return {
     name,
     rps: Math.round(r.requests.average),
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.non2xx,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0
+      ? { cpuUs: ((cpuAfter - cpuBefore) * 1e6) / r.requests.total }
+      : {}),
   };
 }
 
 export interface Server {
   port: number;
   url: string;
+  /** CPU seconds (user + system) the process has used so far, from /proc. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
-/** Starts a TypeScript entry point as its own process on a free port. */
-export async function startServer(entry: string, env: Record<string, string> = {}): Promise<Server> {
+/**
+ * Starts an entry point as its own process on a free port: TypeScript through tsx, built JavaScript
+ * (`.mjs`) with plain node. `nodeArgs` go before the entry (e.g. `--cpu-prof`).
+ */
+export async function startServer(
+  entry: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Server> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
+  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -45,6 +71,7 @@ export async function startServer(entry: string, env: Record<string, string> = {
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
@@ -61,4 +88,12 @@ export function printTable(headers: string[], rows: (string | number)[][]): void
     `| ${cells.map((c, i) => String(c).padEnd(widths[i]!)).join(" | ")} |`;
   process.stdout.write(`${line(headers)}\n| ${widths.map((w) => "-".repeat(w)).join(" | ")} |\n`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
+}
+
+/** utime + stime of a process (Linux /proc), in seconds; the kernel counts in clock ticks of 10 ms. */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces) start after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
