@@ -193,3 +193,15 @@ describe("core: under Node's HTTP server, as deployed", () => {
     expect(seen).toEqual(["198.51.100.7", "127.0.0.1"]);
   });
 });
+
+describe("core: answers whose headers cannot be changed", () => {
+  it("a redirect made by Response.redirect still gets its request id and nosniff", async () => {
+    const { app } = observedApp();
+    app.get("/away", () => Response.redirect("https://example.test/elsewhere", 302));
+    const res = await app.request("/away");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("https://example.test/elsewhere");
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});

@@ -97,14 +97,11 @@ export function installCore(app: Router, opts: CoreOptions): void {
     const method = request.method;
     const path = app.getPath(request, { env: bindings });
 
-    const finish = (res: Response): Response | Promise<Response> => {
+    const finish = (answer: Response): Response | Promise<Response> => {
+      const res = outgoing ? answer : withHeaders(answer, state.requestId);
       const set: SetHeader = outgoing
         ? (name, value) => outgoing.setHeader(name, value)
         : (name, value) => res.headers.set(name, value);
-      if (!outgoing) {
-        set("X-Request-Id", state.requestId);
-        set("X-Content-Type-Options", "nosniff");
-      }
       const route = metrics || method === "GET" || method === "HEAD" ? routeOf(method, path) : "";
       const securing = method === "GET" || method === "HEAD" ? pages.apply(res, route, set) : undefined;
       const record = () => {
@@ -186,6 +183,22 @@ interface NodeBindings {
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Outside Node's server (`app.request`): the answer with the id and nosniff headers, copied first when its
+ * headers cannot be changed (`Response.redirect()`, a response passed through from `fetch`).
+ */
+function withHeaders(answer: Response, requestId: string): Response {
+  let res = answer;
+  try {
+    res.headers.set("X-Request-Id", requestId);
+  } catch {
+    res = new Response(answer.body, answer);
+    res.headers.set("X-Request-Id", requestId);
+  }
+  res.headers.set("X-Content-Type-Options", "nosniff");
+  return res;
 }
 
 function errorResponse(
