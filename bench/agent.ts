@@ -21,8 +21,6 @@ import { printTable } from "./lib/run.js";
  */
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 45_000);
 const jobs = Number(process.env.BENCH_JOBS ?? 500);
-/** BENCH_AGENT_FLAGS: Node options for the bundle (e.g. `--max-semi-space-size=2`), space-separated. */
-const agentFlags = (process.env.BENCH_AGENT_FLAGS ?? "").split(" ").filter(Boolean);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const isRoot = process.getuid?.() === 0;
 /** BENCH_NODE runs the bundle on another Node (e.g. 24), built by that Node into a temporary folder. */
@@ -62,7 +60,7 @@ function startAgent(nodeId: "bench-bundle" | "bench-tsx", concurrency: number): 
   writeFileSync(seedFile, `${creds[nodeId === "bench-bundle" ? "bundle" : "tsx"].seed}\n`, { mode: 0o600 });
   const args =
     nodeId === "bench-bundle"
-      ? [...agentFlags, "--require", join(dist, "threadpool.cjs"), join(dist, "vantage-agent.mjs")]
+      ? ["--require", join(dist, "threadpool.cjs"), join(dist, "vantage-agent.mjs")]
       : [
           "--require",
           join(root, "apps/agent/src/threadpool.cjs"),

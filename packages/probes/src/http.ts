@@ -1,4 +1,5 @@
-import type { IncomingMessage, RequestOptions } from "node:http";
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { elapsedMs, now } from "./clock.js";
@@ -220,13 +221,12 @@ async function oneRequest(
     body_excerpt: "",
     body_bytes: 0,
   });
-  const request = await clientFor(https);
   // Restarted when the socket has its (pinned) address, right before connect(2): building the request
   // and handing out the socket take Node a fraction of a millisecond that is not network time.
   let connectStart = now();
 
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(options, resolve);
+    const req = (https ? httpsRequest : httpRequest)(options, resolve);
     req.on("socket", (socket) => {
       socket.once("lookup", () => {
         connectStart = now();
@@ -318,20 +318,4 @@ function requestHeaders(outgoing: Outgoing): Record<string, string> {
   const length =
     outgoing.body === undefined ? {} : { "content-length": String(Buffer.byteLength(outgoing.body)) };
   return { ...own, ...outgoing.headers, ...length };
-}
-
-type RequestFn = typeof import("node:http").request;
-const clients: { http?: Promise<RequestFn>; https?: Promise<RequestFn> } = {};
-
-/**
- * Node's HTTP client, loaded by the first HTTP job rather than at start: `node:http` and `node:https` add
- * about 16 MiB to an idle agent on Node 24 (ADR 0009), and many agents never run an HTTP probe for hours.
- */
-function clientFor(https: boolean): Promise<RequestFn> {
-  if (https) {
-    clients.https ??= import("node:https").then((m) => m.request as RequestFn);
-    return clients.https;
-  }
-  clients.http ??= import("node:http").then((m) => m.request);
-  return clients.http;
 }
