@@ -11,6 +11,9 @@ import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
  * 1 s warm-up). The controller runs as `pnpm start` runs it: the built output (`pnpm build` first when
  * stale), embedded PGlite, access log on (to /dev/null, as to a file).
  *
+ * BENCH_CONTROLLER=<path of a built main.mjs> measures another build (e.g. an earlier commit's, built into
+ * a folder beside apps/controller/dist so its packages resolve) in place of the current one.
+ *
  * BENCH_PROFILE=1 also runs the controller under `--cpu-prof` and prints where its CPU went while each
  * route was loaded (self time of the busy samples, by area and by function). Profiling slows it down:
  * read the req/s of a profiled run only against each other.
@@ -37,7 +40,7 @@ await hello.stop();
 const helloExited = Date.now();
 
 const controller = await startServer(
-  join(root, "apps/controller/dist/main.mjs"),
+  process.env.BENCH_CONTROLLER ?? join(root, "apps/controller/dist/main.mjs"),
   { VANTAGE_DATA_DIR: dataDir, VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info" },
   profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
 );
