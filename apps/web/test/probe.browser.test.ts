@@ -42,9 +42,8 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     const href = await page.getByTestId("share-link").getAttribute("href");
     expect(href).toMatch(/^#\/tasks\/task_[0-9a-z]+$/);
     // The link opened while the task runs follows it live.
-    await live.evaluate((hash) => {
-      location.hash = hash;
-    }, href!);
+    // Same document, another hash: the app's router shows the task without a page load.
+    await live.goto(`${d.url}/${href}`);
     await live.locator('li[data-node="local"][data-state="pending"]').waitFor();
     const row = page.locator('li[data-node="local"][data-state="ok"]');
     await row.waitFor({ timeout: 40_000 });
