@@ -13,7 +13,7 @@ import { selectNodes } from "../apps/controller/src/modules/probes/select-nodes.
 import { subjects } from "../packages/protocol/src/index.js";
 import { listenerPid } from "./lib/listener-pid.js";
 import { type SimMessage, type SimRequest, simNodeId } from "./lib/node-sim.js";
-import { printTable, type Server, startServer } from "./lib/run.js";
+import { printTable, processCpuSeconds, type Server, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:nodes`: one controller process (all roles, PostgreSQL database `vantage_bench_nodes`, a
@@ -114,11 +114,8 @@ const getList = async (url: string): Promise<NodeList> => {
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
   return ((await res.json()) as { data: NodeList }).data;
 };
-const cpuTicks = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
-};
+/** utime + stime in clock ticks of 10 ms. */
+const cpuTicks = (pid: number) => Math.round(processCpuSeconds(pid) * 100);
 const db = await connectDb({ databaseUrl: dbUrl, dataDir: "unused", maxConnections: 2 });
 const backendPids = async () =>
   (

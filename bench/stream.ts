@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { startCluster } from "../apps/controller/src/e2e/cluster.js";
 import { type SseEvent, SseParser, SseReader } from "../apps/controller/src/http/sse.js";
 import { listenerPid } from "./lib/listener-pid.js";
-import { printTable } from "./lib/run.js";
+import { printTable, processCpuSeconds } from "./lib/run.js";
 
 /**
  * `pnpm bench:stream`: live probe results over Server-Sent Events. Two agent processes over real NATS,
@@ -167,11 +167,7 @@ try {
   // 2. Idle streams.
   const rssOf = (pid: number) =>
     Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
-  const cpuMsOf = (pid: number) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
-  };
+  const cpuMsOf = (pid: number) => processCpuSeconds(pid) * 1000;
   for (const [name, viewer] of [
     ["on the controller running the tasks", ctlA],
     ["on another controller (LISTEN + polling)", ctlA2],
