@@ -47,6 +47,9 @@ export async function load(
 export interface Server {
   port: number;
   url: string;
+  /** Stops the process (SIGSTOP) until `resume`, so it takes no CPU while another server is measured. */
+  pause(): void;
+  resume(): void;
   /** CPU seconds (user + system) the process has used so far, from /proc. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -72,6 +75,12 @@ export async function startServer(
     port,
     url: `http://127.0.0.1:${port}`,
     cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
+    pause: () => {
+      if (child.exitCode === null) child.kill("SIGSTOP");
+    },
+    resume: () => {
+      if (child.exitCode === null) child.kill("SIGCONT");
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));

@@ -2,17 +2,17 @@ import { isIP } from "node:net";
 
 /**
  * The caller's IP: the socket's peer, or — only when that peer is a configured proxy — the right-most
- * X-Forwarded-For entry that is not itself a trusted proxy. The header is read only in that case.
+ * X-Forwarded-For entry that is not itself a trusted proxy. The header is looked at only in that case.
  */
 export function resolveClientIp(
   trustedProxies: readonly string[],
-): (socketAddress: string | undefined, forwardedFor: () => string | undefined) => string {
+): (socketAddress: string | undefined, forwardedFor: string | undefined) => string {
   const trusted = new Set(trustedProxies.map(normalise));
   return (socketAddress, forwardedFor) => {
     const socketIp = normalise(socketAddress ?? "127.0.0.1");
     let ip = socketIp;
     if (trusted.size > 0 && trusted.has(socketIp)) {
-      const chain = (forwardedFor() ?? "")
+      const chain = (forwardedFor ?? "")
         .split(",")
         .map((s) => normalise(s.trim()))
         .filter((s) => isIP(s) !== 0);

@@ -1,10 +1,12 @@
+import { createServer, get as httpGet } from "node:http";
+import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { clientIpOf } from "./context.js";
 import { installCore } from "./core.js";
 import { ApiError } from "./errors.js";
 import { handleError } from "./errors-handler.js";
-import { listen } from "./listen.js";
+import { CoreResponse, listen } from "./listen.js";
 import { HttpMetrics } from "./metrics.js";
 import { createRouter } from "./router.js";
 
@@ -203,5 +205,77 @@ describe("core: answers whose headers cannot be changed", () => {
     expect(res.headers.get("location")).toBe("https://example.test/elsewhere");
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});
+
+/** The raw header lines of one GET, as the client received them. */
+function rawGet(url: string): Promise<{ status: number; raw: string[] }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, raw: res.rawHeaders }));
+    }).on("error", reject);
+  });
+}
+
+const linesNamed = (raw: string[], name: string) =>
+  raw.filter((_, i) => i % 2 === 0 && raw[i]?.toLowerCase() === name).length;
+
+describe("core: the id and nosniff go out with the answer's own head", () => {
+  it("once on every answer, however its head is written, and a route's shared header object is left alone", async () => {
+    const shared = Object.freeze({ "Content-Type": "application/json" });
+    const app = createRouter();
+    installCore(app, { log: pino({ level: "silent" }), accessLog: false, trustedProxies: [] });
+    app.get("/shared", (c) => c.body("{}", 200, shared));
+    app.get("/empty", () => new Response(null, { status: 204 }));
+    app.get("/streamed", () => new Response(new ReadableStream({ start: (s) => s.close() })));
+    app.get("/async", async (c) => c.json({ later: true }));
+    const server = await listen({
+      fetch: app.fetch,
+      host: "127.0.0.1",
+      port: 0,
+      graceMs: 1000,
+      log: pino({ level: "silent" }),
+    });
+    try {
+      const ids = new Set<string>();
+      for (const path of ["/shared", "/shared", "/empty", "/streamed", "/async", "/nowhere"]) {
+        const { raw } = await rawGet(`${server.url}${path}`);
+        expect(linesNamed(raw, "x-request-id"), path).toBe(1);
+        expect(linesNamed(raw, "x-content-type-options"), path).toBe(1);
+        ids.add(raw[raw.findIndex((h) => h.toLowerCase() === "x-request-id") + 1]!);
+      }
+      expect(ids.size).toBe(6);
+      expect(shared).toEqual({ "Content-Type": "application/json" });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a response head written by hand: status only, with a reason phrase, as an array, or implicitly", async () => {
+    const ways: Record<string, (res: CoreResponse) => void> = {
+      "/status": (res) => res.writeHead(204).end(),
+      "/reason": (res) => res.writeHead(200, "Fine", { "Content-Type": "text/plain" }).end("ok"),
+      "/array": (res) => res.writeHead(200, ["Content-Type", "text/plain"]).end("ok"),
+      "/implicit": (res) => res.end("ok"),
+    };
+    const server = createServer({ ServerResponse: CoreResponse }, (req, res) => {
+      res.requestId = `id${req.url?.replace("/", "-")}`;
+      ways[req.url ?? ""]?.(res);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (const path of Object.keys(ways)) {
+        const { raw } = await rawGet(`http://127.0.0.1:${port}${path}`);
+        expect(linesNamed(raw, "x-request-id"), path).toBe(1);
+        expect(raw[raw.findIndex((h) => h.toLowerCase() === "x-request-id") + 1], path).toBe(
+          `id${path.replace("/", "-")}`,
+        );
+        expect(linesNamed(raw, "x-content-type-options"), path).toBe(1);
+      }
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

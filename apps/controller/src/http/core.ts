@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
-import { accessLog } from "../logger.js";
+import { type AccessLog, accessLog } from "../logger.js";
 import { guardBody } from "./body-guard.js";
 import { resolveClientIp } from "./client-ip.js";
 import type { AppBindings, AppEnv, RequestState } from "./context.js";
 import { errorBody } from "./errors.js";
+import { CoreResponse } from "./listen.js";
 import type { HttpMetrics } from "./metrics.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
-import { PageHeaders, type SetHeader } from "./security-headers.js";
+import { type HeaderTarget, PageHeaders } from "./security-headers.js";
 
 export interface CoreOptions {
   log: Logger;
@@ -55,80 +56,63 @@ export function installCore(app: Router, opts: CoreOptions): void {
     app.on(BODY_METHODS, "*", guard);
   }
 
-  const ipOf = resolveClientIp(opts.trustedProxies);
-  // Same line as the per-request child logger would write, without building a child for every request.
-  const writeAccess = opts.accessLog ? accessLog(opts.log) : undefined;
-  const metrics = opts.metrics;
-  const pages = new PageHeaders();
-  const routes = new Map<string, string>();
-  const routeOf = (method: string, path: string): string => {
-    const key = `${method} ${path}`;
-    let route = routes.get(key);
-    if (route === undefined) {
-      route = patternOf(app, method === "HEAD" ? "GET" : method, path, guard);
-      if (routes.size >= ROUTE_CACHE_MAX) routes.clear();
-      routes.set(key, route);
-    }
-    return route;
+  const core: Core = {
+    ipOf: resolveClientIp(opts.trustedProxies),
+    // Same line as the per-request child logger would write, without building a child for every request.
+    writeAccess: opts.accessLog ? accessLog(opts.log) : undefined,
+    metrics: opts.metrics,
+    pages: new PageHeaders(),
+    log: opts.log,
+    routeOf: routeCache(app, guard),
   };
   const dispatch = app.fetch;
 
   app.fetch = (request, env, executionCtx) => {
-    const start = performance.now();
     const node = env as NodeBindings | undefined;
     const incoming = node?.incoming;
-    const outgoing = node?.outgoing?.setHeader ? node.outgoing : undefined;
-    const header = incoming
-      ? (name: string) => single(incoming.headers[name])
-      : (name: string) => request.headers.get(name) ?? undefined;
-    const state = new CoreRequestState(
-      requestIdFrom(header("x-request-id")),
-      ipOf(incoming?.socket?.remoteAddress, () => header("x-forwarded-for")),
-      opts.log,
-    );
-    // Under Node the bindings object is new for each request; anywhere else it is not ours to change.
-    const bindings: AppBindings = outgoing ? (node as AppBindings) : { ...(env as object) };
-    bindings.vantage = state;
-    if (outgoing) {
-      // Node merges these into whatever the handler answers, errors and 404s included.
-      outgoing.setHeader("X-Request-Id", state.requestId);
-      outgoing.setHeader("X-Content-Type-Options", "nosniff");
-    }
-    const method = request.method;
-    const path = app.getPath(request, { env: bindings });
-
-    const finish = (answer: Response): Response | Promise<Response> => {
-      const res = outgoing ? answer : withHeaders(answer, state.requestId);
-      const set: SetHeader = outgoing
-        ? (name, value) => outgoing.setHeader(name, value)
-        : (name, value) => res.headers.set(name, value);
-      const route = metrics || method === "GET" || method === "HEAD" ? routeOf(method, path) : "";
-      const securing = method === "GET" || method === "HEAD" ? pages.apply(res, route, set) : undefined;
-      const record = () => {
-        const ms = performance.now() - start;
-        metrics?.observe(method, route, res.status, ms / 1000);
-        if (writeAccess) writeAccess(state.requestId, method, path, res.status, Math.round(ms * 100) / 100);
-        return res;
-      };
-      return securing ? securing.then(record) : record();
-    };
-    const failed = (err: unknown): Response | Promise<Response> => {
-      opts.log.error({ err, method, path }, "unhandled error");
-      return finish(
-        errorResponse(
-          state.requestId,
-          500,
-          "internal_error",
-          "internal error; quote the request id when reporting it",
-        ),
+    const outgoing = incoming && node.outgoing?.setHeader ? node.outgoing : undefined;
+    let bindings: AppBindings;
+    let exchange: Exchange;
+    if (outgoing && incoming) {
+      // Under Node the bindings object is new for each request: the state goes on it.
+      bindings = node as AppBindings;
+      const headers = incoming.headers;
+      exchange = new Exchange(
+        core,
+        requestIdFrom(single(headers["x-request-id"])),
+        request.method,
+        app.getPath(request, { env: bindings }),
+        incoming.socket?.remoteAddress,
+        single(headers["x-forwarded-for"]),
+        outgoing,
       );
-    };
+      // On whatever the handler answers, errors and 404s included: with the answer's own headers when the
+      // server is ours (`listen`), else merged in by Node.
+      if (outgoing instanceof CoreResponse) outgoing.requestId = exchange.requestId;
+      else {
+        outgoing.setHeader("X-Request-Id", exchange.requestId);
+        outgoing.setHeader("X-Content-Type-Options", "nosniff");
+      }
+    } else {
+      // Anywhere else (`app.request`) the bindings are not ours to change: a copy carries the state.
+      bindings = { ...(env as object) };
+      exchange = new Exchange(
+        core,
+        requestIdFrom(request.headers.get("x-request-id") ?? undefined),
+        request.method,
+        app.getPath(request, { env: bindings }),
+        undefined,
+        request.headers.get("x-forwarded-for") ?? undefined,
+        undefined,
+      );
+    }
+    bindings.vantage = exchange;
 
     // A NUL byte in a path or query value could reach PostgreSQL, which cannot store it.
     if (request.url.includes("%00")) {
-      return finish(
+      return exchange.finish(
         errorResponse(
-          state.requestId,
+          exchange.requestId,
           400,
           "validation_error",
           "the request URL must not contain %00 (a NUL byte)",
@@ -139,9 +123,105 @@ export function installCore(app: Router, opts: CoreOptions): void {
     try {
       res = dispatch(request, bindings, executionCtx);
     } catch (err) {
-      return failed(err);
+      return exchange.failed(err);
     }
-    return res instanceof Promise ? res.then(finish, failed) : finish(res);
+    return res instanceof Promise
+      ? res.then(
+          (answer) => exchange.finish(answer),
+          (err: unknown) => exchange.failed(err),
+        )
+      : exchange.finish(res);
+  };
+}
+
+/** What the core's requests share: built once by `installCore`. */
+interface Core {
+  ipOf: ReturnType<typeof resolveClientIp>;
+  writeAccess: AccessLog | undefined;
+  metrics: HttpMetrics | undefined;
+  pages: PageHeaders;
+  log: Logger;
+  routeOf: (method: string, path: string) => string;
+}
+
+/**
+ * One request as the core sees it, and its state (`c.env.vantage`). A class rather than closures: nothing
+ * is allocated per request but this object (and, for an answer that is a promise, its two callbacks).
+ */
+class Exchange implements RequestState {
+  private readonly start = performance.now();
+  private child: Logger | undefined;
+  private ip: string | undefined;
+
+  constructor(
+    private readonly core: Core,
+    readonly requestId: string,
+    private readonly method: string,
+    private readonly path: string,
+    private readonly socketAddress: string | undefined,
+    private readonly forwardedFor: string | undefined,
+    /** Node's response, when the request came through Node's server. */
+    private readonly outgoing: ServerResponse | undefined,
+  ) {}
+
+  /** Worked out when first asked for: most routes never ask. */
+  get clientIp(): string {
+    this.ip ??= this.core.ipOf(this.socketAddress, this.forwardedFor);
+    return this.ip;
+  }
+
+  get log(): Logger {
+    this.child ??= this.core.log.child({ request_id: this.requestId });
+    return this.child;
+  }
+
+  /** The answer as sent: page headers on HTML, then the metrics and the access log line. */
+  finish(answer: Response): Response | Promise<Response> {
+    const { method, core } = this;
+    const res = this.outgoing ? answer : withHeaders(answer, this.requestId);
+    const reading = method === "GET" || method === "HEAD";
+    const route = core.metrics || reading ? core.routeOf(method, this.path) : "";
+    const securing = reading ? core.pages.apply(res, route, this.outgoing ?? headersOf(res)) : undefined;
+    return securing ? securing.then(() => this.record(res, route)) : this.record(res, route);
+  }
+
+  failed(err: unknown): Response | Promise<Response> {
+    this.core.log.error({ err, method: this.method, path: this.path }, "unhandled error");
+    return this.finish(
+      errorResponse(
+        this.requestId,
+        500,
+        "internal_error",
+        "internal error; quote the request id when reporting it",
+      ),
+    );
+  }
+
+  private record(res: Response, route: string): Response {
+    const ms = performance.now() - this.start;
+    this.core.metrics?.observe(this.method, route, res.status, ms / 1000);
+    this.core.writeAccess?.(this.requestId, this.method, this.path, res.status, Math.round(ms * 100) / 100);
+    return res;
+  }
+}
+
+/** Outside Node's server: the page headers go on the `Response` itself. */
+function headersOf(res: Response): HeaderTarget {
+  return { setHeader: (name, value) => res.headers.set(name, value) };
+}
+
+/** Route patterns by `METHOD path`, learnt as requests come; cleared when it grows past ROUTE_CACHE_MAX. */
+function routeCache(app: Router, skip: unknown): (method: string, path: string) => string {
+  const routes = new Map<string, string>();
+  return (method, path) => {
+    const key = `${method} ${path}`;
+    let route = routes.get(key);
+    if (route === undefined) {
+      route = patternOf(app, method === "HEAD" ? "GET" : method, path, skip);
+      if (routes.size >= ROUTE_CACHE_MAX) routes.clear();
+      routes.set(key, route);
+    }
+    return route;
   };
 }
 
@@ -159,21 +239,6 @@ interface RouteLike {
   method: string;
   path: string;
   handler: unknown;
-}
-
-class CoreRequestState implements RequestState {
-  private child: Logger | undefined;
-
-  constructor(
-    readonly requestId: string,
-    readonly clientIp: string,
-    private readonly parent: Logger,
-  ) {}
-
-  get log(): Logger {
-    this.child ??= this.parent.child({ request_id: this.requestId });
-    return this.child;
-  }
 }
 
 interface NodeBindings {

@@ -38,8 +38,10 @@ export function inlineScriptHashes(html: string): string[] {
   return hashes;
 }
 
-/** Sets a header on the response about to be sent (Node's response object, or the `Response` itself). */
-export type SetHeader = (name: string, value: string) => void;
+/** Where a header of the response about to be sent is set: Node's response object, or one that sets it on the `Response`. */
+export interface HeaderTarget {
+  setHeader(name: string, value: string): unknown;
+}
 
 /**
  * The headers of HTML pages (the Scalar docs page, the dashboard): a Content-Security-Policy, a refusal to
@@ -57,17 +59,17 @@ export class PageHeaders {
    * After the handler of a GET or HEAD request on `route` answered `res`: adds the page headers if it
    * answered HTML. Returns a promise only for HTML (its inline scripts are read for the policy's hashes).
    */
-  apply(res: Response, route: string, set: SetHeader): Promise<void> | undefined {
+  apply(res: Response, route: string, target: HeaderTarget): Promise<void> | undefined {
     let html = this.servesHtml.get(route);
     if (html === undefined) {
       html = /^text\/html\b/i.test(res.headers.get("content-type") ?? "");
       // Learnt from a success: an error is JSON on every route. Unmatched paths share one pattern.
       if (route !== "unmatched" && (html || res.status < 300)) this.servesHtml.set(route, html);
     }
-    return html ? this.secure(res, set) : undefined;
+    return html ? this.secure(res, target) : undefined;
   }
 
-  private async secure(res: Response, set: SetHeader): Promise<void> {
+  private async secure(res: Response, target: HeaderTarget): Promise<void> {
     // A HEAD answer has no body: the policy of the last page seen stands.
     const page = res.body === null ? this.lastHtml : await res.clone().text();
     // Pages are few and fixed: the policy of the last page seen is kept.
@@ -75,8 +77,8 @@ export class PageHeaders {
       this.lastPolicy = htmlPolicy(inlineScriptHashes(page));
       this.lastHtml = page;
     }
-    set("Content-Security-Policy", this.lastPolicy);
-    set("X-Frame-Options", "DENY");
-    set("Referrer-Policy", "no-referrer");
+    target.setHeader("Content-Security-Policy", this.lastPolicy);
+    target.setHeader("X-Frame-Options", "DENY");
+    target.setHeader("Referrer-Policy", "no-referrer");
   }
 }
