@@ -62,10 +62,18 @@ function spawnTs(
   const child = spawn(process.execPath, [...preload, "--import", "tsx", entry], {
     cwd: root,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   child.stderr?.on("data", (d: Buffer) => {
     if (process.env.VANTAGE_E2E_VERBOSE) process.stderr.write(`[${name}] ${d.toString()}`);
+  });
+  // Log lines (stdout) are read and dropped, but for what a failed assertion on a 500 would need: the
+  // error behind each answer the server could not give (or all of them with VANTAGE_E2E_VERBOSE).
+  child.stdout?.on("data", (d: Buffer) => {
+    for (const line of d.toString().split("\n")) {
+      if (process.env.VANTAGE_E2E_VERBOSE || line.includes('"msg":"unhandled error"'))
+        process.stderr.write(`[${name} log] ${line.slice(0, 4000)}\n`);
+    }
   });
   return child;
 }
