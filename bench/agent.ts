@@ -99,12 +99,23 @@ function startAgent(nodeId: "bench-bundle" | "bench-tsx", concurrency: number): 
   };
 }
 
-/** VmRSS and VmHWM (peak) of a process, MiB. */
-function memory(pid: number): { rss: number; hwm: number } {
+/**
+ * VmRSS and VmHWM (peak) of a process, MiB, and the two parts of its RSS: anonymous (the process's own
+ * memory: heaps, stacks) and file-backed (pages of mapped files, mostly Node's own binary: shared with every
+ * other process running it, and dropped by the kernel under memory pressure, since they are clean).
+ */
+function memory(pid: number): { rss: number; hwm: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+  return {
+    rss: kb("VmRSS") / 1024,
+    hwm: kb("VmHWM") / 1024,
+    anon: kb("RssAnon") / 1024,
+    file: kb("RssFile") / 1024,
+  };
 }
+
+const split = (m: { anon: number; file: number }) => `${fmt(m.anon)} / ${fmt(m.file)}`;
 
 /** Resets the kernel's peak-RSS mark of a process (`echo 5 > clear_refs`; Linux, own processes). */
 function resetPeak(pid: number): void {
@@ -137,16 +148,17 @@ async function rssNow(pid: number): Promise<number> {
  * during start-up about 30 s after the allocations stop (BENCH_SETTLE_MS from the first heartbeat).
  */
 /** What Node itself takes, for reference: an empty program, and one that only loads the http client. */
-async function reference(code: string): Promise<number> {
+async function reference(code: string) {
   const child = spawn(node, ["--input-type=module", "-e", `${code}\nsetInterval(() => {}, 1000);`], {
     stdio: "ignore",
   });
   await sleep(10_000);
   const rss = await rssNow(child.pid!);
+  const parts = memory(child.pid!);
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
   await exited;
-  return rss;
+  return { rss, parts };
 }
 
 async function idle(nodeId: "bench-bundle" | "bench-tsx") {
@@ -158,8 +170,9 @@ async function idle(nodeId: "bench-bundle" | "bench-tsx") {
   const early = await rssNow(agent.child.pid!);
   await sleep(Math.max(0, settleMs - (performance.now() - joined)));
   const settled = await rssNow(agent.child.pid!);
+  const parts = memory(agent.child.pid!);
   await agent.stop();
-  return { joinedMs: joined - started, early, settled };
+  return { joinedMs: joined - started, early, settled, parts };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -240,19 +253,40 @@ try {
       `UV_THREADPOOL_SIZE=${uvSize})\n\n`,
   );
   printTable(
-    ["agent", "first heartbeat after", "idle RSS MiB, 10 s", `idle RSS MiB, settled (${settleMs / 1000} s)`],
+    [
+      "agent",
+      "first heartbeat after",
+      "idle RSS MiB, 10 s",
+      `idle RSS MiB, settled (${settleMs / 1000} s)`,
+      "of which anonymous / file-backed MiB",
+    ],
     [
       [
         "bundle (vantage-agent.mjs)",
         `${fmt(bundleIdle.joinedMs, 0)} ms`,
         fmt(bundleIdle.early),
         fmt(bundleIdle.settled),
+        split(bundleIdle.parts),
       ],
       ...(tsxIdle
-        ? [["sources (tsx)", `${fmt(tsxIdle.joinedMs, 0)} ms`, fmt(tsxIdle.early), fmt(tsxIdle.settled)]]
+        ? [
+            [
+              "sources (tsx)",
+              `${fmt(tsxIdle.joinedMs, 0)} ms`,
+              fmt(tsxIdle.early),
+              fmt(tsxIdle.settled),
+              split(tsxIdle.parts),
+            ],
+          ]
         : []),
-      ["reference: an empty Node program", "-", fmt(bare), "-"],
-      ["reference: Node with node:http, node:https loaded", "-", fmt(withHttp), "-"],
+      ["reference: an empty Node program", "-", fmt(bare.rss), "-", split(bare.parts)],
+      [
+        "reference: Node with node:http, node:https loaded",
+        "-",
+        fmt(withHttp.rss),
+        "-",
+        split(withHttp.parts),
+      ],
     ],
   );
   process.stdout.write("\n");
