@@ -37,6 +37,17 @@ function observedApp() {
 
 const json = { "content-type": "application/json" };
 
+/** The app behind Node's own HTTP server on a free loopback port, as `runtime.ts` serves it. */
+function serveOnNode(app: { fetch: (request: Request) => Response | Promise<Response> }) {
+  return listen({
+    fetch: app.fetch,
+    host: "127.0.0.1",
+    port: 0,
+    graceMs: 1000,
+    log: pino({ level: "silent" }),
+  });
+}
+
 describe("core: the status actually sent is the status recorded", () => {
   it.each([
     ["a body over the limit (declared)", 413, { headers: { ...json, "content-length": "5000" }, body: "x" }],
@@ -109,13 +120,7 @@ describe("core: under Node's HTTP server, as deployed", () => {
   it("ids, nosniff, page headers, the body guard, metrics by route pattern and the access log", async () => {
     const { app, metrics, access } = observedApp();
     app.get("/items/:id", (c) => c.json({ id: c.req.param("id") }));
-    const server = await listen({
-      fetch: app.fetch,
-      host: "127.0.0.1",
-      port: 0,
-      graceMs: 1000,
-      log: pino({ level: "silent" }),
-    });
+    const server = await serveOnNode(app);
     try {
       const item = await fetch(`${server.url}/items/42?x=1`);
       expect(await item.json()).toEqual({ id: "42" });
@@ -179,13 +184,7 @@ describe("core: under Node's HTTP server, as deployed", () => {
       return app;
     };
     for (const trusted of [["127.0.0.1"], []]) {
-      const server = await listen({
-        fetch: build(trusted).fetch,
-        host: "127.0.0.1",
-        port: 0,
-        graceMs: 1000,
-        log: pino({ level: "silent" }),
-      });
+      const server = await serveOnNode(build(trusted));
       try {
         await fetch(`${server.url}/ip`, { headers: { "x-forwarded-for": "198.51.100.7, 127.0.0.1" } });
       } finally {
@@ -230,13 +229,7 @@ describe("core: the id and nosniff go out with the answer's own head", () => {
     app.get("/empty", () => new Response(null, { status: 204 }));
     app.get("/streamed", () => new Response(new ReadableStream({ start: (s) => s.close() })));
     app.get("/async", async (c) => c.json({ later: true }));
-    const server = await listen({
-      fetch: app.fetch,
-      host: "127.0.0.1",
-      port: 0,
-      graceMs: 1000,
-      log: pino({ level: "silent" }),
-    });
+    const server = await serveOnNode(app);
     try {
       const ids = new Set<string>();
       for (const path of ["/shared", "/shared", "/empty", "/streamed", "/async", "/nowhere"]) {
