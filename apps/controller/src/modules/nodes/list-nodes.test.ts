@@ -1,8 +1,13 @@
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { listen } from "../../http/listen.js";
 import { type FakeNode, heartbeatOf, settle } from "../../testing/agents.js";
 import { type Form, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+
+const silentLog = pino({ level: "silent" });
 
 /** `GET /v1/nodes`: the spec's `{items}` by default; filters, and pages in each form's own fields. */
 describe.each(forms)("GET /v1/nodes, form %s", (form: Form) => {
@@ -142,5 +147,43 @@ describe.each(forms)("GET /v1/nodes, form %s", (form: Form) => {
     expect(small.res.headers.get("content-encoding")).toBeNull();
     expect(small.res.headers.get("vary")).toBeNull();
     expect(JSON.parse(small.bytes.toString("utf8")).data).toMatchObject({ total: 200, [size]: 10 });
+
+    // Through Node's own server: a length, not chunks; the same bytes; a HEAD answer without a body.
+    const server = await listen({
+      fetch: t.app.fetch,
+      host: "127.0.0.1",
+      port: 0,
+      graceMs: 1000,
+      log: silentLog,
+    });
+    try {
+      for (const headers of [{}, { "accept-encoding": "gzip" }]) {
+        const wire = await rawGet(`${server.url}/v1/nodes`, headers);
+        expect(wire.headers["transfer-encoding"]).toBeUndefined();
+        expect(Number(wire.headers["content-length"])).toBe(wire.body.length);
+        const json = "accept-encoding" in headers ? gunzipSync(wire.body) : wire.body;
+        expect(JSON.parse(json.toString("utf8")).data).toEqual(parsed.data);
+      }
+      const head = await rawGet(`${server.url}/v1/nodes`, {}, "HEAD");
+      expect(head.status).toBe(200);
+      expect(head.body.length).toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 });
+
+/** One request over HTTP/1.1 as Node's client sees it: status, headers, the raw body bytes. */
+function rawGet(url: string, headers: Record<string, string>, method = "GET") {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    })
+      .on("error", reject)
+      .end();
+  });
+}
