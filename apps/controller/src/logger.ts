@@ -6,7 +6,7 @@ export type { Logger };
  * JSON logs on stdout, the same lines pino writes by default (ISO time, pid, name). Two things keep the
  * per-request access log cheap (it was the largest single cost of a small route):
  * - lines are copied into a buffer as they come and handed to the file writer 64 KiB at a time, or 50 ms
- *   after the first (`TurnBatch`): one write for a hundred lines under load, prompt lines when it is quiet;
+ *   after the first (`TurnBatch`): one write for a few hundred lines under load, prompt lines when it is quiet;
  * - the ISO timestamp is formatted once per millisecond, not once per line.
  * `flushLogger` runs on shutdown and fatal errors; pending lines are also written on process exit.
  */

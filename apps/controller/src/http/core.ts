@@ -6,7 +6,7 @@ import { guardBody } from "./body-guard.js";
 import { resolveClientIp } from "./client-ip.js";
 import type { AppBindings, AppEnv, RequestState } from "./context.js";
 import { errorBody } from "./errors.js";
-import { CoreResponse } from "./listen.js";
+import { CoreResponse, setCoreHeaders } from "./listen.js";
 import type { HttpMetrics } from "./metrics.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
@@ -89,10 +89,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
       // On whatever the handler answers, errors and 404s included: with the answer's own headers when the
       // server is ours (`listen`), else merged in by Node.
       if (outgoing instanceof CoreResponse) outgoing.requestId = exchange.requestId;
-      else {
-        outgoing.setHeader("X-Request-Id", exchange.requestId);
-        outgoing.setHeader("X-Content-Type-Options", "nosniff");
-      }
+      else setCoreHeaders(outgoing, exchange.requestId);
     } else {
       // Anywhere else (`app.request`) the bindings are not ours to change: a copy carries the state.
       bindings = { ...(env as object) };

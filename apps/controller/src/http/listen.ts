@@ -88,10 +88,15 @@ export class CoreResponse extends ServerResponse {
       for (const name in headers) out[name] = headers[name];
       return out;
     }
-    this.setHeader("X-Request-Id", id);
-    this.setHeader("X-Content-Type-Options", "nosniff");
+    setCoreHeaders(this, id);
     return headers;
   }
+}
+
+/** The two headers by `setHeader`: for a head without a header object, or a response not made by `listen`. */
+export function setCoreHeaders(res: ServerResponse, requestId: string): void {
+  res.setHeader("X-Request-Id", requestId);
+  res.setHeader("X-Content-Type-Options", "nosniff");
 }
 
 function closeGracefully(server: Server, opts: { graceMs: number; log: Logger }): Promise<void> {
