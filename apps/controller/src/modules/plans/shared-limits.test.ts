@@ -59,18 +59,37 @@ describe("limits shared by two controller processes", () => {
       remaining: r.headers.get("ratelimit-remaining"),
     }));
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /**
+   * Waits until the shared table holds `hits` for this minute's bucket of the given scope (`ip`, or `cred`:
+   * one credential): a controller has synced what it counted, however loaded the machine. A fixed pause
+   * was not enough under a full suite.
+   */
+  const synced = async (per: "ip" | "cred", hits: number) => {
+    const like = `%:minute:${per}:%`;
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const minute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+      const [row] = await sql<{ hits: number | null }[]>`
+        select max(hits) as hits from rate_limits where bucket like ${like} and window_start = ${minute}`;
+      if (Number(row?.hits ?? 0) >= hits) return;
+      if (Date.now() > deadline) throw new Error(`the table never held ${hits} hits for ${per}`);
+      await pause(SYNC_MS / 2);
+    }
+  };
 
   it("one per-IP limit and one per-key limit across both; SIGTERM writes every metered call", async () => {
     const [a, b] = controllers as [(typeof controllers)[0], (typeof controllers)[0]];
     // Anonymous, 10 a minute for 127.0.0.1: 6 on one controller, then the other admits only the 4 left.
     await freshMinute(10_000);
     for (let i = 0; i < 6; i++) expect((await ip(a.url)).status).toBe(200);
-    await pause(4 * SYNC_MS);
+    await synced("ip", 6);
     const onB: number[] = [];
     for (let i = 0; i < 6; i++) onB.push((await ip(b.url)).status);
     expect(onB).toEqual([200, 200, 200, 200, 429, 429]);
-    // And the first controller learns the second's counts without being asked in between.
-    await pause(4 * SYNC_MS);
+    // And the first controller learns the second's counts without being asked in between (it rereads the
+    // table at each sync while the bucket is recent).
+    await synced("ip", 10);
+    await pause(5 * SYNC_MS);
     expect(await ip(a.url)).toMatchObject({ status: 429, code: "rate_limited" });
 
     // One account, one key: 6 a minute for the key across both controllers.
@@ -92,9 +111,10 @@ describe("limits shared by two controller processes", () => {
     const keyed: string[] = [];
     await freshMinute(10_000);
     for (let i = 0; i < 3; i++) keyed.push(`a${(await ip(a.url, key)).status}`);
-    await pause(4 * SYNC_MS);
+    await synced("cred", 3);
     for (let i = 0; i < 4; i++) keyed.push(`b${(await ip(b.url, key)).status}`);
-    await pause(4 * SYNC_MS);
+    await synced("cred", 6);
+    await pause(5 * SYNC_MS);
     keyed.push(`a${(await ip(a.url, key)).status}`);
     expect(keyed).toEqual(["a200", "a200", "a200", "b200", "b200", "b200", "b429", "a429"]);
 
