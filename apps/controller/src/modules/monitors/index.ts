@@ -11,7 +11,7 @@ import { createMonitorResults } from "./results-service.js";
 import { createRollupJob } from "./rollups.js";
 import { registerMonitorCrudRoutes } from "./routes/register.js";
 import { registerMonitorResultRoutes } from "./routes/register-results.js";
-import { type Scheduler, startScheduler } from "./scheduler.js";
+import { MONITORS_CHANNEL, type Scheduler, startScheduler } from "./scheduler.js";
 import { createMonitorCrud, type MonitorCrudService } from "./service.js";
 import { RunWriter } from "./writer.js";
 
@@ -26,6 +26,12 @@ export interface MonitorsModule extends Module<MonitorCrudService> {
   /** The running scheduler's figures (claims, runs, lag) and the writer's; undefined when not running. */
   stats(): { scheduler: Scheduler["stats"]; writer: RunWriter["stats"] } | undefined;
 }
+
+/**
+ * The longest an idle scheduler waits between claims when no monitor is due sooner (see
+ * `SchedulerOptions.idleMaxMs`): a bound for a creation notice lost while the listen connection was down.
+ */
+const SCHEDULER_IDLE_MAX_MS = 10_000;
 
 /**
  * Monitors: recurring probes through the same agents, probes and target guard as `POST /v1/probe/*`, run
@@ -49,7 +55,7 @@ export function createMonitors(
   const results = createMonitorResults(ctx);
   const rollups = createRollupJob(ctx, { retentionDays: config.VANTAGE_MONITOR_RETENTION_DAYS });
   const registry = deps.metrics.registry;
-  let running: { scheduler: Scheduler; writer: RunWriter } | undefined;
+  let running: { scheduler: Scheduler; writer: RunWriter; listening: { close(): Promise<void> } } | undefined;
   const metricsOf = () => running;
   new Counter({
     name: "vantage_monitor_runs_total",
@@ -124,14 +130,23 @@ export function createMonitors(
         const writer = new RunWriter(deps.db.kysely, deps.log);
         const scheduler = startScheduler(ctx, services.probes, writer, {
           tickMs: config.VANTAGE_SCHEDULER_TICK_MS,
+          idleMaxMs: SCHEDULER_IDLE_MAX_MS,
           batch: config.VANTAGE_SCHEDULER_BATCH,
           planOf: (m) => planMonitorProbe(services.probes, m, "monitor"),
         });
-        running = { scheduler, writer };
+        // A monitor created, resumed or re-timed (here or by another controller) wakes the scheduler; so
+        // does the listen connection coming back (a notice may have been missed meanwhile).
+        const listening = await deps.db.listen(
+          MONITORS_CHANNEL,
+          () => scheduler.wake(),
+          () => scheduler.wake(),
+        );
+        running = { scheduler, writer, listening };
         await rollups.start();
       },
       async stop() {
         await rollups.stop();
+        await running?.listening.close();
         await running?.scheduler.stop();
         running = undefined;
       },

@@ -9,7 +9,7 @@ import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
-import { startScheduler } from "./scheduler.js";
+import { MONITORS_CHANNEL, startScheduler } from "./scheduler.js";
 import { nextSlot, phaseMs, slotAtOrAfter } from "./slots.js";
 import { RunWriter } from "./writer.js";
 
@@ -45,9 +45,10 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
       now: Date.now,
     };
     const writer = new RunWriter(t.db.kysely, log, { flushMs: 5 });
-    const make = () =>
+    const make = (opts: { tickMs?: number; idleMaxMs?: number } = {}) =>
       startScheduler(ctx, t.modules.probes.service, writer, {
-        tickMs: 3_600_000,
+        tickMs: opts.tickMs ?? 3_600_000,
+        idleMaxMs: opts.idleMaxMs,
         batch: 1000,
         planOf: (m) => planMonitorProbe(t.modules.probes.service, m, "monitor"),
       });
@@ -204,5 +205,54 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
       { from_state: "unknown", to_state: "down" },
       { from_state: "down", to_state: "up" },
     ]);
+  });
+
+  it("idle, it waits until the earliest monitor is due rather than claiming every tick; wake() claims at once", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    serveNode(t.bus, { id: `s-${kind}-idle` });
+    await settle();
+    const { make, addMonitor } = await setUp(t);
+    // The file's database: the earlier tests' monitors would be claimed too.
+    await t.db.kysely.deleteFrom("monitors").execute();
+    // A 20 ms tick, but nothing is due for 600 ms: the first claim finds nothing and waits until then.
+    await addMonitor(`mon_soon_${kind}`, { due: new Date(Date.now() + 600) });
+    const s = make({ tickMs: 20, idleMaxMs: 60_000 });
+    await waitFor(() => s.stats.claimed >= 1);
+    expect(s.stats.claimed).toBe(1);
+    // A tick after a claim that took some it claims again (finding nothing), then waits for the next slot,
+    // a minute away: a monitor added now without a notice waits for that slot ...
+    await new Promise((r) => setTimeout(r, 200));
+    await addMonitor(`mon_quiet_${kind}`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.stats.claimed).toBe(1);
+    // ... until the scheduler is woken (a MONITORS_CHANNEL notice does it in the app).
+    s.wake();
+    await waitFor(() => s.stats.claimed >= 2);
+    await s.stop();
+    expect(s.stats.claimed).toBe(2);
+  });
+
+  it("creating, resuming and re-timing a monitor wake the schedulers (a notice at commit)", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    const u = await newUser(t, "sched-wake");
+    const heard: string[] = [];
+    const listening = await t.db.listen(MONITORS_CHANNEL, (id) => heard.push(id));
+    try {
+      const monitors = t.modules.monitors.service;
+      const owner = { userId: u.userId, plan: "free" };
+      const row = await monitors.create(owner, { name: "wake", type: "tcp", target: "127.0.0.1:7" });
+      await waitFor(() => heard.length >= 1);
+      expect(heard).toEqual([row.id]);
+      await monitors.update(owner, row.id, { name: "renamed" });
+      await monitors.pause(owner, row.id);
+      await monitors.resume(owner, row.id);
+      await waitFor(() => heard.length >= 2);
+      await monitors.update(owner, row.id, { intervalS: 600 });
+      await waitFor(() => heard.length >= 3);
+      // A rename and a pause move no run earlier: no notice for them.
+      expect(heard).toEqual([row.id, row.id, row.id]);
+    } finally {
+      await listening.close();
+    }
   });
 });

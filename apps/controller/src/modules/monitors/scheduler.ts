@@ -33,8 +33,18 @@ export interface SchedulerStats {
   lagMs: number[];
 }
 
+/** NOTIFY'd (payload: the monitor's id) when a monitor's next run moves earlier: created, resumed, re-timed. */
+export const MONITORS_CHANNEL = "vantage_monitors";
+
 export interface SchedulerOptions {
+  /** Between claims while monitors are due (and the shortest wait when none is). */
   tickMs: number;
+  /**
+   * When set, a claim that finds nothing due waits until the earliest active monitor is due, at most this
+   * long, instead of one tick: an idle controller then asks the database once per `idleMaxMs` rather than
+   * every tick. `wake()` (a MONITORS_CHANNEL notice) cuts the wait short.
+   */
+  idleMaxMs?: number | undefined;
   batch: number;
   /** Most runs in flight at once; claiming waits while it is reached. */
   maxInFlight?: number;
@@ -47,6 +57,8 @@ export interface Scheduler {
   readonly stats: SchedulerStats;
   /** One claim now (tests); resolves with how many monitors it took. */
   tick(): Promise<number>;
+  /** A monitor may be due sooner than the scheduler is waiting: claim again now (then wait afresh). */
+  wake(): void;
 }
 
 /**
@@ -184,12 +196,46 @@ export function startScheduler(
     return ticking;
   };
 
+  /** How long until the earliest active monitor is due (ms, from the database's clock); null: none. */
+  const untilDue = async (): Promise<number | null> => {
+    const { rows } = await sql<{ ms: number | string | null }>`
+      select extract(epoch from (min(next_run_at) - now())) * 1000 as ms
+      from monitors where status = 'active'`.execute(ctx.db);
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? null : Number(ms);
+  };
+
+  /** Set by `wake` during a claim: the claim may have missed what woke it, so the next wait is a tick. */
+  let woken = false;
+  /** The last `untilDue` query (`stop` waits for it, as for a claim). */
+  let asking: Promise<number | null> | undefined;
+  const wait = async (took: number): Promise<number> => {
+    // A full batch: more are due now (catching up).
+    if (took >= opts.batch) return 0;
+    if (opts.idleMaxMs === undefined || took > 0) return opts.tickMs;
+    try {
+      asking = untilDue();
+      const due = await asking;
+      if (woken) return opts.tickMs;
+      return Math.min(Math.max(due ?? opts.idleMaxMs, opts.tickMs), opts.idleMaxMs);
+    } catch {
+      // The claim reports the database's trouble; keep to the tick meanwhile.
+      return opts.tickMs;
+    }
+  };
+
+  /** True from the start of a claim until its wait is set; `timer` is set only while waiting. */
+  let claiming = false;
   const loop = async () => {
+    timer = undefined;
     if (stopped) return;
+    claiming = true;
+    woken = false;
     const took = await tick();
+    const ms = stopped ? 0 : await wait(took);
+    claiming = false;
     if (stopped) return;
-    // A full batch: more are due now (catching up); else wait a tick.
-    timer = setTimeout(() => void loop(), took >= opts.batch ? 0 : opts.tickMs);
+    timer = setTimeout(() => void loop(), ms);
     timer.unref();
   };
   void loop();
@@ -197,10 +243,21 @@ export function startScheduler(
   return {
     stats,
     tick,
+    wake() {
+      if (stopped) return;
+      // During a claim: it may have read before the change, so wait only a tick after it.
+      if (claiming) woken = true;
+      else if (timer !== undefined) {
+        clearTimeout(timer);
+        timer = setTimeout(() => void loop(), 0);
+        timer.unref();
+      }
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);
       await ticking;
+      await asking?.catch(() => {});
       await Promise.allSettled([...inFlight]);
       await writer.flush();
     },

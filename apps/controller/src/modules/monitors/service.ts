@@ -1,3 +1,4 @@
+import { notify } from "../../db/notify.js";
 import { lockAccount, ownedRow } from "../../db/owned.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import { ApiError } from "../../http/errors.js";
@@ -8,6 +9,7 @@ import type { ProbesService } from "../probes/index.js";
 import { configKeys, type MonitorConfig, monitorConfigSchema, planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
 import * as repo from "./repo.js";
+import { MONITORS_CHANNEL } from "./scheduler.js";
 import { slotAtOrAfter } from "./slots.js";
 
 export type Monitor = repo.MonitorRow;
@@ -187,6 +189,8 @@ export function createMonitorCrud(
             { limit, plan },
           );
         }
+        // Heard at commit by every scheduler, which may be waiting longer than until this one is due.
+        await notify(tx, MONITORS_CHANNEL, id);
         return repo.insertMonitor(tx, {
           id,
           ownerId: owner.userId,
@@ -236,6 +240,7 @@ export function createMonitorCrud(
           changes.config = checked(row.type, row.target, config, paths).config;
         }
         if (Object.keys(changes).length === 0) return row;
+        if (changes.nextRunAt !== undefined) await notify(tx, MONITORS_CHANNEL, id);
         return (await repo.updateMonitor(tx, owner.userId, id, changes, new Date(now))) ?? row;
       });
     },
@@ -262,6 +267,7 @@ export function createMonitorCrud(
           status: "active" as const,
           nextRunAt: new Date(slotAtOrAfter(id, row.interval_s, now)),
         };
+        await notify(tx, MONITORS_CHANNEL, id);
         return (await repo.updateMonitor(tx, owner.userId, id, changes, new Date(now))) ?? row;
       });
     },
