@@ -9,7 +9,7 @@
 // copied as it is). --if-stale skips the build when every output is newer than every input the last build
 // read (listed in dist/.inputs.json). --outdir writes elsewhere (the release script stages its tarball so).
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -68,7 +68,7 @@ const result = await build({
   legalComments: "none",
   // One byte per character in V8 (see asciiOnly below).
   charset: "ascii",
-  plugins: [rawSocketAddonBesideBundle(), zodEnglishOnly()],
+  plugins: [builtinsByRequire(), rawSocketAddonBesideBundle(), zodEnglishOnly()],
   metafile: true,
   logLevel: "warning",
 });
@@ -147,13 +147,39 @@ function rawNodeForThisRuntime() {
 function banner() {
   const threadpool = readFileSync(threadpoolSource, "utf8");
   return [
-    'import { createRequire as __vantageCreateRequire } from "node:module";',
-    "const require = __vantageCreateRequire(import.meta.url);",
+    // process.getBuiltinModule, not an ES import of node:module (see builtinsByRequire).
+    'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);',
     'const __vantageBundleDir = require("node:path").dirname(require("node:url").fileURLToPath(import.meta.url));',
     "const __vantagePoolPreset = Boolean(process.env.UV_THREADPOOL_SIZE);",
     `(function (module) {\n${threadpool}\n})({ exports: {} });`,
     'if (!__vantagePoolPreset) globalThis[Symbol.for("vantage.agent.threadpoolSizedBy")] = "bundle";',
   ].join("\n");
+}
+
+/**
+ * Node's own modules by `require`, never by an ES `import`: Node builds an ES module's view of a built-in by
+ * reading every one of its exports, which runs their lazy getters. On Node 24, `import "node:http"` so reads
+ * `http.WebSocket` (and its siblings), which loads undici and with it http2, zlib, worker_threads, perf_hooks
+ * and web streams, none of which the agent uses: 3 MiB of its idle RSS (docs/benchmarks.md). `import
+ * "node:crypto"` likewise loads webcrypto.
+ * `require` returns the same object without reading anything. The banner's `require` does it, and esbuild's
+ * interop reads a named import off that object when it is used.
+ */
+function builtinsByRequire() {
+  const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+  return {
+    name: "builtins-by-require",
+    setup(b) {
+      b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+        if (args.kind !== "import-statement" || !builtins.has(args.path)) return undefined;
+        return { path: args.path, namespace: "builtin-by-require" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
+    },
+  };
 }
 
 /** raw-socket's `require("./build/Release/raw.node")` becomes a load of raw.node beside the bundle. */
