@@ -131,6 +131,25 @@ async function failingNodes(
 }
 
 /**
+ * Whether a round of the notifier has anything to do: a state change not yet turned into events, a reminder
+ * due (as `makeReminders` finds them) or a delivery due. One statement (two of its parts on partial
+ * indexes): an idle notifier costs one cheap query per poll, not a round of transactions.
+ */
+export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): Promise<boolean> {
+  const { rows } = await sql<{ waiting: boolean }>`
+    select (
+      exists (select 1 from monitor_state_changes where alerted_at is null)
+      or exists (select 1 from alert_deliveries where status = 'pending' and next_attempt_at <= ${now})
+      or exists (
+        select 1 from alert_policies p join monitors m on m.id = p.monitor_id
+        where p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
+          and m.state_changed_at is not null
+          and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now})
+    ) as waiting`.execute(db);
+  return rows[0]?.waiting === true;
+}
+
+/**
  * Reminders while a monitor stays down: a policy with `reminder_minutes` gets a `reminder` event every that
  * many minutes after the change to down, for as long as the monitor is down (and the policy alerts on down).
  * Each reminder's key is the down change's time and its number, unique per policy: however many notifiers

@@ -10,7 +10,7 @@ import type { DeliveryService } from "../delivery/index.js";
 import { createAlertsApi } from "./api-service.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
-import { makeEvents, makeReminders } from "./events.js";
+import { alertWorkWaiting, makeEvents, makeReminders } from "./events.js";
 import { registerAlertRoutes } from "./routes/register.js";
 
 /** Deliveries one claim takes. */
@@ -82,6 +82,7 @@ export function createAlerts(
   let stopped = true;
   const tick = async () => {
     try {
+      if (!(await alertWorkWaiting(db))) return;
       // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
       while ((await makeEvents(db)).changes >= 500) if (stopped) return;
       await makeReminders(db);
