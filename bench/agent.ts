@@ -12,12 +12,14 @@ import { printTable } from "./lib/run.js";
 
 /**
  * `pnpm bench:agent`: the footprint of one agent process, the built bundle (apps/agent/dist) as the release
- * runs it (`node --require threadpool.cjs vantage-agent.mjs`), on a real nats-server with nkey users.
+ * runs it: the ExecStart line of deploy/agent-release/vantage-agent.service, Node's options included
+ * (`node <options> --require threadpool.cjs vantage-agent.mjs`), on a real nats-server with nkey users.
  * - idle RSS 10 s after its first heartbeat and once settled (BENCH_SETTLE_MS after it, default 45 s); the
  *   same for the agent started from its TypeScript sources through tsx, for comparison (both at once);
  * - BENCH_JOBS (default 500) jobs sent at once over the real job subject, as the controller sends them,
  *   with VANTAGE_AGENT_CONCURRENCY at that number: TCP connects to a loopback listener, and pings of
- *   127.0.0.1 (raw ICMP: root only). Errors, duration, and peak RSS (the kernel's VmHWM, reset per round).
+ *   127.0.0.1 (raw ICMP: root only). Errors, duration, and peak RSS (the kernel's VmHWM, reset per round);
+ *   then the idle RSS again, 10 s after the rounds and once settled (BENCH_SETTLE_MS after them).
  */
 const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 45_000);
 const jobs = Number(process.env.BENCH_JOBS ?? 500);
@@ -29,6 +31,7 @@ const otherNode = node !== process.execPath;
 const nodeVersion = execFileSync(node, ["-p", "process.versions.node"]).toString().trim();
 const dir = mkdtempSync(join(tmpdir(), "vantage-bench-agent-"));
 const dist = otherNode ? join(dir, "dist") : join(root, "apps/agent/dist");
+const nodeOptions = releaseNodeOptions();
 execFileSync(node, [join(root, "apps/agent/build.mjs"), "--if-stale", "--outdir", dist], {
   stdio: "inherit",
 });
@@ -60,7 +63,7 @@ function startAgent(nodeId: "bench-bundle" | "bench-tsx", concurrency: number): 
   writeFileSync(seedFile, `${creds[nodeId === "bench-bundle" ? "bundle" : "tsx"].seed}\n`, { mode: 0o600 });
   const args =
     nodeId === "bench-bundle"
-      ? ["--require", join(dist, "threadpool.cjs"), join(dist, "vantage-agent.mjs")]
+      ? [...nodeOptions, "--require", join(dist, "threadpool.cjs"), join(dist, "vantage-agent.mjs")]
       : [
           "--require",
           join(root, "apps/agent/src/threadpool.cjs"),
@@ -97,6 +100,23 @@ function startAgent(nodeId: "bench-bundle" | "bench-tsx", concurrency: number): 
       return await exited;
     },
   };
+}
+
+/**
+ * Node's options on the release unit's ExecStart line, which must otherwise start the bundle as this bench
+ * does: `<node> [options] --require <dir>/threadpool.cjs <dir>/vantage-agent.mjs`.
+ */
+function releaseNodeOptions(): string[] {
+  const unit = readFileSync(join(root, "deploy/agent-release/vantage-agent.service"), "utf8");
+  const words = /^ExecStart=(.+)$/m.exec(unit)?.[1]?.trim().split(/\s+/) ?? [];
+  const dir = "/opt/vantage-agent/current";
+  const tail = ["--require", `${dir}/threadpool.cjs`, `${dir}/vantage-agent.mjs`];
+  if (words.length < 4 || words.slice(-3).join(" ") !== tail.join(" ")) {
+    throw new Error(
+      `the release unit's ExecStart is not \`<node> [options] ${tail.join(" ")}\`: update bench/agent.ts`,
+    );
+  }
+  return words.slice(1, -3);
 }
 
 /**
@@ -147,9 +167,13 @@ async function rssNow(pid: number): Promise<number> {
  * Idle RSS 10 s after the first heartbeat, and once settled: V8's memory reducer shrinks the heap grown
  * during start-up about 30 s after the allocations stop (BENCH_SETTLE_MS from the first heartbeat).
  */
-/** What Node itself takes, for reference: an empty program, and one that only loads the http client. */
+/**
+ * What Node itself takes, for reference, with the unit's options: an empty program, and one that only loads
+ * the http client, as the bundle does (require) and by an ES import (which on Node 24 also loads undici).
+ */
 async function reference(code: string) {
-  const child = spawn(node, ["--input-type=module", "-e", `${code}\nsetInterval(() => {}, 1000);`], {
+  const args = [...nodeOptions, "--input-type=module", "-e", `${code}\nsetInterval(() => {}, 1000);`];
+  const child = spawn(node, args, {
     stdio: "ignore",
   });
   await sleep(10_000);
@@ -215,10 +239,11 @@ async function round(agent: Agent, name: string, spec: () => object, budgetMs: n
 
 try {
   // The sources run on this process's Node (tsx, and raw-socket as node_modules has it built).
-  const [bundleIdle, tsxIdle, bare, withHttp] = await Promise.all([
+  const [bundleIdle, tsxIdle, bare, withHttp, withHttpImport] = await Promise.all([
     idle("bench-bundle"),
     otherNode ? Promise.resolve(undefined) : idle("bench-tsx"),
     reference(""),
+    reference('process.getBuiltinModule("node:http"); process.getBuiltinModule("node:https");'),
     reference('import "node:http"; import "node:https";'),
   ]);
 
@@ -246,11 +271,18 @@ try {
     );
   }
   const after = memory(agent.child.pid!).rss;
+  // Idle again: what an agent that has served jobs holds between them.
+  const roundsDone = performance.now();
+  await sleep(10_000);
+  const afterEarly = await rssNow(agent.child.pid!);
+  await sleep(Math.max(0, settleMs - (performance.now() - roundsDone)));
+  const afterSettled = await rssNow(agent.child.pid!);
+  const afterParts = memory(agent.child.pid!);
   const code = await agent.stop();
 
   process.stdout.write(
     `\nAgent footprint (Node ${nodeVersion}, ${jobs} jobs at once, VANTAGE_AGENT_CONCURRENCY=${jobs}, ` +
-      `UV_THREADPOOL_SIZE=${uvSize})\n\n`,
+      `UV_THREADPOOL_SIZE=${uvSize}; Node options from the release unit: ${nodeOptions.join(" ") || "none"})\n\n`,
   );
   printTable(
     [
@@ -281,12 +313,13 @@ try {
         : []),
       ["reference: an empty Node program", "-", fmt(bare.rss), "-", split(bare.parts)],
       [
-        "reference: Node with node:http, node:https loaded",
+        "reference: Node with node:http, node:https required",
         "-",
         fmt(withHttp.rss),
         "-",
         split(withHttp.parts),
       ],
+      ["reference: the same by ES import", "-", fmt(withHttpImport.rss), "-", split(withHttpImport.parts)],
     ],
   );
   process.stdout.write("\n");
@@ -301,7 +334,9 @@ try {
     ]),
   );
   process.stdout.write(
-    `\nRSS before the rounds ${fmt(before)} MiB, after ${fmt(after)} MiB; exit status on SIGTERM: ${code}` +
+    `\nRSS before the rounds ${fmt(before)} MiB, right after ${fmt(after)} MiB, idle after them ` +
+      `${fmt(afterEarly)} MiB (10 s), ${fmt(afterSettled)} MiB (settled, ${settleMs / 1000} s; anonymous / ` +
+      `file-backed ${split(afterParts)}); exit status on SIGTERM: ${code}` +
       `${isRoot ? "" : "; ping skipped: not root (raw ICMP sockets)"}\n`,
   );
 } finally {

@@ -294,6 +294,6 @@ if [ "$systemd" = 1 ]; then
     die "$unit_name is not running: journalctl -u vantage-agent -n 50 says why (exit status 2 is a configuration error)"
   fi
 else
-  say "--no-systemd: not started; run it as the unit would: $node --require $opt_dir/current/threadpool.cjs $opt_dir/current/vantage-agent.mjs (with $etc_dir/agent.env)"
+  say "--no-systemd: not started; run it as the unit would: $node --optimize-for-size --no-maglev --no-opt --require $opt_dir/current/threadpool.cjs $opt_dir/current/vantage-agent.mjs (with $etc_dir/agent.env)"
 fi
 [ "$changed" = 1 ] || say "nothing changed: release $version is installed and configured as given"

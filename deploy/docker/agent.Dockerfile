@@ -89,5 +89,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # SIGTERM: new jobs are refused, running ones finish (each at most 110 s), a last heartbeat says draining,
 # exit 0. Give it `stop_grace_period: 150s` (compose.yaml does), like the unit's TimeoutStopSec=150.
 STOPSIGNAL SIGTERM
-# One node process (PID 1, which handles SIGTERM itself), with the thread-pool preload as the unit runs it.
-ENTRYPOINT ["node", "--require", "/opt/vantage-agent/threadpool.cjs", "/opt/vantage-agent/vantage-agent.mjs"]
+# One node process (PID 1, which handles SIGTERM itself), with Node's options and the thread-pool preload
+# as the unit runs it (deploy/agent-release/vantage-agent.service says why those options).
+ENTRYPOINT ["node", "--optimize-for-size", "--no-maglev", "--no-opt", "--require", "/opt/vantage-agent/threadpool.cjs", "/opt/vantage-agent/vantage-agent.mjs"]

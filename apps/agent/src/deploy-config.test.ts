@@ -21,6 +21,7 @@ import {
 import { freePort, natsServerBinary, waitForPort } from "@vantage/testing";
 import { checkAuthorizationEnforced } from "@vantage/transport";
 import { describe, expect, it } from "vitest";
+import { AGENT_NODE_OPTIONS } from "./testing/agent-process.js";
 
 const repoFile = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const template = repoFile("deploy/nats/nats-server.conf");
@@ -205,5 +206,43 @@ describe("deploy/systemd and docs/operations.md", () => {
     });
     // tsx, which the units start the sources with, is a development dependency: --prod=false keeps it.
     expect(commands).toEqual(files.map((f) => [f, ["pnpm install --frozen-lockfile --prod=false"]]));
+  });
+});
+
+describe("the agent's launch lines", () => {
+  it("give Node the same options everywhere the agent is started", () => {
+    const options = (line: string | undefined, node: string, preload: string) => {
+      const words = (line ?? "").trim().split(/\s+/);
+      expect(words[0]).toBe(node);
+      const at = words.indexOf("--require");
+      expect(words.slice(at, at + 2)).toEqual(["--require", preload]);
+      return words.slice(1, at);
+    };
+    const execStart = (f: string) => /^ExecStart=(.+)$/m.exec(readFileSync(repoFile(f), "utf8"))?.[1];
+    expect(
+      options(
+        execStart("deploy/agent-release/vantage-agent.service"),
+        "/usr/bin/node",
+        "/opt/vantage-agent/current/threadpool.cjs",
+      ),
+    ).toEqual(AGENT_NODE_OPTIONS);
+    expect(
+      options(
+        execStart("deploy/systemd/vantage-agent.service"),
+        "/usr/bin/node",
+        "/opt/vantage/apps/agent/dist/threadpool.cjs",
+      ),
+    ).toEqual(AGENT_NODE_OPTIONS);
+    const dockerfile = readFileSync(repoFile("deploy/docker/agent.Dockerfile"), "utf8");
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.+\])$/m.exec(dockerfile)?.[1] ?? "[]") as string[];
+    expect(options(entrypoint.join(" "), "node", "/opt/vantage-agent/threadpool.cjs")).toEqual(
+      AGENT_NODE_OPTIONS,
+    );
+    const install = readFileSync(repoFile("deploy/install-agent.sh"), "utf8");
+    expect(install).toContain(
+      `$node ${AGENT_NODE_OPTIONS.join(" ")} --require $opt_dir/current/threadpool.cjs`,
+    );
+    const readme = readFileSync(repoFile("deploy/agent-release/README.md"), "utf8");
+    expect(readme).toContain(`node ${AGENT_NODE_OPTIONS.join(" ")} --require /opt/vantage-agent/current/`);
   });
 });

@@ -20,7 +20,7 @@ import { type Heartbeat, heartbeatSchema, jobReplySchema } from "@vantage/protoc
 import { type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsControllerTransport } from "@vantage/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { job, linesAtLeast, until } from "./testing/agent-process.js";
+import { AGENT_NODE_OPTIONS, job, linesAtLeast, until } from "./testing/agent-process.js";
 
 /**
  * The operator's path end to end: `pnpm release:agent`'s tarball, unpacked, installed by its own
@@ -181,7 +181,7 @@ describe("the agent's release tarball", () => {
     const unit = readFileSync(join(releaseDir, "vantage-agent.service"), "utf8");
     expect(unit).toContain("AmbientCapabilities=CAP_NET_RAW");
     expect(unit).toContain(
-      "ExecStart=/usr/bin/node --require /opt/vantage-agent/current/threadpool.cjs /opt/vantage-agent/current/vantage-agent.mjs",
+      "ExecStart=/usr/bin/node --optimize-for-size --no-maglev --no-opt --require /opt/vantage-agent/current/threadpool.cjs /opt/vantage-agent/current/vantage-agent.mjs",
     );
   });
 
@@ -217,6 +217,7 @@ describe("the agent's release tarball", () => {
     const unit = readFileSync(join(prefix, "etc/systemd/system/vantage-agent.service"), "utf8");
     const execStart = /^ExecStart=(.+)$/m.exec(unit)?.[1]?.split(" ") ?? [];
     expect(execStart.slice(1)).toEqual([
+      ...AGENT_NODE_OPTIONS,
       "--require",
       `${prefix}/opt/vantage-agent/current/threadpool.cjs`,
       `${prefix}/opt/vantage-agent/current/vantage-agent.mjs`,

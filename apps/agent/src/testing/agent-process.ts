@@ -65,3 +65,6 @@ export function job(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** Node's options on every launch line of the agent (deploy/agent-release/vantage-agent.service says why). */
+export const AGENT_NODE_OPTIONS = ["--optimize-for-size", "--no-maglev", "--no-opt"];
