@@ -3,7 +3,7 @@ import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { eventTypeOf, makeEvents, makeReminders } from "./events.js";
+import { alertWorkWaiting, eventTypeOf, makeEvents, makeReminders } from "./events.js";
 
 describe("which changes alert", () => {
   it("down on any change to down, up only after down, nothing for a new monitor's first up", () => {
@@ -178,5 +178,57 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     // Up again: no more reminders.
     await k.updateTable("monitors").set({ state: "up" }).where("id", "=", mon).execute();
     expect((await makeReminders(k, at(40))).events).toBe(0);
+  });
+
+  it("tells the notifier whether a round has anything to do: a change, a due reminder or a due delivery", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    // The file's database: what the earlier tests left is done with.
+    await k.deleteFrom("alert_deliveries").execute();
+    await k.deleteFrom("alert_policies").execute();
+    await k.updateTable("monitor_state_changes").set({ alerted_at: new Date() }).execute();
+    expect(await alertWorkWaiting(k)).toBe(false);
+
+    const u = await newUser(t, "waiting");
+    const mon = `mon_wait_${kind}`;
+    const since = new Date(Date.now() - 4 * 60_000);
+    await insertMonitor(k, mon, u.userId, { name: "site", state: "down", state_changed_at: since });
+    await k
+      .insertInto("alert_channels")
+      .values({
+        id: `ch_w_${kind}`,
+        owner_id: u.userId,
+        name: "w",
+        type: "webhook",
+        config: "{}",
+        secrets: null,
+      })
+      .execute();
+    await k
+      .insertInto("alert_policies")
+      .values({
+        id: `pol_w_${kind}`,
+        owner_id: u.userId,
+        name: "w",
+        monitor_id: mon,
+        channel_ids: [`ch_w_${kind}`],
+        reminder_minutes: 5,
+      })
+      .execute();
+    // Down 4 minutes with a 5-minute reminder: nothing yet; in two minutes the reminder is due.
+    expect(await alertWorkWaiting(k)).toBe(false);
+    expect(await alertWorkWaiting(k, new Date(Date.now() + 2 * 60_000))).toBe(true);
+
+    // A state change not yet turned into events.
+    await k
+      .insertInto("monitor_state_changes")
+      .values({ id: `msc_w_${kind}`, monitor_id: mon, slot: since, from_state: "up", to_state: "down" })
+      .execute();
+    expect(await alertWorkWaiting(k)).toBe(true);
+    expect((await makeEvents(k)).deliveries).toBe(1);
+    // Its delivery is due now; once sent, nothing waits.
+    expect(await alertWorkWaiting(k)).toBe(true);
+    await k.updateTable("alert_deliveries").set({ status: "sent" }).execute();
+    expect(await alertWorkWaiting(k)).toBe(false);
   });
 });
