@@ -244,5 +244,15 @@ describe("the agent's launch lines", () => {
     );
     const readme = readFileSync(repoFile("deploy/agent-release/README.md"), "utf8");
     expect(readme).toContain(`node ${AGENT_NODE_OPTIONS.join(" ")} --require /opt/vantage-agent/current/`);
+    // `pnpm agent` (the agent from a checkout) and the container docs run the same line.
+    const scripts = (
+      JSON.parse(readFileSync(repoFile("package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts.agent).toContain(
+      `node ${AGENT_NODE_OPTIONS.join(" ")} --require ./apps/agent/dist/threadpool.cjs`,
+    );
+    expect(readFileSync(repoFile("docs/containers.md"), "utf8")).toContain(
+      `node ${AGENT_NODE_OPTIONS.join(" ")} --require /opt/vantage-agent/threadpool.cjs`,
+    );
   });
 });
