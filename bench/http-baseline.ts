@@ -19,6 +19,8 @@ import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
  *
  * BENCH_CONTROLLER=<path of a built main.mjs> measures another build (e.g. an earlier commit's, built into
  * a folder beside apps/controller/dist so its packages resolve) in place of the current one.
+ * BENCH_COMPARE=<path of a built main.mjs> measures such a build as well, in the same rounds (its two routes
+ * after the current build's): a before/after in one run, both under the same drift.
  *
  * BENCH_PROFILE=1 also runs both servers under `--cpu-prof` and prints where their CPU went while each
  * route was loaded in the last round (self time of the busy samples, by area and by function). Profiling
@@ -47,10 +49,26 @@ const controller = await startServer(
   profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
 );
 
+const compareDir = process.env.BENCH_COMPARE ? mkdtempSync(join(tmpdir(), "vantage-bench-")) : undefined;
+const compared =
+  process.env.BENCH_COMPARE && compareDir
+    ? await startServer(process.env.BENCH_COMPARE, {
+        VANTAGE_DATA_DIR: compareDir,
+        VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
+      })
+    : undefined;
+const servers = compared ? [hello, controller, compared] : [hello, controller];
+
 const targets = [
   { name: "hono hello-world", server: hello, url: `${hello.url}/` },
   { name: "controller GET /healthz", server: controller, url: `${controller.url}/healthz` },
   { name: "controller GET /v1/nodes", server: controller, url: `${controller.url}/v1/nodes` },
+  ...(compared
+    ? [
+        { name: "compared GET /healthz", server: compared, url: `${compared.url}/healthz` },
+        { name: "compared GET /v1/nodes", server: compared, url: `${compared.url}/v1/nodes` },
+      ]
+    : []),
 ];
 interface Phase {
   result: LoadResult;
@@ -60,8 +78,7 @@ interface Phase {
 const phases: Phase[][] = targets.map(() => []);
 for (let round = 0; round < rounds; round++) {
   for (const [i, t] of targets.entries()) {
-    const other = t.server === hello ? controller : hello;
-    other.pause();
+    for (const other of servers) if (other !== t.server) other.pause();
     t.server.resume();
     const result = await load(t.name, t.url, { seconds, cpu: t.server.cpuSeconds });
     // The load phase is the last `seconds` before now (the warm-up second comes before it).
@@ -69,8 +86,9 @@ for (let round = 0; round < rounds; round++) {
     phases[i]!.push({ result, from: to - seconds * 1000, to });
   }
 }
-hello.resume();
-controller.resume();
+for (const server of servers) server.resume();
+if (compared) await compared.stop();
+if (compareDir) rmSync(compareDir, { recursive: true, force: true });
 await hello.stop();
 const helloExited = Date.now();
 await controller.stop();
@@ -130,7 +148,7 @@ printTable(
 if (profile) {
   const cpu = readMainProfile(profileDir);
   const helloCpu = readMainProfile(helloProfileDir);
-  const windows = targets.map((t, i) => ({
+  const windows = targets.slice(0, 3).map((t, i) => ({
     cpu: t.server === hello ? helloCpu : cpu,
     exited: t.server === hello ? helloExited : exited,
     ...phases[i]!.at(-1)!,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TurnBatch } from "./logger.js";
+import { accessLog, createLogger, flushLogger, hundredths, TurnBatch } from "./logger.js";
 
 /** A sink that records each write it is handed, as sonic-boom (buffer mode) would receive them. */
 function recordingSink() {
@@ -63,5 +63,44 @@ describe("log line batching", () => {
     batch.write("last\n");
     batch.flushSync();
     expect(writes).toEqual(["first\n", big, "last\n"]);
+  });
+});
+
+describe("access log line", () => {
+  it("is the line log.info writes for the same fields: same keys in the same order, ms in hundredths", () => {
+    const { writes, sink } = recordingSink();
+    const log = createLogger("info", "vantage-controller", sink);
+    const write = accessLog(log);
+    const cases: [string, string, number, number][] = [
+      ["/healthz", "GET", 200, 0.004],
+      ["/v1/nodes", "HEAD", 404, 0.07],
+      ['/a "quoted" \\ path', "POST", 400, 1.5],
+      ["/節點/ü", "DELETE", 204, 12.345],
+      ["/slow", "GET", 503, 30_000.999],
+    ];
+    for (const [path, method, status, ms] of cases) {
+      write("req_abc-1.2:3", method, path, status, ms);
+      log.info(
+        { request_id: "req_abc-1.2:3", method, path, status, ms: Math.round(ms * 100) / 100 },
+        "request",
+      );
+    }
+    flushLogger(log);
+    const lines = writes.join("").split("\n").filter(Boolean);
+    expect(lines).toHaveLength(2 * cases.length);
+    const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":""');
+    for (let i = 0; i < cases.length; i++) {
+      const [direct, viaPino] = [lines[2 * i]!, lines[2 * i + 1]!];
+      expect(withoutTime(direct)).toBe(withoutTime(viaPino));
+      expect(JSON.parse(direct)).toMatchObject({ path: cases[i]![0], msg: "request", level: 30 });
+    }
+  });
+
+  it("formats ms as String(Math.round(ms * 100) / 100) does", () => {
+    const values = [0, 0.001, 0.005, 0.015, 0.1, 0.25, 0.999, 1, 9.99, 10.01, 99.5, 1e6 + 0.07, 123456.789];
+    for (let h = 0; h < 20_000; h += 7) values.push(h / 100, h / 100 + 0.004, h / 1000);
+    for (const ms of values) expect(hundredths(ms)).toBe(String(Math.round(ms * 100) / 100));
+    // Out of the whole-number range: the plain formatting.
+    expect(hundredths(3e9)).toBe(String(3e9));
   });
 });

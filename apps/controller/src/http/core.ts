@@ -7,7 +7,7 @@ import { resolveClientIp } from "./client-ip.js";
 import type { AppBindings, AppEnv, RequestState } from "./context.js";
 import { errorBody } from "./errors.js";
 import { CoreResponse, setCoreHeaders } from "./listen.js";
-import type { HttpMetrics } from "./metrics.js";
+import type { HttpMetrics, RouteSeries } from "./metrics.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
 import { type HeaderTarget, PageHeaders } from "./security-headers.js";
@@ -25,7 +25,7 @@ export interface CoreOptions {
 /** The methods whose requests may carry a body: only these go through the body guard. */
 const BODY_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
 
-/** Route patterns by `METHOD path`, learnt as requests come; cleared when it grows past this. */
+/** Routes learnt per method (by path) before that method's are forgotten. */
 const ROUTE_CACHE_MAX = 10_000;
 
 /**
@@ -63,7 +63,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
     metrics: opts.metrics,
     pages: new PageHeaders(),
     log: opts.log,
-    routeOf: routeCache(app, guard),
+    routeOf: routeCache(app, guard, opts.metrics),
   };
   const dispatch = app.fetch;
 
@@ -138,8 +138,17 @@ interface Core {
   metrics: HttpMetrics | undefined;
   pages: PageHeaders;
   log: Logger;
-  routeOf: (method: string, path: string) => string;
+  routeOf: (method: string, path: string) => Route;
 }
+
+/** A route as the core knows it: its pattern and, when requests are counted, its series. */
+interface Route {
+  pattern: string;
+  series: RouteSeries | undefined;
+}
+
+/** What a request that no route serves, or one the core does not record by route, is recorded as. */
+const NO_ROUTE: Route = { pattern: "", series: undefined };
 
 /**
  * One request as the core sees it, and its state (`c.env.vantage`). A class rather than closures: nothing
@@ -177,8 +186,10 @@ class Exchange implements RequestState {
     const { method, core } = this;
     const res = this.outgoing ? answer : withHeaders(answer, this.requestId);
     const reading = method === "GET" || method === "HEAD";
-    const route = core.metrics || reading ? core.routeOf(method, this.path) : "";
-    const securing = reading ? core.pages.apply(res, route, this.outgoing ?? headersOf(res)) : undefined;
+    const route = core.metrics || reading ? core.routeOf(method, this.path) : NO_ROUTE;
+    const securing = reading
+      ? core.pages.apply(res, route.pattern, this.outgoing ?? headersOf(res))
+      : undefined;
     return securing ? securing.then(() => this.record(res, route)) : this.record(res, route);
   }
 
@@ -194,10 +205,10 @@ class Exchange implements RequestState {
     );
   }
 
-  private record(res: Response, route: string): Response {
+  private record(res: Response, route: Route): Response {
     const ms = performance.now() - this.start;
-    this.core.metrics?.observe(this.method, route, res.status, ms / 1000);
-    this.core.writeAccess?.(this.requestId, this.method, this.path, res.status, Math.round(ms * 100) / 100);
+    route.series?.observe(res.status, ms / 1000);
+    this.core.writeAccess?.(this.requestId, this.method, this.path, res.status, ms);
     return res;
   }
 }
@@ -207,16 +218,28 @@ function headersOf(res: Response): HeaderTarget {
   return { setHeader: (name, value) => res.headers.set(name, value) };
 }
 
-/** Route patterns by `METHOD path`, learnt as requests come; cleared when it grows past ROUTE_CACHE_MAX. */
-function routeCache(app: Router, skip: unknown): (method: string, path: string) => string {
-  const routes = new Map<string, string>();
+/**
+ * Routes by method and path, learnt as requests come; a method's paths are forgotten when they grow past
+ * ROUTE_CACHE_MAX. Keyed by method, then path: no key string is built per request.
+ */
+function routeCache(
+  app: Router,
+  skip: unknown,
+  metrics: HttpMetrics | undefined,
+): (method: string, path: string) => Route {
+  const byMethod = new Map<string, Map<string, Route>>();
   return (method, path) => {
-    const key = `${method} ${path}`;
-    let route = routes.get(key);
+    let routes = byMethod.get(method);
+    if (routes === undefined) {
+      routes = new Map();
+      byMethod.set(method, routes);
+    }
+    let route = routes.get(path);
     if (route === undefined) {
-      route = patternOf(app, method === "HEAD" ? "GET" : method, path, skip);
+      const pattern = patternOf(app, method === "HEAD" ? "GET" : method, path, skip);
+      route = { pattern, series: metrics?.route(method, pattern) };
       if (routes.size >= ROUTE_CACHE_MAX) routes.clear();
-      routes.set(key, route);
+      routes.set(path, route);
     }
     return route;
   };

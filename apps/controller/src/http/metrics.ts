@@ -16,31 +16,30 @@ interface Series {
  */
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly series = new Map<string, Series>();
+  private readonly routes = new Map<string, RouteSeries>();
+  /** Every series, in the order they were first observed (the order they are rendered in). */
+  private readonly series: Series[] = [];
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "vantage_" });
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    let s = this.series.get(key);
-    if (!s) {
-      s = {
-        labels: `method="${esc(method)}",route="${esc(route)}",status="${status}"`,
-        count: 0,
-        sum: 0,
-        bucketCounts: buckets.map(() => 0),
-      };
-      this.series.set(key, s);
+    this.route(method, route).observe(status, seconds);
+  }
+
+  /**
+   * The series of one method and route pattern, to keep and observe by status: the core holds one per
+   * route it has seen, so a request costs no label string and no lookup by one.
+   */
+  route(method: string, route: string): RouteSeries {
+    const key = `${method} ${route}`;
+    let r = this.routes.get(key);
+    if (!r) {
+      r = new RouteSeries(method, route, (s) => this.series.push(s));
+      this.routes.set(key, r);
     }
-    s.count++;
-    s.sum += seconds;
-    // One counter per request (the first bucket that holds it); `text()` sums them into Prometheus'
-    // cumulative `le` buckets. Latencies above the last bound are counted by `count` (+Inf) alone.
-    let i = 0;
-    while (i < buckets.length && seconds > buckets[i]!) i++;
-    if (i < buckets.length) s.bucketCounts[i]!++;
+    return r;
   }
 
   async text(): Promise<string> {
@@ -48,12 +47,12 @@ export class HttpMetrics {
       "# HELP vantage_http_requests_total HTTP requests by method, route and status",
       "# TYPE vantage_http_requests_total counter",
     ];
-    for (const s of this.series.values()) out.push(`vantage_http_requests_total{${s.labels}} ${s.count}`);
+    for (const s of this.series) out.push(`vantage_http_requests_total{${s.labels}} ${s.count}`);
     out.push(
       "# HELP vantage_http_request_duration_seconds HTTP request latency by method, route and status",
       "# TYPE vantage_http_request_duration_seconds histogram",
     );
-    for (const s of this.series.values()) {
+    for (const s of this.series) {
       let cumulative = 0;
       buckets.forEach((b, i) => {
         cumulative += s.bucketCounts[i]!;
@@ -68,6 +67,39 @@ export class HttpMetrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+}
+
+/** The series of one method and route pattern, by status. */
+export class RouteSeries {
+  /** Indexed by status code: a status is a small whole number. */
+  private readonly byStatus: (Series | undefined)[] = [];
+
+  constructor(
+    private readonly method: string,
+    private readonly route: string,
+    private readonly added: (s: Series) => void,
+  ) {}
+
+  observe(status: number, seconds: number): void {
+    let s = this.byStatus[status];
+    if (!s) {
+      s = {
+        labels: `method="${esc(this.method)}",route="${esc(this.route)}",status="${status}"`,
+        count: 0,
+        sum: 0,
+        bucketCounts: buckets.map(() => 0),
+      };
+      this.byStatus[status] = s;
+      this.added(s);
+    }
+    s.count++;
+    s.sum += seconds;
+    // One counter per request (the first bucket that holds it); `text()` sums them into Prometheus'
+    // cumulative `le` buckets. Latencies above the last bound are counted by `count` (+Inf) alone.
+    let i = 0;
+    while (i < buckets.length && seconds > buckets[i]!) i++;
+    if (i < buckets.length) s.bucketCounts[i]!++;
   }
 }
 
