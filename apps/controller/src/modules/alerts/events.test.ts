@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
-import { dbKinds } from "../../testing/test-app.js";
+import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { alertWorkWaiting, eventTypeOf, makeEvents, makeReminders } from "./events.js";
 
@@ -19,6 +19,27 @@ describe("which changes alert", () => {
 
 describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
   const db = useTestDb(kind);
+
+  /** A webhook channel `ch_<tag>` and a policy `pol_<tag>` on the monitor reminding every 5 minutes. */
+  const remindingPolicy = async (t: TestApp, ownerId: string, monitorId: string, tag: string) => {
+    const k = t.db.kysely;
+    const channel = `ch_${tag}_${kind}`;
+    await k
+      .insertInto("alert_channels")
+      .values({ id: channel, owner_id: ownerId, name: tag, type: "webhook", config: "{}", secrets: null })
+      .execute();
+    await k
+      .insertInto("alert_policies")
+      .values({
+        id: `pol_${tag}_${kind}`,
+        owner_id: ownerId,
+        name: tag,
+        monitor_id: monitorId,
+        channel_ids: [channel],
+        reminder_minutes: 5,
+      })
+      .execute();
+  };
 
   it("each change becomes one event per matching policy and one delivery per channel, once, however many notifiers", async () => {
     const t = db.app("b");
@@ -133,28 +154,7 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     const mon = `mon_remind_${kind}`;
     const since = new Date(Date.UTC(2026, 10, 24, 12, 0));
     await insertMonitor(k, mon, u.userId, { name: "site", state: "down", state_changed_at: since });
-    await k
-      .insertInto("alert_channels")
-      .values({
-        id: `ch_r_${kind}`,
-        owner_id: u.userId,
-        name: "r",
-        type: "webhook",
-        config: "{}",
-        secrets: null,
-      })
-      .execute();
-    await k
-      .insertInto("alert_policies")
-      .values({
-        id: `pol_r_${kind}`,
-        owner_id: u.userId,
-        name: "r",
-        monitor_id: mon,
-        channel_ids: [`ch_r_${kind}`],
-        reminder_minutes: 5,
-      })
-      .execute();
+    await remindingPolicy(t, u.userId, mon, "r");
     const at = (min: number) => new Date(since.getTime() + min * 60_000);
     expect((await makeReminders(k, at(4))).events).toBe(0);
     // 12 minutes down: the second reminder is due (the first was missed): one event, not two.
@@ -193,28 +193,7 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     const mon = `mon_wait_${kind}`;
     const since = new Date(Date.now() - 4 * 60_000);
     await insertMonitor(k, mon, u.userId, { name: "site", state: "down", state_changed_at: since });
-    await k
-      .insertInto("alert_channels")
-      .values({
-        id: `ch_w_${kind}`,
-        owner_id: u.userId,
-        name: "w",
-        type: "webhook",
-        config: "{}",
-        secrets: null,
-      })
-      .execute();
-    await k
-      .insertInto("alert_policies")
-      .values({
-        id: `pol_w_${kind}`,
-        owner_id: u.userId,
-        name: "w",
-        monitor_id: mon,
-        channel_ids: [`ch_w_${kind}`],
-        reminder_minutes: 5,
-      })
-      .execute();
+    await remindingPolicy(t, u.userId, mon, "w");
     // Down 4 minutes with a 5-minute reminder: nothing yet; in two minutes the reminder is due.
     expect(await alertWorkWaiting(k)).toBe(false);
     expect(await alertWorkWaiting(k, new Date(Date.now() + 2 * 60_000))).toBe(true);
