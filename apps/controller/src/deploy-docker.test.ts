@@ -132,7 +132,7 @@ describe("deploy/docker Dockerfiles", () => {
   it("agent.Dockerfile starts the bundle with the thread-pool preload, from the three files only", () => {
     const text = dockerfile("agent.Dockerfile");
     expect(text).toContain(
-      'ENTRYPOINT ["node", "--require", "/opt/vantage-agent/threadpool.cjs", "/opt/vantage-agent/vantage-agent.mjs"]',
+      'ENTRYPOINT ["node", "--optimize-for-size", "--no-maglev", "--no-opt", "--require", "/opt/vantage-agent/threadpool.cjs", "/opt/vantage-agent/vantage-agent.mjs"]',
     );
     expect(text).toMatch(/setcap cap_net_raw\+ep /);
   });

@@ -1,105 +1,12 @@
-import type { HostLookup } from "@vantage/probes";
-import type { DnsTestServer } from "@vantage/probes/testing/dns-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type IpData, openIpData } from "../ip/database.js";
-import { runLookup } from "../registry.js";
-import { failure } from "../testing/failure.js";
-import type { LookupContext } from "../types.js";
+import { describe, expect, it } from "vitest";
 import { openReputationData } from "./data.js";
-import type { ReputationData } from "./datasets.js";
-import { type DnsblZone, parseDnsblZones } from "./dnsbl.js";
-import { reputationLookup } from "./lookup.js";
-import { type ReputationResult, reputationResultSchema } from "./schema.js";
-import { closedPort, type FixtureRecord, startDnsServer, startFixtureDns } from "./testing/dnsbl-server.js";
-import { addr, fixtureIpData, removeTempDirs, tempDir, writeDataDir } from "./testing/fixtures.js";
+import { parseDnsblZones } from "./dnsbl.js";
+import { closedPort, type FixtureRecord, startFixtureDns } from "./testing/dnsbl-server.js";
+import { addr, writeDataDir } from "./testing/fixtures.js";
+import { rev, signals, useReputationFixture, zones } from "./testing/lookup-fixture.js";
 
-/*
- * Every DNS query goes to a loopback server on a random port (ctx.dnsServer, ctx.reputation.dnsbl.server)
- * and every name resolves through a fake HostLookup: nothing leaves 127.0.0.1.
- */
-
-const rev = (ip: string) => ip.split(".").reverse().join(".");
-const records: FixtureRecord[] = [
-  // The Tor exit: a forward-confirmed PTR that says so.
-  { name: `${rev(addr.torOnHosting)}.in-addr.arpa`, type: "PTR", data: "tor-exit.relay.example.test" },
-  { name: "tor-exit.relay.example.test", type: "A", data: addr.torOnHosting },
-  // The clean address: confirmed, plain name; listed nowhere.
-  { name: `${rev(addr.clean)}.in-addr.arpa`, type: "PTR", data: "mail.fixture-isp.example.test" },
-  { name: "mail.fixture-isp.example.test", type: "A", data: addr.clean },
-  // The residential address: a dynamic name that resolves elsewhere (not confirmed), on the PBL.
-  {
-    name: `${rev(addr.residential)}.in-addr.arpa`,
-    type: "PTR",
-    data: "dsl-81-2-3-5.dyn.broadband.example.test",
-  },
-  { name: "dsl-81-2-3-5.dyn.broadband.example.test", type: "A", data: "81.2.3.99" },
-  { name: `${rev(addr.residential)}.zen.fixture.test`, type: "A", data: "127.0.0.10" },
-  // The datacenter address: SBL, and an open HTTP proxy on DroneBL.
-  { name: `${rev(addr.datacenter)}.in-addr.arpa`, type: "PTR", data: "srv1.colo.example.test" },
-  { name: "srv1.colo.example.test", type: "A", data: addr.datacenter },
-  { name: `${rev(addr.datacenter)}.zen.fixture.test`, type: "A", data: "127.0.0.2" },
-  { name: `${rev(addr.datacenter)}.drone.fixture.test`, type: "A", data: "127.0.0.9" },
-  // The cloud address: XBL (127.0.0.4); the error zone answers 127.255.255.254 for it.
-  { name: `${rev(addr.cloud)}.zen.fixture.test`, type: "A", data: "127.0.0.4" },
-  { name: `${rev(addr.clean)}.error.fixture.test`, type: "A", data: "127.255.255.254" },
-  { name: `${rev(addr.cloud)}.error.fixture.test`, type: "A", data: "127.255.255.254" },
-  // Tor's DNSEL (asked here, on loopback): the listed exit, and an exit the bulk list does not know yet.
-  { name: `${rev(addr.torOnHosting)}.dnsel.torproject.org`, type: "A", data: "127.0.0.2" },
-  { name: `${rev(addr.clean)}.dnsel.torproject.org`, type: "A", data: "127.0.0.2" },
-  // The zones exist (so a name under them that is absent is NXDOMAIN from the zone, as a real list answers).
-  { name: "zen.fixture.test", type: "A", data: "127.0.0.1" },
-];
-
-let dns: DnsTestServer;
-let silent: DnsTestServer;
-let data: ReputationData;
-beforeAll(async () => {
-  dns = await startFixtureDns(records, {
-    servfail: ["servfail.fixture.test"],
-    silent: ["silent.fixture.test"],
-  });
-  silent = await startDnsServer(() => null);
-  data = await openReputationData({ dir: await writeDataDir() });
-});
-afterAll(async () => {
-  await dns.close();
-  await silent.close();
-  await removeTempDirs();
-});
-
-const zones = parseDnsblZones("zen.fixture.test=spamhaus,drone.fixture.test=dronebl");
-
-const names: Record<string, string[]> = {
-  "tor.example.test": [addr.torOnHosting, "2a0b:f00::7"],
-  "docs.example.test": ["192.0.2.10"],
-  "v6.example.test": ["2a0b:f00:0:0:0:0:0:7"],
-  "empty.example.test": [],
-};
-const hostLookup: HostLookup = async (host) => {
-  const found = names[host];
-  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
-  return found.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-};
-
-const ctx = (extra: Partial<LookupContext> = {}, dnsbl: DnsblZone[] = zones): LookupContext => ({
-  allowPrivate: true,
-  dnsServer: `127.0.0.1:${dns.port}`,
-  timeoutMs: 2000,
-  ipData: fixtureIpData,
-  lookup: hostLookup,
-  reputation: { data, dnsbl: { zones: dnsbl } },
-  ...extra,
-});
-
-async function check(q: string, c: LookupContext = ctx()): Promise<ReputationResult> {
-  const result = await runLookup("reputation", { q }, c);
-  expect(reputationResultSchema.parse(result)).toEqual(result);
-  const sum = result.evidence.reduce((s, e) => s + e.weight, 0);
-  if (result.score !== null) expect(result.score_capped ? Math.min(100, sum) : sum).toBe(result.score);
-  return result;
-}
-
-const signals = (r: ReputationResult) => r.evidence.map((e) => [e.signal, e.weight]);
+/** Scores, Tor's DNSEL and what could not be checked, on the loopback fixture DNS (see lookup-fixture.ts). */
+const { fx, ctx, check } = useReputationFixture();
 
 describe("reputation lookup: scores from the fixture data, IP data and loopback DNS", () => {
   it("a Tor exit on a hosting ASN: critical, tagged tor and hosting", async () => {
@@ -274,7 +181,7 @@ describe("reputation lookup: what could not be checked", () => {
       ctx({}, parseDnsblZones("servfail.fixture.test,zen.fixture.test=spamhaus")),
     );
     expect(r.signals_unavailable).toEqual([
-      { signal: "dnsbl:servfail.fixture.test", reason: `127.0.0.1:${dns.port} answered SERVFAIL` },
+      { signal: "dnsbl:servfail.fixture.test", reason: `127.0.0.1:${fx.dns.port} answered SERVFAIL` },
     ]);
     expect(r.signals_checked).toContain("dnsbl:zen.fixture.test");
     expect(signals(r)).toEqual([
@@ -288,7 +195,7 @@ describe("reputation lookup: what could not be checked", () => {
     const started = performance.now();
     const r = await check(
       addr.torOnHosting,
-      ctx({ timeoutMs: 1000, reputation: { data, dnsbl: { zones, server: `127.0.0.1:${port}` } } }),
+      ctx({ timeoutMs: 1000, reputation: { data: fx.data, dnsbl: { zones, server: `127.0.0.1:${port}` } } }),
     );
     // The closed port answers ICMP port unreachable: refused at once, not waited out.
     expect(performance.now() - started).toBeLessThan(500);
@@ -303,7 +210,10 @@ describe("reputation lookup: what could not be checked", () => {
 
   it("a silent resolver: DNSBL and rDNS unavailable, the answer within the deadline", async () => {
     const started = performance.now();
-    const r = await check(addr.torOnHosting, ctx({ timeoutMs: 1000, dnsServer: `127.0.0.1:${silent.port}` }));
+    const r = await check(
+      addr.torOnHosting,
+      ctx({ timeoutMs: 1000, dnsServer: `127.0.0.1:${fx.silent.port}` }),
+    );
     expect(performance.now() - started).toBeLessThan(1000);
     expect(r.signals_unavailable.map((s) => s.signal)).toEqual([
       "dnsbl:zen.fixture.test",
@@ -328,7 +238,10 @@ describe("reputation lookup: what could not be checked", () => {
   it("guards the context's resolver (not the operator's DNSBL server) unless allowPrivate", async () => {
     const r = await check(
       addr.datacenter,
-      ctx({ allowPrivate: false, reputation: { data, dnsbl: { zones, server: `127.0.0.1:${dns.port}` } } }),
+      ctx({
+        allowPrivate: false,
+        reputation: { data: fx.data, dnsbl: { zones, server: `127.0.0.1:${fx.dns.port}` } },
+      }),
     );
     expect(r.signals_checked).toContain("dnsbl:zen.fixture.test");
     expect(r.signals_unavailable).toEqual([
@@ -342,7 +255,10 @@ describe("reputation lookup: what could not be checked", () => {
     ];
     const server = await startFixtureDns(records2, { servfail: ["broken.example.test"] });
     try {
-      const r = await check(addr.clean, ctx({ dnsServer: `127.0.0.1:${server.port}`, reputation: { data } }));
+      const r = await check(
+        addr.clean,
+        ctx({ dnsServer: `127.0.0.1:${server.port}`, reputation: { data: fx.data } }),
+      );
       expect(r.signals_checked).toContain("rdns");
       expect(r.signals_unavailable).toEqual([
         {
@@ -381,165 +297,9 @@ describe("reputation lookup: what could not be checked", () => {
   });
 
   it("rdns: false and no zones: no query at all", async () => {
-    const before = dns.seen.udp;
-    const r = await check(addr.clean, ctx({ reputation: { data, rdns: false } }));
-    expect(dns.seen.udp).toBe(before);
+    const before = fx.dns.seen.udp;
+    const r = await check(addr.clean, ctx({ reputation: { data: fx.data, rdns: false } }));
+    expect(fx.dns.seen.udp).toBe(before);
     expect(r.signals_checked).not.toContain("rdns");
-  });
-});
-
-describe("reputation lookup: reserved addresses and domains", () => {
-  it.each([
-    ["10.1.2.3", "private"],
-    ["127.0.0.1", "loopback"],
-    ["192.0.2.10", "documentation"],
-    ["::1", "loopback"],
-    ["fe80::1", "link_local"],
-  ])("%s is %s: not applicable, nothing asked", async (ip, range) => {
-    const before = dns.seen.udp;
-    const r = await check(ip);
-    expect(r).toMatchObject({
-      ip,
-      score: null,
-      risk_level: "not_applicable",
-      reserved: true,
-      range,
-      evidence: [],
-      types: [],
-      signals_checked: [],
-      signals_unavailable: [],
-      country: null,
-    });
-    expect(dns.seen.udp).toBe(before);
-  });
-
-  it("a domain is resolved and its first address scored; the answer says so", async () => {
-    const r = await check("Tor.Example.Test.");
-    expect(r).toMatchObject({
-      query: "tor.example.test",
-      domain: "tor.example.test",
-      ip: addr.torOnHosting,
-      score: 95,
-    });
-    const v6 = await check("v6.example.test");
-    expect(v6).toMatchObject({ domain: "v6.example.test", ip: addr.torV6 });
-  });
-
-  it("a domain resolving to a TEST-NET address is not applicable, with the domain set", async () => {
-    const r = await check("docs.example.test");
-    expect(r).toMatchObject({
-      domain: "docs.example.test",
-      ip: "192.0.2.10",
-      reserved: true,
-      range: "documentation",
-      risk_level: "not_applicable",
-    });
-  });
-
-  it("a domain without an address is not_found", async () => {
-    for (const q of ["missing.example.test", "empty.example.test"]) {
-      const error = await failure(runLookup("reputation", { q }, ctx()));
-      expect(error.code).toBe("not_found");
-      expect(error.message).toBe(`${q} has no address`);
-    }
-  });
-
-  it("a resolver that hangs is upstream_timeout; a lookup stopped by the caller too", async () => {
-    const hanging: HostLookup = () => new Promise(() => {});
-    const slow = await failure(
-      runLookup("reputation", { q: "tor.example.test" }, ctx({ lookup: hanging, timeoutMs: 200 })),
-    );
-    expect(slow.code).toBe("upstream_timeout");
-    expect(slow.message).toBe("no address for tor.example.test within 200 ms");
-    const caller = new AbortController();
-    const pending = runLookup(
-      "reputation",
-      { q: addr.clean },
-      ctx({ signal: caller.signal, dnsServer: `127.0.0.1:${silent.port}` }),
-    );
-    setTimeout(() => caller.abort(), 50);
-    const stopped = await failure(pending);
-    expect(stopped).toMatchObject({
-      code: "upstream_timeout",
-      message: "the lookup was stopped before an answer came",
-    });
-  });
-
-  it("fails unavailable without reputation data", async () => {
-    const error = await failure(
-      reputationLookup.run({ kind: "ip", ip: addr.clean }, ctx({ reputation: {} })),
-    );
-    expect(error).toMatchObject({ code: "unavailable", message: "the reputation data is not loaded" });
-  });
-});
-
-describe("reputation lookup: input", () => {
-  it.each([
-    [" 45.10.0.7 ", { kind: "ip", ip: "45.10.0.7" }],
-    ["[2A0B:F00::7]", { kind: "ip", ip: "2a0b:f00::7" }],
-    ["Example.COM.", { kind: "domain", domain: "example.com" }],
-    ["bücher.example", { kind: "domain", domain: "xn--bcher-kva.example" }],
-  ])("%j → %j", (q, expected) => {
-    expect(reputationLookup.inputSchema.parse({ q })).toEqual(expected);
-  });
-
-  it.each([
-    [{ q: "10.0.0.0/8" }, "q", "expected one IP address, not a network (CIDR)"],
-    [{ q: "1.2.3" }, "q", "expected an IPv4 or IPv6 address"],
-    [
-      { q: "not a name" },
-      "q",
-      "expected an IP address or a domain name: expected a domain name: labels of 1–63",
-    ],
-    [{ q: "" }, "q", "expected an IP address or a domain name: expected a domain name"],
-    [{ q: "1.2.3.4", extra: 1 }, "extra", "unknown field"],
-    [{}, "q", ""],
-  ])("%j → invalid_input at %s", async (input, path, message) => {
-    const error = await failure(runLookup("reputation", input, ctx()));
-    expect(error.code).toBe("invalid_input");
-    expect(error.issues[0]?.path).toBe(path);
-    expect(error.issues[0]?.message).toContain(message);
-  });
-});
-
-describe("reputation lookup: the shipped data with the real IP data (no DNS checks)", () => {
-  let shipped: ReputationData;
-  let ipData: IpData;
-  beforeAll(async () => {
-    shipped = await openReputationData();
-    ipData = await openIpData({ cacheDir: await tempDir("ip-cache") });
-  }, 60_000);
-
-  const real = (): LookupContext => ({
-    allowPrivate: false,
-    ipData,
-    reputation: { data: shipped, rdns: false },
-  });
-
-  it("a DigitalOcean droplet address: medium 25, hosting", async () => {
-    const r = await check("159.203.0.1", real());
-    expect(r).toMatchObject({
-      score: 25,
-      risk_level: "medium",
-      types: ["hosting"],
-      asn: "AS14061",
-      isp: "DigitalOcean, LLC",
-    });
-    expect(r.evidence[0]?.description).toMatch(
-      /^AS14061 \(DigitalOcean, LLC\) is a hosting ASN, it is in digitalocean's published cloud ranges/,
-    );
-    expect(r.data_versions).toMatchObject({ tor_exits: "2024-02-27", hosting_asns: "2026-08-22" });
-    expect(r.signals_unavailable).toEqual([]);
-  });
-
-  it("a Tor exit of the shipped list on the Tor-exit operators' AS: critical, tor and vpn", async () => {
-    const r = await check("185.220.101.1", real());
-    expect(r.types).toEqual(expect.arrayContaining(["tor", "vpn"]));
-    expect(r.risk_level).toBe("critical");
-  });
-
-  it("a broadband address: low 0", async () => {
-    const r = await check("81.2.69.142", real());
-    expect(r).toMatchObject({ score: 0, risk_level: "low", asn: "AS20712" });
   });
 });
