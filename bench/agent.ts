@@ -190,13 +190,17 @@ async function idle(nodeId: "bench-bundle" | "bench-tsx") {
   const started = performance.now();
   await untilHeartbeat(nodeId, agent);
   const joined = performance.now();
-  await sleep(10_000);
-  const early = await rssNow(agent.child.pid!);
-  await sleep(Math.max(0, settleMs - (performance.now() - joined)));
-  const settled = await rssNow(agent.child.pid!);
-  const parts = memory(agent.child.pid!);
+  const { early, settled, parts } = await idleReadings(agent.child.pid!, joined);
   await agent.stop();
   return { joinedMs: joined - started, early, settled, parts };
+}
+
+/** RSS 10 s after `since` and once settled (`settleMs` after it), with what the settled RSS is made of. */
+async function idleReadings(pid: number, since: number) {
+  await sleep(10_000);
+  const early = await rssNow(pid);
+  await sleep(Math.max(0, settleMs - (performance.now() - since)));
+  return { early, settled: await rssNow(pid), parts: memory(pid) };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -272,12 +276,11 @@ try {
   }
   const after = memory(agent.child.pid!).rss;
   // Idle again: what an agent that has served jobs holds between them.
-  const roundsDone = performance.now();
-  await sleep(10_000);
-  const afterEarly = await rssNow(agent.child.pid!);
-  await sleep(Math.max(0, settleMs - (performance.now() - roundsDone)));
-  const afterSettled = await rssNow(agent.child.pid!);
-  const afterParts = memory(agent.child.pid!);
+  const {
+    early: afterEarly,
+    settled: afterSettled,
+    parts: afterParts,
+  } = await idleReadings(agent.child.pid!, performance.now());
   const code = await agent.stop();
 
   process.stdout.write(
