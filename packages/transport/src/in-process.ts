@@ -36,6 +36,7 @@ export class InProcessBus {
         return () => this.heartbeatHandlers.delete(handler);
       },
       connected: () => !this.closed,
+      flush: async () => {},
       close: async () => {
         this.closed = true;
         this.heartbeatHandlers.clear();

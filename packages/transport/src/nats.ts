@@ -103,6 +103,8 @@ export function natsControllerTransport(
   return {
     kind: "nats",
     connected: () => up && !nc.isClosed(),
+    // A PING after the SUBs: its PONG means the server has processed them.
+    flush: () => nc.flush(),
     async request(nodeId, message, timeoutMs) {
       let reply: Msg;
       try {

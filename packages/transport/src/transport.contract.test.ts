@@ -98,17 +98,21 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
   it("delivers heartbeats with the node id taken from the subject", async () => {
     const seen: [string, unknown][] = [];
     const unsubscribe = pair.controller.subscribeHeartbeats((id, msg) => seen.push([id, msg]));
-    await pair.agent.flush();
+    await pair.controller.flush();
     pair.agent.publishHeartbeat("node-hb", { seq: 1, load: 0.5 });
     pair.agent.publishHeartbeat("node-hb2", { seq: 2 });
-    for (let i = 0; i < 40 && seen.length < 2; i++) await pair.agent.flush();
+    // The agent's PONG follows its PUBs; the controller's PONG then follows the MSGs the server relayed.
+    await pair.agent.flush();
+    await pair.controller.flush();
     expect(seen).toEqual([
       ["node-hb", { seq: 1, load: 0.5 }],
       ["node-hb2", { seq: 2 }],
     ]);
     unsubscribe();
+    await pair.controller.flush();
     pair.agent.publishHeartbeat("node-hb", { seq: 3 });
     await pair.agent.flush();
+    await pair.controller.flush();
     expect(seen).toHaveLength(2);
   });
 

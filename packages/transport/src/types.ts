@@ -24,6 +24,11 @@ export interface ControllerTransport {
   /** Calls `handler` for every heartbeat; the node id comes from the subject, never from the payload. */
   subscribeHeartbeats(handler: (nodeId: string, message: unknown) => void): () => void;
   /**
+   * Resolves once everything this side has sent so far (subscriptions included) has reached the server:
+   * after it, a `subscribeHeartbeats` handler hears every heartbeat an agent publishes.
+   */
+  flush(): Promise<void>;
+  /**
    * False while the link to the agents is down (NATS disconnected and reconnecting, or closed): a request
    * now could only wait out its deadline, so callers can refuse at once instead.
    */
