@@ -89,7 +89,7 @@ describe("docs/operations.md", () => {
     const { readFileSync } = await import("node:fs");
     const { configSchema } = await import("./config.js");
     const doc = readFileSync(new URL("../../../docs/operations.md", import.meta.url), "utf8");
-    const missing = Object.keys(configSchema.in.shape).filter(
+    const missing = Object.keys(configSchema.def.in.shape).filter(
       (k) => !new RegExp(`^\\|\\s*\`${k}\`\\s*\\|`, "m").test(doc),
     );
     expect(missing).toEqual([]);

@@ -1,15 +1,15 @@
 import { accessSync, constants } from "node:fs";
 import { nodeIdPattern } from "@vantage/protocol";
-import { z } from "zod";
+import * as z from "zod";
 
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+const bool = z.pipe(
+  z.enum(["true", "false", "1", "0", "yes", "no"]),
+  z.transform((v) => v === "true" || v === "1" || v === "yes"),
+);
 
-const readableFile = z
-  .string()
-  .min(1)
-  .refine(
+const readableFile = z.string().check(
+  z.minLength(1),
+  z.refine(
     (path) => {
       try {
         accessSync(path, constants.R_OK);
@@ -19,55 +19,72 @@ const readableFile = z
       }
     },
     { message: "file does not exist or is not readable" },
-  );
+  ),
+);
+
+/** A number given as text, a safe integer from `min` to `max`. */
+const envInteger = (min: number, max: number) => z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
+/** A string of `min`–`max` characters. */
+const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 
 /** Every environment variable the agent reads, with its default. docs/operations.md lists them. */
-export const configSchema = z
-  .object({
-    VANTAGE_NODE_ID: z.string().regex(nodeIdPattern, "must be lower-case letters, digits and dashes (1-63)"),
-    VANTAGE_NODE_NAME: z.string().min(1).max(100).optional(),
-    VANTAGE_NODE_COUNTRY: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code (ISO 3166-1 alpha-2)")
-      .transform((c) => c.toUpperCase()),
-    VANTAGE_NODE_REGION: z.string().min(1).max(64),
-    VANTAGE_NODE_PROVIDER: z.string().min(1).max(64),
-    NATS_URL: z
-      .string()
-      .regex(
-        /^((nats|tls):\/\/)?[^\s,]+(\s*,\s*((nats|tls):\/\/)?[^\s,]+)*$/,
-        "must be a nats:// or tls:// URL, or a comma-separated list of them",
+export const configSchema = z.pipe(
+  z
+    .object({
+      VANTAGE_NODE_ID: z
+        .string()
+        .check(z.regex(nodeIdPattern, "must be lower-case letters, digits and dashes (1-63)")),
+      VANTAGE_NODE_NAME: z.optional(text(1, 100)),
+      VANTAGE_NODE_COUNTRY: z.pipe(
+        z.string().check(z.regex(/^[A-Za-z]{2}$/, "must be a two-letter country code (ISO 3166-1 alpha-2)")),
+        z.transform((c) => c.toUpperCase()),
       ),
-    /** Try NATS_URL's servers in the order given (the first preferred) instead of shuffled. */
-    NATS_NO_RANDOMIZE: bool.default(false),
-    NATS_NKEY_SEED_FILE: readableFile.optional(),
-    NATS_CREDS_FILE: readableFile.optional(),
-    NATS_TLS_CA_FILE: readableFile.optional(),
-    VANTAGE_AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(64),
-    VANTAGE_HEARTBEAT_MS: z.coerce.number().int().min(500).max(60_000).default(5000),
-    VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
-    /**
-     * Serve even when the NATS server enforces no permissions (any client could then receive this node's
-     * jobs or speak as it): development only. Without it the agent exits 2 on such a server.
-     */
-    VANTAGE_ALLOW_OPEN_NATS: bool.default(false),
-    VANTAGE_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    /**
-     * libuv's thread pool (name lookups, fs). Read by libuv itself before this code runs, so it is only
-     * checked here: libuv would turn a non-number into 1 thread. Set by the `threadpool.cjs` preload.
-     */
-    UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).optional(),
-  })
-  .superRefine((c, ctx) => {
-    if (c.NATS_NKEY_SEED_FILE && c.NATS_CREDS_FILE) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["NATS_CREDS_FILE"],
-        message: "set either NATS_NKEY_SEED_FILE or NATS_CREDS_FILE, not both",
-      });
-    }
-  })
-  .transform((c) => ({ ...c, VANTAGE_NODE_NAME: c.VANTAGE_NODE_NAME ?? c.VANTAGE_NODE_ID }));
+      VANTAGE_NODE_REGION: text(1, 64),
+      VANTAGE_NODE_PROVIDER: text(1, 64),
+      NATS_URL: z
+        .string()
+        .check(
+          z.regex(
+            /^((nats|tls):\/\/)?[^\s,]+(\s*,\s*((nats|tls):\/\/)?[^\s,]+)*$/,
+            "must be a nats:// or tls:// URL, or a comma-separated list of them",
+          ),
+        ),
+      /** Try NATS_URL's servers in the order given (the first preferred) instead of shuffled. */
+      NATS_NO_RANDOMIZE: z._default(bool, false),
+      NATS_NKEY_SEED_FILE: z.optional(readableFile),
+      NATS_CREDS_FILE: z.optional(readableFile),
+      NATS_TLS_CA_FILE: z.optional(readableFile),
+      VANTAGE_AGENT_CONCURRENCY: z._default(envInteger(1, 4096), 64),
+      VANTAGE_HEARTBEAT_MS: z._default(envInteger(500, 60_000), 5000),
+      VANTAGE_ALLOW_PRIVATE_TARGETS: z._default(bool, false),
+      /**
+       * Serve even when the NATS server enforces no permissions (any client could then receive this node's
+       * jobs or speak as it): development only. Without it the agent exits 2 on such a server.
+       */
+      VANTAGE_ALLOW_OPEN_NATS: z._default(bool, false),
+      VANTAGE_LOG_LEVEL: z._default(
+        z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+        "info",
+      ),
+      /**
+       * libuv's thread pool (name lookups, fs). Read by libuv itself before this code runs, so it is only
+       * checked here: libuv would turn a non-number into 1 thread. Set by the `threadpool.cjs` preload.
+       */
+      UV_THREADPOOL_SIZE: z.optional(envInteger(1, 1024)),
+    })
+    .check(
+      z.superRefine((c, ctx) => {
+        if (c.NATS_NKEY_SEED_FILE && c.NATS_CREDS_FILE) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["NATS_CREDS_FILE"],
+            message: "set either NATS_NKEY_SEED_FILE or NATS_CREDS_FILE, not both",
+          });
+        }
+      }),
+    ),
+  z.transform((c) => ({ ...c, VANTAGE_NODE_NAME: c.VANTAGE_NODE_NAME ?? c.VANTAGE_NODE_ID })),
+);
 
 export type AgentConfig = z.infer<typeof configSchema>;
 
@@ -92,7 +109,7 @@ export class ConfigError extends Error {}
 /** Parses the environment; the first bad variable becomes one clear line naming it. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
   const cleaned: Record<string, string> = {};
-  for (const key of Object.keys(configSchema.in.shape)) {
+  for (const key of Object.keys(configSchema.def.in.shape)) {
     const value = env[key];
     if (value !== undefined && value !== "") cleaned[key] = value;
   }

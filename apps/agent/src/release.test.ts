@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { connect, type NatsConnection, nkeyAuthenticator } from "@nats-io/transport-node";
 import { createAgentCredentials, createControllerCredentials, renderAgentEnv } from "@vantage/nats-auth";
-import { type Heartbeat, heartbeatSchema, jobReplySchema } from "@vantage/protocol";
+import { type Heartbeat, heartbeatSchema, jobMessageSchema, jobReplySchema } from "@vantage/protocol";
 import { type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsControllerTransport } from "@vantage/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -161,6 +161,14 @@ afterAll(async () => {
 });
 
 describe("the agent's release tarball", () => {
+  it("bundles zod/mini, not full zod, with English messages only", () => {
+    const bundle = readFileSync(join(releaseDir, "vantage-agent.mjs"), "utf8");
+    expect(bundle).toContain('"ZodMiniObject"');
+    expect(bundle).not.toContain('"ZodObject"');
+    expect(bundle).toContain("Too small: expected");
+    expect(bundle).not.toContain("Zu klein");
+  });
+
   it("holds the bundle, raw.node, the preload, the unit, the install script, README and notices", () => {
     expect(readdirSync(releaseDir).sort()).toEqual([
       "LICENSE",
@@ -268,11 +276,32 @@ describe("the agent's release tarball", () => {
       outcome: { success: true, detail: { packets_sent: 2, packets_received: 2 } },
     });
 
+    // The bundle validates with zod/mini (build.mjs): the same refusals, in the same words, as full zod here.
+    for (const [jobId, params] of [
+      ["rel-bad-port", { host: "127.0.0.1", port: 0 }],
+      ["rel-bad-host", { host: "", port: 80, timeout_ms: 99 }],
+      ["rel-bad-type", { host: "127.0.0.1", port: "80" }],
+    ] as const) {
+      const bad = job({ job_id: jobId, spec: { type: "tcp", params } });
+      const issue = jobMessageSchema.safeParse(bad).error?.issues[0];
+      expect(issue).toBeDefined();
+      const refused = jobReplySchema.parse(await controller.request("rel-1", bad, 8000));
+      expect(refused, output).toEqual({
+        v: bad.v,
+        job_id: jobId,
+        status: "refused",
+        error: { code: "invalid_job", message: `${issue?.path.join(".")}: ${issue?.message}` },
+      });
+    }
+
     const exited = new Promise<number | null>((r) => agent?.once("exit", (c) => r(c)));
     agent.kill("SIGTERM");
     expect(await exited, output).toBe(0);
     expect(output).toContain('"uv_threadpool_size":68');
-    expect(linesAtLeast(output, 40)).toEqual([]);
+    // No warning but the three refusals above.
+    const warnings = linesAtLeast(output, 40);
+    expect(warnings.filter((l) => l.msg !== "refused invalid job")).toEqual([]);
+    expect(warnings.map((l) => l.job_id)).toEqual(["rel-bad-port", "rel-bad-host", "rel-bad-type"]);
   });
 
   it("started without the preload, it says whether its own sizing of the thread pool came in time", async () => {

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { dnsProbe } from "./dns.js";
 import { httpProbe } from "./http.js";
 import { pingProbe } from "./ping.js";
@@ -23,7 +24,7 @@ export async function runProbe(spec: ProbeJobSpec, ctx: ProbeContext): Promise<P
   try {
     const probe = probes[spec.type] as Probe<ProbeType> | undefined;
     if (!probe) return failed("probe_error", `unknown probe type ${String(spec.type)}`);
-    const parsed = probe.paramsSchema.safeParse(spec.params);
+    const parsed = z.safeParse(probe.paramsSchema, spec.params);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return failed(

@@ -1,4 +1,14 @@
-import { z } from "zod";
+import * as z from "zod";
+import { en } from "zod/locales";
+
+// The schemas the agent uses (here, @vantage/protocol's messages, the agent's config) are written with the
+// part of zod's API that zod/mini has too (functions and `.check(…)`, no chained methods such as
+// `.optional()` or `.min()`): the agent's bundle builds them with zod/mini (88 kB of zod in the bundle
+// instead of ~500 kB: apps/agent/build.mjs); everything else, the controller included, gets full zod.
+// `pnpm typecheck` checks these files against zod/mini's types too (apps/agent/tsconfig.zod-mini.json).
+// zod/mini loads no locale (the full API loads English): set here, where the shared schemas are built, so
+// both builds report the same words.
+z.config(en());
 
 /**
  * The internal probe model: what the controller sends in a job and what an agent sends back. Both API forms
@@ -62,29 +72,33 @@ export const httpRequestHeadersSchema = z
     z.string(),
     z
       .string()
-      .max(HTTP_MAX_REQUEST_HEADER_VALUE)
-      .regex(headerValuePattern, "header values must be visible ASCII, spaces or tabs (no CR/LF)"),
+      .check(
+        z.maxLength(HTTP_MAX_REQUEST_HEADER_VALUE),
+        z.regex(headerValuePattern, "header values must be visible ASCII, spaces or tabs (no CR/LF)"),
+      ),
   )
-  .superRefine((headers, ctx) => {
-    const names = Object.keys(headers);
-    if (names.length > HTTP_MAX_REQUEST_HEADERS)
-      ctx.addIssue({ code: "custom", message: `at most ${HTTP_MAX_REQUEST_HEADERS} headers` });
-    const seen = new Set<string>();
-    for (const name of names) {
-      const message = headerNameProblem(name, seen);
-      if (message !== undefined) ctx.addIssue({ code: "custom", path: [name], message });
-    }
-  });
-
-export const httpRequestBodySchema = z
-  .string()
-  .max(HTTP_MAX_REQUEST_BODY_BYTES)
-  .refine(
-    (body) => new TextEncoder().encode(body).length <= HTTP_MAX_REQUEST_BODY_BYTES,
-    `at most ${HTTP_MAX_REQUEST_BODY_BYTES} bytes as UTF-8`,
+  .check(
+    z.superRefine((headers, ctx) => {
+      const names = Object.keys(headers);
+      if (names.length > HTTP_MAX_REQUEST_HEADERS)
+        ctx.addIssue({ code: "custom", message: `at most ${HTTP_MAX_REQUEST_HEADERS} headers` });
+      const seen = new Set<string>();
+      for (const name of names) {
+        const message = headerNameProblem(name, seen);
+        if (message !== undefined) ctx.addIssue({ code: "custom", path: [name], message });
+      }
+    }),
   );
 
-export const httpKeywordSchema = z.string().min(1).max(HTTP_MAX_KEYWORD);
+export const httpRequestBodySchema = z.string().check(
+  z.maxLength(HTTP_MAX_REQUEST_BODY_BYTES),
+  z.refine(
+    (body) => new TextEncoder().encode(body).length <= HTTP_MAX_REQUEST_BODY_BYTES,
+    `at most ${HTTP_MAX_REQUEST_BODY_BYTES} bytes as UTF-8`,
+  ),
+);
+
+export const httpKeywordSchema = z.string().check(z.minLength(1), z.maxLength(HTTP_MAX_KEYWORD));
 
 /**
  * The rules between http params, one message per offending field: shared with the controller's request
@@ -104,51 +118,60 @@ export function httpParamsConflicts(p: {
   return out;
 }
 
+/** A string of `min`–`max` characters. */
+const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
+/** A safe integer from `min` to `max`. */
+const integer = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
+/** A safe integer from `min` to `max`, `fallback` when absent. */
+const integerOr = (min: number, max: number, fallback: number) => z._default(integer(min, max), fallback);
+
 export const httpParamsSchema = z
   .object({
-    url: z.string().url().max(2048),
-    method: z.enum(httpMethods).default("GET"),
-    timeout_ms: z.number().int().min(100).max(30_000).default(10_000),
-    follow_redirects: z.boolean().default(false),
-    max_redirects: z.number().int().min(0).max(10).default(5),
-    ip_version: ipVersion.optional(),
+    url: z.url().check(z.maxLength(2048)),
+    method: z._default(z.enum(httpMethods), "GET"),
+    timeout_ms: integerOr(100, 30_000, 10_000),
+    follow_redirects: z._default(z.boolean(), false),
+    max_redirects: integerOr(0, 10, 5),
+    ip_version: z.optional(ipVersion),
     /** Sent with the request, replacing the probe's own User-Agent or Accept of the same name. */
-    headers: httpRequestHeadersSchema.optional(),
-    body: httpRequestBodySchema.optional(),
+    headers: z.optional(httpRequestHeadersSchema),
+    body: z.optional(httpRequestBodySchema),
     /** Case-sensitive substring searched in the first HTTP_KEYWORD_SCAN_BYTES of the final body. */
-    keyword: httpKeywordSchema.optional(),
+    keyword: z.optional(httpKeywordSchema),
   })
-  .superRefine((p, ctx) => {
-    for (const { field, message } of httpParamsConflicts(p))
-      ctx.addIssue({ code: "custom", path: [field], message });
-  });
+  .check(
+    z.superRefine((p, ctx) => {
+      for (const { field, message } of httpParamsConflicts(p))
+        ctx.addIssue({ code: "custom", path: [field], message });
+    }),
+  );
 export const pingParamsSchema = z.object({
-  host: z.string().min(1).max(253),
-  count: z.number().int().min(1).max(50).default(4),
-  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
-  interval_ms: z.number().int().min(10).max(5000).default(200),
-  ip_version: ipVersion.optional(),
+  host: text(1, 253),
+  count: integerOr(1, 50, 4),
+  timeout_ms: integerOr(100, 30_000, 5000),
+  interval_ms: integerOr(10, 5000, 200),
+  ip_version: z.optional(ipVersion),
 });
 export const dnsParamsSchema = z.object({
-  domain: z.string().min(1).max(253),
-  record_type: z.enum(dnsRecordTypes).default("A"),
+  domain: text(1, 253),
+  record_type: z._default(z.enum(dnsRecordTypes), "A"),
   /** `host` or `host:port` (IPv6 as `[addr]:port`); omitted = the system resolver. */
-  server: z.string().min(1).max(260).optional(),
-  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
+  server: z.optional(text(1, 260)),
+  timeout_ms: integerOr(100, 30_000, 5000),
 });
 export const tcpParamsSchema = z.object({
-  host: z.string().min(1).max(253),
-  port: z.number().int().min(1).max(65_535),
-  timeout_ms: z.number().int().min(100).max(30_000).default(5000),
-  ip_version: ipVersion.optional(),
+  host: text(1, 253),
+  port: integer(1, 65_535),
+  timeout_ms: integerOr(100, 30_000, 5000),
+  ip_version: z.optional(ipVersion),
 });
 export const tracerouteParamsSchema = z.object({
-  host: z.string().min(1).max(253),
-  max_hops: z.number().int().min(1).max(64).default(30),
+  host: text(1, 253),
+  max_hops: integerOr(1, 64, 30),
   /** Wait for each probe's answer. */
-  timeout_ms: z.number().int().min(100).max(10_000).default(1000),
-  queries_per_hop: z.number().int().min(1).max(5).default(3),
-  ip_version: ipVersion.optional(),
+  timeout_ms: integerOr(100, 10_000, 1000),
+  queries_per_hop: integerOr(1, 5, 3),
+  ip_version: z.optional(ipVersion),
 });
 
 export const probeJobSpecSchema = z.discriminatedUnion("type", [
@@ -190,32 +213,32 @@ export const tlsSummarySchema = z.object({
   valid_from: z.string(),
   valid_to: z.string(),
   san: z.array(z.string()),
-  protocol: z.string().nullable(),
-  cipher: z.string().nullable(),
+  protocol: z.nullable(z.string()),
+  cipher: z.nullable(z.string()),
   authorized: z.boolean(),
-  authorization_error: z.string().nullable(),
+  authorization_error: z.nullable(z.string()),
   fingerprint_sha256: z.string(),
 });
 
 export const httpResultSchema = z.object({
-  resolved_ip: z.string().nullable(),
-  status_code: z.number().int().nullable(),
+  resolved_ip: z.nullable(z.string()),
+  status_code: z.nullable(z.int()),
   headers: z.record(z.string(), z.string()),
   timings: z.object({
-    dns: z.number().nullable(),
-    connect: z.number().nullable(),
-    tls: z.number().nullable(),
-    first_byte: z.number().nullable(),
+    dns: z.nullable(z.number()),
+    connect: z.nullable(z.number()),
+    tls: z.nullable(z.number()),
+    first_byte: z.nullable(z.number()),
     total: z.number(),
   }),
-  tls: tlsSummarySchema.nullable(),
+  tls: z.nullable(tlsSummarySchema),
   /** The body's first 10 kB, decoded as UTF-8. */
   body_excerpt: z.string(),
   /**
    * True when the body went past the excerpt cap: the excerpt is not all of it. Reading stops there, or,
    * for the final response of a `keyword` check, at 1 MiB.
    */
-  body_truncated: z.boolean().optional(),
+  body_truncated: z.optional(z.boolean()),
   /**
    * The body's size in bytes as sent (after de-chunking, before any decompression). Read to the end: the bytes
    * received. Reading stopped early (at the excerpt cap, or at 1 MiB for a `keyword` check): the
@@ -223,56 +246,52 @@ export const httpResultSchema = z.object({
    * whose exact value depends on how the body was chunked (reading the rest only to count it would cost the
    * transfer the cap avoids). A failure midway (e.g. a timeout): the bytes received so far.
    */
-  body_bytes: z.number().int(),
+  body_bytes: z.int(),
   /**
    * With `keyword` only: whether it occurs (case-sensitive) in the final response's body as read: to its end
    * or its first 1 MiB, decoded as UTF-8 (invalid bytes as U+FFFD). Absent when the exchange failed.
    */
-  keyword_found: z.boolean().optional(),
-  redirects: z.array(z.object({ url: z.string(), status_code: z.number().int() })),
+  keyword_found: z.optional(z.boolean()),
+  redirects: z.array(z.object({ url: z.string(), status_code: z.int() })),
 });
 
 export const pingResultSchema = z.object({
-  resolved_ip: z.string().nullable(),
-  packets_sent: z.number().int(),
-  packets_received: z.number().int(),
+  resolved_ip: z.nullable(z.string()),
+  packets_sent: z.int(),
+  packets_received: z.int(),
   packet_loss: z.number(),
-  rtt: z.object({ min: z.number(), avg: z.number(), max: z.number(), mdev: z.number() }).nullable(),
-  replies: z.array(
-    z.object({ seq: z.number().int(), rtt_ms: z.number().nullable(), ttl: z.number().int().nullable() }),
-  ),
+  rtt: z.nullable(z.object({ min: z.number(), avg: z.number(), max: z.number(), mdev: z.number() })),
+  replies: z.array(z.object({ seq: z.int(), rtt_ms: z.nullable(z.number()), ttl: z.nullable(z.int()) })),
 });
 
 export const dnsResultSchema = z.object({
   /** The resolver's IP address as queried. */
   resolver: z.string(),
-  resolver_port: z.number().int().optional(),
+  resolver_port: z.optional(z.int()),
   protocol: z.enum(["udp", "tcp"]),
   rcode: z.string(),
   truncated: z.boolean(),
   query_time_ms: z.number(),
-  answers: z.array(
-    z.object({ name: z.string(), type: z.string(), ttl: z.number().int(), value: z.string() }),
-  ),
+  answers: z.array(z.object({ name: z.string(), type: z.string(), ttl: z.int(), value: z.string() })),
 });
 
 export const tcpResultSchema = z.object({
-  resolved_ip: z.string().nullable(),
-  port: z.number().int(),
-  connect_ms: z.number().nullable(),
+  resolved_ip: z.nullable(z.string()),
+  port: z.int(),
+  connect_ms: z.nullable(z.number()),
 });
 
 export const tracerouteResultSchema = z.object({
-  resolved_ip: z.string().nullable(),
+  resolved_ip: z.nullable(z.string()),
   reached: z.boolean(),
   hops: z.array(
     z.object({
-      hop: z.number().int(),
-      ip: z.string().nullable(),
-      hostname: z.string().nullable(),
-      rtts: z.array(z.number().nullable()),
+      hop: z.int(),
+      ip: z.nullable(z.string()),
+      hostname: z.nullable(z.string()),
+      rtts: z.array(z.nullable(z.number())),
       /** The responder of each probe, parallel to `rtts` (load-balanced paths can differ per probe). */
-      probe_ips: z.array(z.string().nullable()).optional(),
+      probe_ips: z.optional(z.array(z.nullable(z.string()))),
     }),
   ),
 });
@@ -317,6 +336,6 @@ export interface ProbeContext {
 /** The one shape every probe file exports. */
 export interface Probe<T extends ProbeType> {
   type: T;
-  paramsSchema: z.ZodType;
+  paramsSchema: z.core.$ZodType;
   run(params: Extract<ProbeJobSpec, { type: T }>["params"], ctx: ProbeContext): Promise<ProbeOutcome<T>>;
 }

@@ -1,5 +1,5 @@
 import { probeJobSpecSchema } from "@vantage/probes";
-import { z } from "zod";
+import * as z from "zod";
 import { nodeIdPattern, PROTOCOL_VERSION } from "./subjects.js";
 
 /**
@@ -15,10 +15,10 @@ import { nodeIdPattern, PROTOCOL_VERSION } from "./subjects.js";
  * it: it waits `budget_ms` plus that allowance for the reply.
  */
 export const jobMessageSchema = z.object({
-  v: z.number().int(),
-  job_id: z.string().min(1).max(64),
+  v: z.int(),
+  job_id: z.string().check(z.minLength(1), z.maxLength(64)),
   /** Time the agent may spend on the job, from receipt until its reply is sent (ms). */
-  budget_ms: z.number().int().min(1),
+  budget_ms: z.int().check(z.gte(1)),
   spec: probeJobSpecSchema,
 });
 export type JobMessage = z.infer<typeof jobMessageSchema>;
@@ -34,20 +34,20 @@ export const jobErrorCodes = [
 /** agent → controller, the reply to a job. `outcome` is the probe's; `refused` says the job never ran. */
 export const jobReplySchema = z.discriminatedUnion("status", [
   z.object({
-    v: z.number().int(),
+    v: z.int(),
     job_id: z.string(),
     status: z.literal("done"),
     started_at: z.string(),
     duration_ms: z.number(),
     outcome: z.object({
       success: z.boolean(),
-      latency_ms: z.number().nullable(),
-      error: z.object({ code: z.string(), message: z.string() }).nullable(),
-      detail: z.record(z.string(), z.unknown()).nullable(),
+      latency_ms: z.nullable(z.number()),
+      error: z.nullable(z.object({ code: z.string(), message: z.string() })),
+      detail: z.nullable(z.record(z.string(), z.unknown())),
     }),
   }),
   z.object({
-    v: z.number().int(),
+    v: z.int(),
     job_id: z.string(),
     status: z.literal("refused"),
     error: z.object({ code: z.enum(jobErrorCodes), message: z.string() }),
@@ -57,22 +57,22 @@ export type JobReply = z.infer<typeof jobReplySchema>;
 
 /** agent → controller, every few seconds on `probe.v1.node.<id>.hb`. */
 export const heartbeatSchema = z.object({
-  v: z.number().int(),
+  v: z.int(),
   node: z.object({
-    id: z.string().regex(nodeIdPattern),
-    name: z.string().min(1).max(100),
-    country: z.string().regex(/^[A-Z]{2}$/),
-    region: z.string().min(1).max(64),
-    provider: z.string().min(1).max(64),
+    id: z.string().check(z.regex(nodeIdPattern)),
+    name: z.string().check(z.minLength(1), z.maxLength(100)),
+    country: z.string().check(z.regex(/^[A-Z]{2}$/)),
+    region: z.string().check(z.minLength(1), z.maxLength(64)),
+    provider: z.string().check(z.minLength(1), z.maxLength(64)),
   }),
-  version: z.string().min(1).max(32),
+  version: z.string().check(z.minLength(1), z.maxLength(32)),
   capabilities: z.array(z.enum(["ipv4", "ipv6", "icmp", "http", "dns", "tcp", "traceroute", "ping"])),
-  running_jobs: z.number().int().min(0),
-  max_jobs: z.number().int().min(1),
-  load: z.number().min(0),
+  running_jobs: z.int().check(z.gte(0)),
+  max_jobs: z.int().check(z.gte(1)),
+  load: z.number().check(z.gte(0)),
   sent_at: z.string(),
   /** True in the last heartbeat of an agent that is shutting down. */
-  draining: z.boolean().default(false),
+  draining: z._default(z.boolean(), false),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 
@@ -83,9 +83,9 @@ export type Heartbeat = z.infer<typeof heartbeatSchema>;
  * logs any message of another version it receives there. Kept this small so any version can read it.
  */
 export const versionNoticeSchema = z.object({
-  v: z.number().int(),
+  v: z.int(),
   notice: z.literal("incompatible_version"),
-  message: z.string().max(500),
+  message: z.string().check(z.maxLength(500)),
 });
 export type VersionNotice = z.infer<typeof versionNoticeSchema>;
 

@@ -48,11 +48,14 @@ export async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: numb
 }
 
 /** The pino lines of a log at `level` or above (50 error, 60 fatal). */
-export function linesAtLeast(log: string, level: number): Array<{ level: number; msg: string }> {
+export function linesAtLeast(
+  log: string,
+  level: number,
+): Array<{ level: number; msg: string; job_id?: string }> {
   return log
     .split("\n")
     .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { level: number; msg: string })
+    .map((l) => JSON.parse(l) as { level: number; msg: string; job_id?: string })
     .filter((l) => l.level >= level);
 }
 
