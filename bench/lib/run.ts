@@ -70,7 +70,21 @@ export async function startServer(
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  await waitForPort(port, "127.0.0.1", 60_000);
+  // A server that exits before it listens (a wrong entry path, a missing build) fails at once, with its code.
+  let onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  const exitedEarly = new Promise<never>((_, reject) => {
+    onExit = (code, signal) =>
+      reject(new Error(`${entry} exited (${signal ?? `code ${code}`}) before listening`));
+    child.once("exit", onExit);
+  });
+  try {
+    await Promise.race([waitForPort(port, "127.0.0.1", 60_000), exitedEarly]);
+  } catch (err) {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    throw err;
+  } finally {
+    if (onExit) child.off("exit", onExit);
+  }
   return {
     port,
     url: `http://127.0.0.1:${port}`,
