@@ -1,12 +1,13 @@
+import { getEventListeners } from "node:events";
 import raw from "raw-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildEcho, parseIcmp } from "./icmp-packet.js";
 import { nftTable } from "./testing/nft-rules.js";
 import { tracerouteProbe } from "./traceroute.js";
-import type { TracerouteParams } from "./types.js";
+import type { ProbeContext, TracerouteParams } from "./types.js";
 
 const allow = { allowPrivate: true };
-const trace = (host: string, extra: Partial<TracerouteParams> = {}, ctx = allow) =>
+const trace = (host: string, extra: Partial<TracerouteParams> = {}, ctx: ProbeContext = allow) =>
   tracerouteProbe.run({ host, max_hops: 5, timeout_ms: 500, queries_per_hop: 3, ...extra }, ctx);
 
 describe("traceroute probe (raw ICMP, root)", () => {
@@ -56,6 +57,24 @@ describe("traceroute probe (raw ICMP, root)", () => {
           probe_ips: [null, null],
         })),
       });
+    });
+
+    it("holds one abort listener on the job's signal for a whole window of probes, and ends them all on abort", async () => {
+      const ac = new AbortController();
+      const running = trace(
+        "127.0.0.2",
+        { max_hops: 10, timeout_ms: 5000, queries_per_hop: 3 },
+        { ...allow, signal: ac.signal },
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      // 15 probes are out (5 hops × 3); one listener stands for all of them.
+      expect(getEventListeners(ac.signal, "abort")).toHaveLength(1);
+      const started = performance.now();
+      ac.abort();
+      const o = await running;
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+      expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
     });
   });
 });

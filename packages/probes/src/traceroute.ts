@@ -1,6 +1,6 @@
 import { elapsedMs } from "./clock.js";
 import { type IcmpLease, leaseIcmp, type ReceivedIcmp } from "./icmp-socket.js";
-import { settle } from "./outcome.js";
+import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
@@ -67,6 +67,12 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
     w.done();
   };
   const lease = leaseIcmp(family, onMessage);
+  // One listener on the job's signal for all probes in flight (a window holds up to SIMULTANEOUS_PROBES:
+  // one listener each went past Node's 10-listener warning).
+  const inFlight = new Set<() => void>();
+  const removeAbort = onAbort(signal, () => {
+    for (const done of [...inFlight]) done();
+  });
   const hops: Hop[] = [];
   let reached = false;
   let seq = 0;
@@ -78,7 +84,7 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
       for (let ttl = first; ttl <= last; ttl++) {
         for (let q = 0; q < params.queries_per_hop; q++) {
           seq += 1;
-          batch.push(probe(lease, address, ttl, seq, params.timeout_ms, waiting, signal));
+          batch.push(probe(lease, address, ttl, seq, params.timeout_ms, waiting, inFlight));
         }
       }
       const queries = await Promise.all(batch);
@@ -94,6 +100,7 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
       if (stop) break;
     }
   } finally {
+    removeAbort();
     lease.release();
   }
   return { resolved_ip: address, reached, hops } satisfies TracerouteResult;
@@ -106,20 +113,25 @@ function probe(
   seq: number,
   timeoutMs: number,
   waiting: Map<number, { sentAt: bigint; query: Query; done: () => void }>,
-  signal?: AbortSignal,
+  /** Every probe's `done` until it is: an abort of the job ends them all. */
+  inFlight: Set<() => void>,
 ): Promise<Query> {
   const query: Query = { ttl, rtt: null, ip: null, final: false, reachedTarget: false };
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
+    let settled = false;
     const done = () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       waiting.delete(seq);
-      signal?.removeEventListener("abort", done);
+      inFlight.delete(done);
       resolve(query);
     };
-    signal?.addEventListener("abort", done, { once: true });
+    inFlight.add(done);
     lease.send(address, seq, ttl).then(
       (sentAt) => {
+        if (settled) return; // ended (the job aborted) before the packet was out
         waiting.set(seq, { sentAt, query, done });
         timer = setTimeout(done, timeoutMs);
       },
