@@ -1,9 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
+import { freshWindow } from "../../testing/fresh-window.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
+import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP, LOGIN_WINDOW_MS } from "./context.js";
 
 /** How many statuses of each kind, e.g. `{ 201: 100, 409: 20 }`. */
 function tally(statuses: number[]): Record<number, number> {
@@ -62,6 +63,8 @@ describe.each(dbKinds)("concurrent account writes on %s", (kind) => {
     beforeAll(() => {
       proxied = db.app("a", { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
     });
+    // Each burst must land in one 15-minute window.
+    beforeEach(() => freshWindow(LOGIN_WINDOW_MS, 30_000));
     const burst = (n: number, attempt: (i: number) => { email: string; password: string }, ip: string) =>
       Promise.all(
         Array.from({ length: n }, (_, i) =>

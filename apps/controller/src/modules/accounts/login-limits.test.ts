@@ -1,8 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
+import { freshWindow } from "../../testing/fresh-window.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP } from "./context.js";
+import { LOGIN_FAILURES_PER_EMAIL, LOGIN_FAILURES_PER_IP, LOGIN_WINDOW_MS } from "./context.js";
 
 let ipCounter = 0;
 /** A fresh documentation-range client IP per scenario (the app trusts 127.0.0.1 as a proxy). */
@@ -19,6 +20,8 @@ describe.each(dbKinds)("failed-login limits on %s", (kind) => {
       t = db.app(form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
       peer = db.app(form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
     });
+    // Each test's failures must land in one 15-minute window (CI once crossed 18:00 mid-test).
+    beforeEach(() => freshWindow(LOGIN_WINDOW_MS, 30_000));
     const login = (app: TestApp, email: string, password: string, ip: string) =>
       app.call("POST", "/v1/auth/login", { body: { email, password }, headers: { "x-forwarded-for": ip } });
 

@@ -1,7 +1,9 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PASSWORD, uniqueEmail } from "../../testing/accounts.js";
+import { freshWindow } from "../../testing/fresh-window.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+import { REGISTER_WINDOW_MS } from "./context.js";
 
 /** The documented defaults (docs/security.md): per client IP (IPv6 /64) and per address, per hour. */
 const PER_IP = 10;
@@ -30,6 +32,8 @@ describe.each(dbKinds)("registration limits on %s", (kind) => {
         VANTAGE_REGISTER_LIMIT_EMAIL: "",
       });
     });
+    // Each test's registrations must land in one hour's window.
+    beforeEach(() => freshWindow(REGISTER_WINDOW_MS, 30_000));
     const register = (email: string, ip: string) =>
       t.call("POST", "/v1/auth/register", {
         body: { email, password: PASSWORD },

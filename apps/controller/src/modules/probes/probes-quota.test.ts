@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { quotaWindows, syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { serveNode, settle } from "../../testing/agents.js";
+import { freshWindow } from "../../testing/fresh-window.js";
 import { tcpBody } from "../../testing/probe-requests.js";
 import { dbKinds, forms, openTestDb, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
@@ -33,6 +34,8 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
     const created = form === "a" ? 202 : 200;
     // Both forms' apps share the database (and so the counters): each form uses its own addresses.
     const n = form === "a" ? 1 : 2;
+    // node_probes_per_hour counts in whole hours: each test's probes must land in one.
+    beforeEach(() => freshWindow(quotaWindows.hour, 30_000));
 
     it("counts node-probes per client IP; a request that does not fit is refused whole and costs nothing", async () => {
       const t = await db.freshApp(form, limits(7));
