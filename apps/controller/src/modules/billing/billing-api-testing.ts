@@ -49,6 +49,10 @@ export function useStripeBilling(form: Form) {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
+    /** Puts an active subscription of `customer` to `price` (until PERIOD_END) in the fixture. */
+    activeSubscription(id: string, customer: string, price = "price_pro"): void {
+      stripe.subscriptions.set(id, { id, customer, price, status: "active", current_period_end: PERIOD_END });
+    },
     /** Registers, subscribes (linking a Stripe customer) and answers the customer id. */
     async subscribed(tag: string): Promise<{ u: TestUser; customer: string }> {
       const app = current();

@@ -6,7 +6,7 @@ import { PERIOD_END, useStripeBilling } from "./billing-api-testing.js";
 
 /** A subscription's life through Stripe's webhooks: paid, past due, deleted, and Stripe failing meanwhile. */
 describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (form) => {
-  const { stripe, app, deliver, count, subscribed } = useStripeBilling(form);
+  const { stripe, app, deliver, count, subscribed, activeSubscription } = useStripeBilling(form);
 
   it("checkout completed + invoice paid → active pro at once (limits too, also for a cached key); a repeat changes nothing; deleted → free", async () => {
     const t = app();
@@ -16,13 +16,7 @@ describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (for
     expect((await usage()).body.data.plan).toBe("free"); // the key is cached now
 
     const subId = `sub_flow${form}`;
-    stripe.subscriptions.set(subId, {
-      id: subId,
-      customer,
-      price: "price_pro",
-      status: "active",
-      current_period_end: PERIOD_END,
-    });
+    activeSubscription(subId, customer);
     const completed = stripeEvent("checkout.session.completed", {
       id: "cs_test_done",
       object: "checkout.session",
@@ -122,13 +116,7 @@ describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (for
     const t = app();
     const { u, customer } = await subscribed("pastdue");
     const subId = `sub_late${form}`;
-    stripe.subscriptions.set(subId, {
-      id: subId,
-      customer,
-      price: "price_business",
-      status: "active",
-      current_period_end: PERIOD_END,
-    });
+    activeSubscription(subId, customer, "price_business");
     await deliver(
       stripeEvent("customer.subscription.created", subscriptionObject(stripe.subscriptions.get(subId)!)),
     );
@@ -190,13 +178,7 @@ describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (for
       stripe.failing.delete("POST /v1/checkout/sessions");
     }
     const subId = `sub_outage${form}`;
-    stripe.subscriptions.set(subId, {
-      id: subId,
-      customer,
-      price: "price_pro",
-      status: "active",
-      current_period_end: PERIOD_END,
-    });
+    activeSubscription(subId, customer);
     const created = stripeEvent(
       "customer.subscription.created",
       subscriptionObject(stripe.subscriptions.get(subId)!),

@@ -1,27 +1,27 @@
 import { PROTOCOL_VERSION, versionNoticeSchema } from "@vantage/protocol";
 import { captureLog } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
-import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { heartbeatOf, settle } from "../../testing/agents.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { startPresence } from "./presence.js";
+import { type PresenceOptions, startPresence } from "./presence.js";
 
 /** What presence tells operators and agents: nodes going quiet, heartbeats it drops, and how often. */
 describe.each(dbKinds)("presence warnings on %s", (kind) => {
   const db = useTestDb(kind);
-  it("logs a node going quiet once (warn), and its return (info)", async () => {
+  /** Presence over an in-process bus, its log captured (info and up), and an agent link on that bus. */
+  const watched = (opts: Partial<PresenceOptions> = {}) => {
     const bus = new InProcessBus();
     const { log, lines } = captureLog("info");
-    const presence = startPresence({
-      db: db.testDb.db.kysely,
-      transport: bus.controller(),
-      log,
+    const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log, ...opts });
+    return { lines, presence, link: bus.agent() };
+  };
+  it("logs a node going quiet once (warn), and its return (info)", async () => {
+    const { lines, presence, link } = watched({
       offlineAfterMs: 150,
       flushIntervalMs: 50,
     });
-    const link = bus.agent();
     try {
       link.publishHeartbeat("quiet1", heartbeatOf({ id: "quiet1" }));
       await settle();
@@ -41,10 +41,7 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
   });
 
   it("tells a node whose heartbeats it drops for their version, on its job subject, and warns; once a minute", async () => {
-    const bus = new InProcessBus();
-    const { log, lines } = captureLog("info");
-    const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log });
-    const link = bus.agent();
+    const { lines, presence, link } = watched();
     const heard: Array<{ nodeId: string; message: unknown; replyExpected: boolean }> = [];
     for (const nodeId of ["fra5", "fra6"]) {
       link.serveJobs(nodeId, async (message, info) => {
@@ -74,10 +71,7 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
   });
 
   it("logs heartbeats that fail validation as malformed (first issue), without a version notice; once a minute per node", async () => {
-    const bus = new InProcessBus();
-    const { log, lines } = captureLog("info");
-    const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log });
-    const link = bus.agent();
+    const { lines, presence, link } = watched();
     const ids = ["bad1", "bad2", "bad3", "bad4", "bad5", "bad6"];
     const heard: string[] = [];
     for (const nodeId of ids) {
@@ -118,10 +112,7 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
   });
 
   it("only a well-formed message of another version is logged as another protocol version", async () => {
-    const bus = new InProcessBus();
-    const { log, lines } = captureLog("info");
-    const presence = startPresence({ db: db.testDb.db.kysely, transport: bus.controller(), log });
-    const link = bus.agent();
+    const { lines, presence, link } = watched();
     try {
       // Another version may have another shape: an integer `v` is all this controller can judge.
       link.publishHeartbeat("new1", { v: PROTOCOL_VERSION + 1, whatever: true });
@@ -138,15 +129,9 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
   });
 
   it("repeats the malformed warning per node after the interval", async () => {
-    const bus = new InProcessBus();
-    const { log, lines } = captureLog("info");
-    const presence = startPresence({
-      db: db.testDb.db.kysely,
-      transport: bus.controller(),
-      log,
+    const { lines, presence, link } = watched({
       malformedLogIntervalMs: 50,
     });
-    const link = bus.agent();
     const malformed = () => lines.filter((l) => l.msg === "malformed heartbeat dropped").length;
     try {
       link.publishHeartbeat("bad7", { v: PROTOCOL_VERSION });
@@ -164,14 +149,9 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
   });
 
   it("repeats the version notice after the interval while the heartbeats keep coming", async () => {
-    const bus = new InProcessBus();
-    const presence = startPresence({
-      db: db.testDb.db.kysely,
-      transport: bus.controller(),
-      log: pino({ level: "silent" }),
+    const { presence, link } = watched({
       versionNoticeIntervalMs: 50,
     });
-    const link = bus.agent();
     let notices = 0;
     link.serveJobs("fra7", async () => {
       notices++;
