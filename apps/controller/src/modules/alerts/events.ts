@@ -131,6 +131,17 @@ async function failingNodes(
 }
 
 /**
+ * Over `alert_policies p join monitors m`: the policy has a reminder due at `now` (its monitor is active and
+ * down, and `reminder_minutes` have passed since it went down). `makeReminders` makes them; the notifier's
+ * gate asks whether there are any.
+ */
+function reminderDue(now: Date) {
+  return sql`p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
+    and m.state_changed_at is not null
+    and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now}`;
+}
+
+/**
  * Whether a round of the notifier has anything to do: a state change not yet turned into events, a reminder
  * due (as `makeReminders` finds them) or a delivery due. One statement (two of its parts on partial
  * indexes): an idle notifier costs one cheap query per poll, not a round of transactions.
@@ -141,10 +152,7 @@ export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): 
       exists (select 1 from monitor_state_changes where alerted_at is null)
       or exists (select 1 from alert_deliveries where status = 'pending' and next_attempt_at <= ${now})
       or exists (
-        select 1 from alert_policies p join monitors m on m.id = p.monitor_id
-        where p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
-          and m.state_changed_at is not null
-          and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now})
+        select 1 from alert_policies p join monitors m on m.id = p.monitor_id where ${reminderDue(now)})
     ) as waiting`.execute(db);
   return rows[0]?.waiting === true;
 }
@@ -166,9 +174,7 @@ export async function makeReminders(db: Kysely<Database>, now = new Date()): Pro
   }>`
     select p.id as policy_id, p.owner_id, p.monitor_id, p.channel_ids, p.reminder_minutes, m.state_changed_at
     from alert_policies p join monitors m on m.id = p.monitor_id
-    where p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
-      and m.state_changed_at is not null
-      and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now}`.execute(db);
+    where ${reminderDue(now)}`.execute(db);
   let events = 0;
   let deliveries = 0;
   for (const r of rows) {
