@@ -1,4 +1,7 @@
-import type { Form } from "../../testing/test-app.js";
+import { beforeAll } from "vitest";
+import { newUser, type TestUser } from "../../testing/accounts.js";
+import type { Form, TestApp } from "../../testing/test-app.js";
+import type { TestDbFixture } from "../../testing/use-test-db.js";
 
 /** What the monitors API's test files share: create bodies and field names in each form. */
 
@@ -51,4 +54,22 @@ export function formFields(form: Form) {
           dns: "body.domain",
         }[type];
   return { intervalKey, sizeKey, targetPath };
+}
+
+/**
+ * For a `describe` block of one form: its app (made before the block's tests) with a registered user
+ * `alice`, and `create`, which posts a monitor as any user. Read `t` and `alice` inside tests only.
+ */
+export function useMonitorsApi(db: TestDbFixture, form: Form) {
+  const api = {
+    t: undefined as unknown as TestApp,
+    alice: undefined as unknown as TestUser,
+    create: (user: TestUser, body: unknown) =>
+      api.t.call("POST", "/v1/monitors", { headers: user.headers, body }),
+  };
+  beforeAll(async () => {
+    api.t = db.app(form);
+    api.alice = await newUser(api.t, "alice");
+  });
+  return api;
 }

@@ -1,8 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { issueKey, keyHeaders, newUser, type TestUser } from "../../testing/accounts.js";
-import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
+import { describe, expect, it } from "vitest";
+import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
+import { dbKinds, forms, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createBody, formFields } from "./monitors-api-testing.js";
+import { createBody, formFields, useMonitorsApi } from "./monitors-api-testing.js";
 import { phaseMs } from "./slots.js";
 
 /** Monitors through the API: create, read, list, change, delete, pause and resume; ownership, scopes and the plan's count. */
@@ -11,18 +11,11 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
 
   describe.each(forms)("form %s", (form) => {
     const { intervalKey, sizeKey } = formFields(form);
-    let t: TestApp;
-    let alice: TestUser;
-    beforeAll(async () => {
-      t = db.app(form);
-      alice = await newUser(t, "alice");
-    });
-
-    const create = (user: TestUser, body: unknown) =>
-      t.call("POST", "/v1/monitors", { headers: user.headers, body });
+    const api = useMonitorsApi(db, form);
+    const { create } = api;
 
     it("creates, reads, lists, changes and deletes a monitor", async () => {
-      const u = await newUser(t);
+      const u = await newUser(api.t);
       const before = Date.now();
       const created = await create(u, createBody(form, "http", "https://example.com/health"));
       expect(created.status, created.text).toBe(201);
@@ -53,14 +46,14 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
       expect(next).toBeLessThanOrEqual(Date.now() + 60_000);
       expect((next - phaseMs(m.id, 60)) % 60_000).toBe(0);
 
-      const got = await t.call("GET", `/v1/monitors/${m.id}`, { headers: u.headers });
+      const got = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: u.headers });
       expect(got.status).toBe(200);
       expect(got.body.data).toEqual(m);
 
-      const list = await t.call("GET", "/v1/monitors", { headers: u.headers });
+      const list = await api.t.call("GET", "/v1/monitors", { headers: u.headers });
       expect(list.body.data).toEqual({ items: [m], total: 1, page: 1, [sizeKey]: 20 });
 
-      const patched = await t.call("PATCH", `/v1/monitors/${m.id}`, {
+      const patched = await api.t.call("PATCH", `/v1/monitors/${m.id}`, {
         headers: u.headers,
         body: { name: "renamed", [intervalKey]: 120, config: { timeout_ms: 5000, expected_status: [200] } },
       });
@@ -77,7 +70,7 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
       expect(replanned).toBeLessThanOrEqual(Date.now() + 120_000);
 
       // Config patches merge; null returns a key to its default.
-      const reset = await t.call("PATCH", `/v1/monitors/${m.id}`, {
+      const reset = await api.t.call("PATCH", `/v1/monitors/${m.id}`, {
         headers: u.headers,
         body: { config: { timeout_ms: null, nodes: ["fra1", "sgp1"] } },
       });
@@ -88,27 +81,27 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
         nodes: ["fra1", "sgp1"],
       });
       expect(reset.body.data.config).not.toHaveProperty("node_count");
-      const counted = await t.call("PATCH", `/v1/monitors/${m.id}`, {
+      const counted = await api.t.call("PATCH", `/v1/monitors/${m.id}`, {
         headers: u.headers,
         body: { config: { node_count: 3 } },
       });
       expect(counted.body.data.config).toMatchObject({ node_count: 3 });
       expect(counted.body.data.config).not.toHaveProperty("nodes");
 
-      const del = await t.call("DELETE", `/v1/monitors/${m.id}`, { headers: u.headers });
+      const del = await api.t.call("DELETE", `/v1/monitors/${m.id}`, { headers: u.headers });
       expect(del.status).toBe(200);
       expect(del.body.data).toBeNull();
-      const gone = await t.call("GET", `/v1/monitors/${m.id}`, { headers: u.headers });
+      const gone = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: u.headers });
       expect(gone.status).toBe(404);
       expect(gone.body.error.code).toBe("not_found");
-      const again = await t.call("DELETE", `/v1/monitors/${m.id}`, { headers: u.headers });
+      const again = await api.t.call("DELETE", `/v1/monitors/${m.id}`, { headers: u.headers });
       expect(again.status).toBe(404);
-      const empty = await t.call("GET", "/v1/monitors", { headers: u.headers });
+      const empty = await api.t.call("GET", "/v1/monitors", { headers: u.headers });
       expect(empty.body.data).toMatchObject({ items: [], total: 0 });
     });
 
     it("names each type's target as the form does", async () => {
-      const u = await newUser(t);
+      const u = await newUser(api.t);
       const ping = (await create(u, createBody(form, "ping", "example.net"))).body.data;
       const trace = (await create(u, createBody(form, "traceroute", "example.org"))).body.data;
       const tcp = (await create(u, createBody(form, "tcp", "example.com:443"))).body.data;
@@ -150,13 +143,13 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
         expect(viaUrl.status, viaUrl.text).toBe(201);
         expect(viaUrl.body.data).toMatchObject({ host: "example.com", port: 25 });
         // The DNS fields change at the top level; null returns them to their defaults.
-        const patched = await t.call("PATCH", `/v1/monitors/${dns.id}`, {
+        const patched = await api.t.call("PATCH", `/v1/monitors/${dns.id}`, {
           headers: u.headers,
           body: { record_type: "TXT", server: null },
         });
         expect(patched.status, patched.text).toBe(200);
         expect(patched.body.data).toMatchObject({ record_type: "TXT", server: null });
-        const wrongType = await t.call("PATCH", `/v1/monitors/${ping.id}`, {
+        const wrongType = await api.t.call("PATCH", `/v1/monitors/${ping.id}`, {
           headers: u.headers,
           body: { record_type: "TXT" },
         });
@@ -166,25 +159,25 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
     });
 
     it("pages newest first: defaults, a page past the end, and page sizes 0 and 101 refused", async () => {
-      const u = await newUser(t);
+      const u = await newUser(api.t);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         const r = await create(u, createBody(form, "ping", `host${i}.example.com`, { name: `m${i}` }));
         ids.push(r.body.data.id);
       }
-      const all = await t.call("GET", "/v1/monitors", { headers: u.headers });
+      const all = await api.t.call("GET", "/v1/monitors", { headers: u.headers });
       expect(all.body.data).toMatchObject({ total: 3, page: 1, [sizeKey]: 20 });
       expect(all.body.data.items.map((m: { id: string }) => m.id)).toEqual([...ids].reverse());
-      const p1 = await t.call("GET", `/v1/monitors?${sizeKey}=2`, { headers: u.headers });
-      const p2 = await t.call("GET", `/v1/monitors?${sizeKey}=2&page=2`, { headers: u.headers });
+      const p1 = await api.t.call("GET", `/v1/monitors?${sizeKey}=2`, { headers: u.headers });
+      const p2 = await api.t.call("GET", `/v1/monitors?${sizeKey}=2&page=2`, { headers: u.headers });
       expect(p1.body.data.items.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1]]);
       expect(p2.body.data).toMatchObject({ total: 3, page: 2, [sizeKey]: 2 });
       expect(p2.body.data.items.map((m: { id: string }) => m.id)).toEqual([ids[0]]);
-      const beyond = await t.call("GET", "/v1/monitors?page=9", { headers: u.headers });
+      const beyond = await api.t.call("GET", "/v1/monitors?page=9", { headers: u.headers });
       expect(beyond.status).toBe(200);
       expect(beyond.body.data).toMatchObject({ items: [], total: 3, page: 9 });
       for (const q of [`${sizeKey}=101`, `${sizeKey}=0`, "page=0", `${sizeKey}=abc`]) {
-        const bad = await t.call("GET", `/v1/monitors?${q}`, { headers: u.headers });
+        const bad = await api.t.call("GET", `/v1/monitors?${q}`, { headers: u.headers });
         expect(bad.status, q).toBe(400);
         expect(bad.body.error.code).toBe("validation_error");
         expect(bad.body.error.details[0].path).toBe(`query.${q.split("=")[0]}`);
@@ -192,34 +185,35 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
     });
 
     it("pause and resume are idempotent", async () => {
-      const m = (await create(alice, createBody(form, "ping", "example.com"))).body.data;
-      const call = (op: string) => t.call("POST", `/v1/monitors/${m.id}/${op}`, { headers: alice.headers });
+      const m = (await create(api.alice, createBody(form, "ping", "example.com"))).body.data;
+      const call = (op: string) =>
+        api.t.call("POST", `/v1/monitors/${m.id}/${op}`, { headers: api.alice.headers });
       const paused = await call("pause");
       expect(paused.status).toBe(200);
       expect(paused.body.data).toEqual({ id: m.id, status: "paused" });
       const pausedAgain = await call("pause");
       expect(pausedAgain.status).toBe(200);
       expect(pausedAgain.body.data).toEqual({ id: m.id, status: "paused" });
-      const whilePaused = await t.call("GET", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      const whilePaused = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
       expect(whilePaused.body.data).toMatchObject({ status: "paused", next_run_at: null });
       const resumed = await call("resume");
       expect(resumed.status).toBe(200);
       expect(resumed.body.data).toEqual({ id: m.id, status: "active" });
-      const active = await t.call("GET", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      const active = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
       expect(active.body.data.status).toBe("active");
       const next = Date.parse(active.body.data.next_run_at);
       expect((next - phaseMs(m.id, 60)) % 60_000).toBe(0);
       const resumedAgain = await call("resume");
       expect(resumedAgain.status).toBe(200);
       expect(resumedAgain.body.data).toEqual({ id: m.id, status: "active" });
-      const same = await t.call("GET", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      const same = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
       expect(same.body.data.next_run_at).toBe(active.body.data.next_run_at);
-      await t.call("DELETE", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      await api.t.call("DELETE", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
     });
 
     it("another account's monitor is a 404 for every operation, like an unknown id", async () => {
-      const owner = await newUser(t, "owner");
-      const other = await newUser(t, "other");
+      const owner = await newUser(api.t, "owner");
+      const other = await newUser(api.t, "other");
       const m = (await create(owner, createBody(form, "ping", "example.com"))).body.data;
       const ops: [string, string, unknown?][] = [
         ["GET", `/v1/monitors/${m.id}`],
@@ -229,28 +223,28 @@ describe.each(dbKinds)("monitor CRUD on %s", (kind) => {
         ["DELETE", `/v1/monitors/${m.id}`],
       ];
       for (const [method, path, body] of ops) {
-        const theirs = await t.call(method, path, { headers: other.headers, body });
+        const theirs = await api.t.call(method, path, { headers: other.headers, body });
         expect(theirs.status, `${method} ${path}`).toBe(404);
         expect(theirs.body.error.code).toBe("not_found");
-        const unknown = await t.call(method, path.replace(m.id, "mon_doesnotexist"), {
+        const unknown = await api.t.call(method, path.replace(m.id, "mon_doesnotexist"), {
           headers: other.headers,
           body,
         });
         expect(unknown.body.error).toEqual(theirs.body.error);
       }
-      const list = await t.call("GET", "/v1/monitors", { headers: other.headers });
+      const list = await api.t.call("GET", "/v1/monitors", { headers: other.headers });
       expect(list.body.data.total).toBe(0);
-      const still = await t.call("GET", `/v1/monitors/${m.id}`, { headers: owner.headers });
+      const still = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: owner.headers });
       expect(still.body.data).toEqual(m);
     });
 
     it("needs credentials, and the write scope for writes", async () => {
-      const anon = await t.call("GET", "/v1/monitors");
+      const anon = await api.t.call("GET", "/v1/monitors");
       expect(anon.status).toBe(401);
-      const key = await issueKey(t, alice.userId, { scopes: ["read"] });
+      const key = await issueKey(api.t, api.alice.userId, { scopes: ["read"] });
       const headers = keyHeaders(form, key.secret);
-      expect((await t.call("GET", "/v1/monitors", { headers })).status).toBe(200);
-      const write = await t.call("POST", "/v1/monitors", {
+      expect((await api.t.call("GET", "/v1/monitors", { headers })).status).toBe(200);
+      const write = await api.t.call("POST", "/v1/monitors", {
         headers,
         body: createBody(form, "ping", "example.com"),
       });

@@ -1,8 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { newUser, type TestUser } from "../../testing/accounts.js";
-import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { describe, expect, it } from "vitest";
+import { newUser } from "../../testing/accounts.js";
+import { dbKinds, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createBody, formFields } from "./monitors-api-testing.js";
+import { createBody, formFields, useMonitorsApi } from "./monitors-api-testing.js";
 
 /** Monitor bodies the API refuses: invalid fields with their path (400), fields PATCH does not take, and private or reserved targets (422). */
 describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
@@ -10,15 +10,8 @@ describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
 
   describe.each(forms)("form %s", (form) => {
     const { intervalKey, targetPath } = formFields(form);
-    let t: TestApp;
-    let alice: TestUser;
-    beforeAll(async () => {
-      t = db.app(form);
-      alice = await newUser(t, "alice");
-    });
-
-    const create = (user: TestUser, body: unknown) =>
-      t.call("POST", "/v1/monitors", { headers: user.headers, body });
+    const api = useMonitorsApi(db, form);
+    const { create } = api;
 
     it("refuses invalid bodies with 400 and the field's path", async () => {
       const cases: [string, unknown, string, string?][] = [
@@ -93,20 +86,20 @@ describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
         cases.push(["missing target", { name: "x", type: "ping" }, "body.target"]);
       }
       for (const [what, body, path, code] of cases) {
-        const res = await create(alice, body);
+        const res = await create(api.alice, body);
         expect(res.status, `${what}: ${res.text}`).toBe(400);
         expect(res.body.error.code, what).toBe(code ?? "validation_error");
         expect(res.body.error.details[0].path, what).toBe(path);
       }
-      const tooShort = await create(alice, createBody(form, "ping", "example.com", { interval: 10 }));
+      const tooShort = await create(api.alice, createBody(form, "ping", "example.com", { interval: 10 }));
       expect(tooShort.body.error.message).toContain("at least 30 seconds");
       expect(tooShort.body.error.details[0].minimum).toBe(30);
-      const list = await t.call("GET", "/v1/monitors", { headers: alice.headers });
+      const list = await api.t.call("GET", "/v1/monitors", { headers: api.alice.headers });
       expect(list.body.data.total).toBe(0);
     });
 
     it("PATCH refuses fields it does not take, and bad values, with 400", async () => {
-      const m = (await create(alice, createBody(form, "ping", "example.com"))).body.data;
+      const m = (await create(api.alice, createBody(form, "ping", "example.com"))).body.data;
       const bad: [unknown, string, string][] = [
         [
           form === "a" ? { target: "example.org" } : { url: "example.org" },
@@ -120,14 +113,14 @@ describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
         [{ name: "" }, "validation_error", "body.name"],
       ];
       for (const [body, code, path] of bad) {
-        const res = await t.call("PATCH", `/v1/monitors/${m.id}`, { headers: alice.headers, body });
+        const res = await api.t.call("PATCH", `/v1/monitors/${m.id}`, { headers: api.alice.headers, body });
         expect(res.status, JSON.stringify(body)).toBe(400);
         expect(res.body.error.code).toBe(code);
         expect(res.body.error.details[0].path).toBe(path);
       }
-      const after = await t.call("GET", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      const after = await api.t.call("GET", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
       expect(after.body.data).toEqual(m);
-      await t.call("DELETE", `/v1/monitors/${m.id}`, { headers: alice.headers });
+      await api.t.call("DELETE", `/v1/monitors/${m.id}`, { headers: api.alice.headers });
     });
 
     it("a literal private or reserved target is 422 target_not_allowed", async () => {
