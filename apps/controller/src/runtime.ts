@@ -14,6 +14,7 @@ import { type Config, ConfigError, type Role } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
 import type { Worker } from "./deps.js";
+import { directListener } from "./http/direct-routes.js";
 import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { listenMetrics, publicMetricsWarning } from "./http/metrics-endpoint.js";
@@ -128,6 +129,7 @@ function roleEntries(
         try {
           http = await listen({
             fetch: built.app.fetch,
+            direct: directListener(built.app),
             host: config.HOST,
             port: config.PORT,
             graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,

@@ -65,6 +65,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
     log: opts.log,
     routeOf: routeCache(app, guard, opts.metrics),
   };
+  cores.set(app, core);
   const dispatch = app.fetch;
 
   app.fetch = (request, env, executionCtx) => {
@@ -131,8 +132,18 @@ export function installCore(app: Router, opts: CoreOptions): void {
   };
 }
 
+/** The core of each app `installCore` was given: what its direct routes (`direct-routes.ts`) share. */
+const cores = new WeakMap<Router, Core>();
+
+/** The core installed on `app`; `installCore` must have run first. */
+export function coreOf(app: Router): Core {
+  const core = cores.get(app);
+  if (!core) throw new Error("installCore(app) first: the core keeps what every request is recorded with");
+  return core;
+}
+
 /** What the core's requests share: built once by `installCore`. */
-interface Core {
+export interface Core {
   ipOf: ReturnType<typeof resolveClientIp>;
   writeAccess: AccessLog | undefined;
   metrics: HttpMetrics | undefined;
@@ -142,7 +153,7 @@ interface Core {
 }
 
 /** A route as the core knows it: its pattern and, when requests are counted, its series. */
-interface Route {
+export interface Route {
   pattern: string;
   series: RouteSeries | undefined;
 }
@@ -206,11 +217,24 @@ class Exchange implements RequestState {
   }
 
   private record(res: Response, route: Route): Response {
-    const ms = performance.now() - this.start;
-    route.series?.observe(res.status, ms / 1000);
-    this.core.writeAccess?.(this.requestId, this.method, this.path, res.status, ms);
+    recordAnswer(this.core, route, this.requestId, this.method, this.path, res.status, this.start);
     return res;
   }
+}
+
+/** A request's answer in the metrics (by route pattern) and the access log; `start` from `performance.now()`. */
+export function recordAnswer(
+  core: Core,
+  route: Route,
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  start: number,
+): void {
+  const ms = performance.now() - start;
+  route.series?.observe(status, ms / 1000);
+  core.writeAccess?.(requestId, method, path, status, ms);
 }
 
 /** Outside Node's server: the page headers go on the `Response` itself. */
@@ -266,7 +290,8 @@ interface NodeBindings {
   outgoing?: ServerResponse;
 }
 
-function single(value: string | string[] | undefined): string | undefined {
+/** A header's first value (Node gives repeated headers as an array). */
+export function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -29,7 +29,10 @@ export function listen(opts: {
   port: number;
   graceMs: number;
   log: Logger;
+  /** Tried first for each request: true when it answered (`directListener`, `http/direct-routes.ts`). */
+  direct?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }): Promise<Listening> {
+  const { direct } = opts;
   return new Promise((resolve, reject) => {
     const server = serve(
       {
@@ -39,7 +42,7 @@ export function listen(opts: {
         createServer: ((options: ServerOptions, listener: RequestListener) =>
           createServer<typeof IncomingMessage, typeof ServerResponse>(
             { ...options, ServerResponse: CoreResponse as typeof ServerResponse },
-            originFormOnly(listener),
+            originFormOnly(direct ? (req, res) => direct(req, res) || listener(req, res) : listener),
           )) as unknown as typeof createServer,
       },
       (info) => {

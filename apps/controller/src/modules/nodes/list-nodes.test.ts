@@ -1,9 +1,9 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { listen } from "../../http/listen.js";
 import { type FakeNode, heartbeatOf, settle } from "../../testing/agents.js";
+import { rawRequest } from "../../testing/raw-http.js";
 import { type Form, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 
@@ -158,13 +158,13 @@ describe.each(forms)("GET /v1/nodes, form %s", (form: Form) => {
     });
     try {
       for (const headers of [{}, { "accept-encoding": "gzip" }]) {
-        const wire = await rawGet(`${server.url}/v1/nodes`, headers);
+        const wire = await rawRequest(`${server.url}/v1/nodes`, headers);
         expect(wire.headers["transfer-encoding"]).toBeUndefined();
         expect(Number(wire.headers["content-length"])).toBe(wire.body.length);
         const json = "accept-encoding" in headers ? gunzipSync(wire.body) : wire.body;
         expect(JSON.parse(json.toString("utf8")).data).toEqual(parsed.data);
       }
-      const head = await rawGet(`${server.url}/v1/nodes`, {}, "HEAD");
+      const head = await rawRequest(`${server.url}/v1/nodes`, {}, "HEAD");
       expect(head.status).toBe(200);
       expect(head.body.length).toBe(0);
     } finally {
@@ -172,18 +172,3 @@ describe.each(forms)("GET /v1/nodes, form %s", (form: Form) => {
     }
   });
 });
-
-/** One request over HTTP/1.1 as Node's client sees it: status, headers, the raw body bytes. */
-function rawGet(url: string, headers: Record<string, string>, method = "GET") {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (d: Buffer) => chunks.push(d));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    })
-      .on("error", reject)
-      .end();
-  });
-}

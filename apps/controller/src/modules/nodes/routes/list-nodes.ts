@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, requestIdOf } from "../../../http/context.js";
+import { directRoute } from "../../../http/direct-routes.js";
 import { envelope, errorResponses } from "../../../http/envelope.js";
 import { pageFieldsA, pageFieldsB } from "../../../http/page-schemas.js";
 import type { Router } from "../../../http/router.js";
@@ -98,6 +99,10 @@ export function parseNodeListQuery(
 }
 
 const jsonType = { "Content-Type": "application/json" } as const;
+
+/** The envelope of a small answer (under PREPARED_MIN_BYTES), as `ok()` would build it. */
+const smallEnvelope = (data: string, requestId: string) =>
+  `{"data":${data},"request_id":${JSON.stringify(requestId)}}`;
 const largeJsonType = { "Content-Type": "application/json", Vary: "Accept-Encoding" } as const;
 const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
 
@@ -117,9 +122,7 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
   const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: PreparedEnvelope) => {
     const data = await pending;
     const requestId = requestIdOf(c);
-    if (data.length < PREPARED_MIN_BYTES) {
-      return c.body(`{"data":${data},"request_id":${JSON.stringify(requestId)}}`, 200, jsonType);
-    }
+    if (data.length < PREPARED_MIN_BYTES) return c.body(smallEnvelope(data, requestId), 200, jsonType);
     const { body, gzip } = await prepared.body(data, requestId, acceptsGzip(c.req.header("accept-encoding")));
     // A large answer depends on Accept-Encoding (a small one never does).
     return c.body(body, 200, gzip ? gzipJsonType : largeJsonType);
@@ -129,11 +132,19 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
       // The common request: the whole list, at hand in the presence role's memory, answered without a promise.
       const data = list.peekJson();
       if (data !== undefined && data.length < PREPARED_MIN_BYTES) {
-        return c.body(`{"data":${data},"request_id":${JSON.stringify(requestIdOf(c))}}`, 200, jsonType);
+        return c.body(smallEnvelope(data, requestIdOf(c)), 200, jsonType);
       }
       return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
     }
     const { filter, page } = parseNodeListQuery(form, c.req.query());
     return answer(c, list.json(filter, page), other);
+  });
+  // The same small answer before the router, under Node's server (dashboards poll it); a large list
+  // (gzip, prepared bytes) and a list not yet in memory go to the router.
+  directRoute(app, route.path, (requestId) => {
+    const data = list.peekJson();
+    return data !== undefined && data.length < PREPARED_MIN_BYTES
+      ? { status: 200, type: jsonType["Content-Type"], body: smallEnvelope(data, requestId) }
+      : undefined;
   });
 }
