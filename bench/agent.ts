@@ -32,6 +32,12 @@ const nodeVersion = execFileSync(node, ["-p", "process.versions.node"]).toString
 const dir = mkdtempSync(join(tmpdir(), "vantage-bench-agent-"));
 const dist = otherNode ? join(dir, "dist") : join(root, "apps/agent/dist");
 const nodeOptions = releaseNodeOptions();
+if (otherNode) {
+  // A raw-socket build for that Node's ABI (cached per ABI), then this Node's back in place for the tree.
+  for (const n of [node, process.execPath]) {
+    execFileSync(n, [join(root, "scripts/native-addons.mjs")], { stdio: "inherit" });
+  }
+}
 execFileSync(node, [join(root, "apps/agent/build.mjs"), "--if-stale", "--outdir", dist], {
   stdio: "inherit",
 });
