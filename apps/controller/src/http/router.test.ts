@@ -64,6 +64,27 @@ describe("validation error details", () => {
     expect(validationError(errorOf(mixed, { values: ["x"], a: 1 }), "json").code).toBe("validation_error");
   });
 
+  it("numbers read from text: what the caller sent, not what coercion made of it", () => {
+    const query = z.object({ per_page: z.coerce.number().int().min(1).max(100), at: z.coerce.number() });
+    const messages = (raw: Record<string, string>) =>
+      issuesToDetails(errorOf(query, raw), "query").map((d) => `${d.path}: ${d.message}`);
+    expect(messages({ per_page: "abc", at: "1" })).toEqual(["query.per_page: expected a number"]);
+    expect(messages({ per_page: "1.5", at: "Infinity" })).toEqual([
+      "query.per_page: expected a whole number",
+      "query.at: expected a number",
+    ]);
+    expect(validationError(errorOf(query, { per_page: "x", at: "1" }), "query").message).toBe(
+      "query.per_page: expected a number",
+    );
+    // Bounds and JSON bodies keep zod's own words, which name what was sent.
+    expect(messages({ per_page: "500", at: "1" })[0]).toMatch(
+      /^query\.per_page: Too big: expected number to be <=100/,
+    );
+    expect(issuesToDetails(errorOf(strict, { name: "x", count: "3" }), "json")).toEqual([
+      { path: "body.count", message: "Invalid input: expected number, received string" },
+    ]);
+  });
+
   it("a route answers such a body with a small error envelope", async () => {
     const app = createRouter();
     app.openapi(

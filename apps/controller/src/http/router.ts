@@ -8,6 +8,21 @@ interface IssueLike {
   path: PropertyKey[];
   message: string;
   keys?: string[];
+  expected?: string;
+}
+
+/**
+ * A number read from text (query fields, `z.coerce.number()`) that is not one: zod says what the coercion
+ * made of it ("received NaN", "received Infinity"), and "expected int, received number" for a fraction,
+ * neither of which the caller sent. Plain words instead; every other message is zod's.
+ */
+function messageOf(issue: IssueLike): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  if (issue.expected === "int") return "expected a whole number";
+  if (issue.expected === "number" && /received (NaN|Infinity|-Infinity)$/.test(issue.message)) {
+    return "expected a number";
+  }
+  return issue.message;
 }
 
 /** Where a value came from, as the first segment of a detail path names it. */
@@ -46,7 +61,7 @@ export function issuesToDetails(error: ZodError, rawTarget: string) {
         details.push({ path: `${base}.${key}`, message: "unknown field" });
       more += Math.max(0, unknownKeys.length - room);
     } else {
-      details.push({ path: base, message: issue.message });
+      details.push({ path: base, message: messageOf(issue) });
     }
   }
   if (more > 0)
