@@ -36,7 +36,8 @@ describe("usage reported to Stripe's billing meters", () => {
       .insertInto("billing_customers")
       .values({ user_id: customer.userId, stripe_customer_id: "cus_metered" })
       .execute();
-    const now = Date.now();
+    // Noon of today (UTC): yesterday has settled whatever the time the suite runs (see the next test).
+    const now = Date.parse(`${dayOf(Date.now())}T12:00:00Z`);
     const [twoAgo, yesterday, today] = [dayOf(now - 2 * DAY), dayOf(now - DAY), dayOf(now)];
     const use = (user_id: string, day: string, family: string, units: number) => ({
       user_id,
@@ -113,5 +114,43 @@ describe("usage reported to Stripe's billing meters", () => {
       .filter((e) => e.event_name === "vantage_node_probes" && e.timestamp === end(twoAgo))
       .reduce((n, e) => n + Number(e["payload[value]"]), 0);
     expect(total).toBe(45);
+  });
+
+  it("reports a day once it has been over 15 minutes (every controller's counters flushed), not before", async () => {
+    const t = db.app("b", {
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_METER_EVENTS: "probes=vantage_node_probes",
+    });
+    const settings = billingSettings(t.config);
+    const customer = await newUser(t, "settling");
+    await t.db.kysely
+      .insertInto("billing_customers")
+      .values({ user_id: customer.userId, stripe_customer_id: "cus_settling" })
+      .execute();
+    const midnight = Date.parse(`${dayOf(Date.now())}T00:00:00Z`);
+    const day = dayOf(midnight - DAY);
+    await t.db.kysely
+      .insertInto("usage_daily")
+      .values({ user_id: customer.userId, day, family: "probes", units: 8, calls: 8 })
+      .execute();
+    const reportAt = (now: number) =>
+      reportUsage({
+        db: t.db.kysely,
+        log: pino({ level: "silent" }),
+        stripe: settings.stripe!,
+        meterEvents: settings.meterEvents,
+        now,
+      });
+    const before = stripe.meterEvents.length;
+    expect(await reportAt(midnight + 10 * 60_000)).toBe(0);
+    expect(await reportAt(midnight + 14 * 60_000 + 59_000)).toBe(0);
+    expect(stripe.meterEvents).toHaveLength(before);
+    expect(await reportAt(midnight + 16 * 60_000)).toBe(1);
+    expect(stripe.meterEvents.at(-1)).toMatchObject({
+      event_name: "vantage_node_probes",
+      "payload[stripe_customer_id]": "cus_settling",
+      "payload[value]": "8",
+    });
   });
 });
