@@ -49,7 +49,7 @@ describe("http fidelity", () => {
     // An agent is a long-lived process: its first request also pays one-off costs (lazy module loads,
     // JIT) worth several ms, which would dominate totals of ~1 ms here. Warm up once per scheme.
     const runner = await fx.runner("c2");
-    for (const url of [`http://${at.web4}/`, `https://${at.web4}/`]) {
+    for (const url of [`http://${at.web4}/`, `https://${at.web4}/`, `http://www.${at.dnsZone}/`]) {
       await runner.run({ type: "http", params: { url } });
     }
   });
@@ -63,8 +63,14 @@ describe("http fidelity", () => {
     `http://[${at.web6}]/status/404?delay=5`,
     `https://${at.web4}/delay/50`,
   ];
+  /**
+   * Totals agree within 2× or 2 ms, whichever is wider (as ping's RTTs within 10 % or 0.2 ms): on the lab's
+   * sub-millisecond paths a total is 1–2 ms, and a late wake-up of either process on two shared cores moves
+   * it by a millisecond or two (Node 24 once: 3.7 ms against curl's 1.7); over real paths the ratio rules.
+   */
+  const within = (a: number, b: number) => a <= Math.max(2 * b, b + 2);
   for (const url of urls) {
-    it(`${url}: same status as curl, phases ordered, total within 2×`, async () => {
+    it(`${url}: same status as curl, phases ordered, total within 2× (or 2 ms)`, async () => {
       const runner = await fx.runner("c2");
       // Totals here are about 1 ms, where one sample of either tool can be off by 2× from scheduling
       // alone (2 shared cores): compare the medians of five interleaved runs.
@@ -100,8 +106,8 @@ describe("http fidelity", () => {
       }
       const ours = median(outs.map((o) => o.timings.total));
       const theirs = median(refs.map((r) => r.total));
-      expect(ours).toBeLessThanOrEqual(2 * theirs);
-      expect(theirs).toBeLessThanOrEqual(2 * ours);
+      expect(within(ours, theirs), `ours ${ours} ms, curl ${theirs} ms`).toBe(true);
+      expect(within(theirs, ours), `ours ${ours} ms, curl ${theirs} ms`).toBe(true);
       if (url.includes("/delay/50"))
         for (const o of outs) expect(o.timings.first_byte!).toBeGreaterThanOrEqual(49);
     });
