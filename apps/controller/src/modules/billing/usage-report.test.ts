@@ -22,20 +22,36 @@ describe("usage reported to Stripe's billing meters", () => {
   });
   afterAll(() => stripe.stop());
 
-  it("sends each finished day once, never today, and only the difference after a late write", async () => {
+  /** An app reporting `meterEvents`, an account `name` with the Stripe customer `cus_<name>`, and the report. */
+  async function metered(name: string, meterEvents: string) {
     const t = db.app("b", {
       STRIPE_SECRET_KEY: stripe.secretKey,
       STRIPE_API_BASE: stripe.url,
-      STRIPE_METER_EVENTS: "probes=vantage_node_probes,lookups=vantage_lookups",
+      STRIPE_METER_EVENTS: meterEvents,
     });
     const settings = billingSettings(t.config);
-    const kysely = t.db.kysely;
-    const customer = await newUser(t, "metered");
-    const noCustomer = await newUser(t, "unbilled");
-    await kysely
+    const customer = await newUser(t, name);
+    await t.db.kysely
       .insertInto("billing_customers")
-      .values({ user_id: customer.userId, stripe_customer_id: "cus_metered" })
+      .values({ user_id: customer.userId, stripe_customer_id: `cus_${name}` })
       .execute();
+    const reportAt = (now: number) =>
+      reportUsage({
+        db: t.db.kysely,
+        log: pino({ level: "silent" }),
+        stripe: settings.stripe!,
+        meterEvents: settings.meterEvents,
+        now,
+      });
+    return { t, kysely: t.db.kysely, customer, reportAt };
+  }
+
+  it("sends each finished day once, never today, and only the difference after a late write", async () => {
+    const { t, kysely, customer, reportAt } = await metered(
+      "metered",
+      "probes=vantage_node_probes,lookups=vantage_lookups",
+    );
+    const noCustomer = await newUser(t, "unbilled");
     // Noon of today (UTC): yesterday has settled whatever the time the suite runs (see the next test).
     const now = Date.parse(`${dayOf(Date.now())}T12:00:00Z`);
     const [twoAgo, yesterday, today] = [dayOf(now - 2 * DAY), dayOf(now - DAY), dayOf(now)];
@@ -57,14 +73,7 @@ describe("usage reported to Stripe's billing meters", () => {
         use(noCustomer.userId, twoAgo, "probes", 50), // no Stripe customer
       ])
       .execute();
-    const report = () =>
-      reportUsage({
-        db: kysely,
-        log: pino({ level: "silent" }),
-        stripe: settings.stripe!,
-        meterEvents: settings.meterEvents,
-        now,
-      });
+    const report = () => reportAt(now);
 
     expect(await report()).toBe(3);
     const sent = stripe.meterEvents.map((e) => [
@@ -117,31 +126,13 @@ describe("usage reported to Stripe's billing meters", () => {
   });
 
   it("reports a day once it has been over 15 minutes (every controller's counters flushed), not before", async () => {
-    const t = db.app("b", {
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_METER_EVENTS: "probes=vantage_node_probes",
-    });
-    const settings = billingSettings(t.config);
-    const customer = await newUser(t, "settling");
-    await t.db.kysely
-      .insertInto("billing_customers")
-      .values({ user_id: customer.userId, stripe_customer_id: "cus_settling" })
-      .execute();
+    const { kysely, customer, reportAt } = await metered("settling", "probes=vantage_node_probes");
     const midnight = Date.parse(`${dayOf(Date.now())}T00:00:00Z`);
     const day = dayOf(midnight - DAY);
-    await t.db.kysely
+    await kysely
       .insertInto("usage_daily")
       .values({ user_id: customer.userId, day, family: "probes", units: 8, calls: 8 })
       .execute();
-    const reportAt = (now: number) =>
-      reportUsage({
-        db: t.db.kysely,
-        log: pino({ level: "silent" }),
-        stripe: settings.stripe!,
-        meterEvents: settings.meterEvents,
-        now,
-      });
     const before = stripe.meterEvents.length;
     expect(await reportAt(midnight + 10 * 60_000)).toBe(0);
     expect(await reportAt(midnight + 14 * 60_000 + 59_000)).toBe(0);
