@@ -6,7 +6,7 @@ import { guardBody } from "./body-guard.js";
 import { resolveClientIp } from "./client-ip.js";
 import type { AppBindings, AppEnv, RequestState } from "./context.js";
 import { errorBody } from "./errors.js";
-import { CoreResponse, setCoreHeaders } from "./listen.js";
+import { carryCoreHeaders } from "./listen.js";
 import type { HttpMetrics, RouteSeries } from "./metrics.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
@@ -80,7 +80,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
       const headers = incoming.headers;
       exchange = new Exchange(
         core,
-        requestIdFrom(single(headers["x-request-id"])),
+        requestIdFrom(headers["x-request-id"]),
         request.method,
         app.getPath(request, { env: bindings }),
         incoming.socket?.remoteAddress,
@@ -89,8 +89,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
       );
       // On whatever the handler answers, errors and 404s included: with the answer's own headers when the
       // server is ours (`listen`), else merged in by Node.
-      if (outgoing instanceof CoreResponse) outgoing.requestId = exchange.requestId;
-      else setCoreHeaders(outgoing, exchange.requestId);
+      carryCoreHeaders(outgoing, exchange.requestId);
     } else {
       // Anywhere else (`app.request`) the bindings are not ours to change: a copy carries the state.
       bindings = { ...(env as object) };
@@ -290,8 +289,7 @@ interface NodeBindings {
   outgoing?: ServerResponse;
 }
 
-/** A header's first value (Node gives repeated headers as an array). */
-export function single(value: string | string[] | undefined): string | undefined {
+function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { coreOf, recordAnswer, single } from "./core.js";
+import { coreOf, recordAnswer } from "./core.js";
+import { carryCoreHeaders } from "./listen.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
 
@@ -56,7 +57,7 @@ export function directListener(app: Router): (req: IncomingMessage, res: ServerR
     const route = routes.get(path);
     if (route === undefined) return false;
     const start = performance.now();
-    const requestId = requestIdFrom(single(req.headers["x-request-id"]));
+    const requestId = requestIdFrom(req.headers["x-request-id"]);
     let answer: DirectAnswer | undefined;
     try {
       answer = route(requestId);
@@ -65,9 +66,8 @@ export function directListener(app: Router): (req: IncomingMessage, res: ServerR
       return false;
     }
     if (answer === undefined) return false;
+    carryCoreHeaders(res, requestId);
     res.writeHead(answer.status, {
-      "X-Request-Id": requestId,
-      "X-Content-Type-Options": "nosniff",
       "Content-Type": answer.type,
       "Content-Length": Buffer.byteLength(answer.body),
     });

@@ -96,6 +96,15 @@ export class CoreResponse extends ServerResponse {
   }
 }
 
+/**
+ * Puts the request id and `nosniff` on the answer `res` is about to send: in its `writeHead` when the response
+ * is `listen`'s (the fast path), else by `setHeader`. What the core does for every request, routed or direct.
+ */
+export function carryCoreHeaders(res: ServerResponse, requestId: string): void {
+  if (res instanceof CoreResponse) res.requestId = requestId;
+  else setCoreHeaders(res, requestId);
+}
+
 /** The two headers by `setHeader`: for a head without a header object, or a response not made by `listen`. */
 export function setCoreHeaders(res: ServerResponse, requestId: string): void {
   res.setHeader("X-Request-Id", requestId);

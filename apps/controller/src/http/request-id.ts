@@ -12,7 +12,8 @@ export function newRequestId(): string {
   return `req_${processPrefix}${counter.toString(36).padStart(6, "0")}`;
 }
 
-/** The caller's `X-Request-Id` when well formed, else a new id. */
-export function requestIdFrom(incoming: string | undefined): string {
-  return incoming !== undefined && wellFormed.test(incoming) ? incoming : newRequestId();
+/** The caller's `X-Request-Id` when well formed (the first, when Node gives several), else a new id. */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  const id = Array.isArray(incoming) ? incoming[0] : incoming;
+  return id !== undefined && wellFormed.test(id) ? id : newRequestId();
 }

@@ -103,6 +103,15 @@ const jsonType = { "Content-Type": "application/json" } as const;
 /** The envelope of a small answer (under PREPARED_MIN_BYTES), as `ok()` would build it. */
 const smallEnvelope = (data: string, requestId: string) =>
   `{"data":${data},"request_id":${JSON.stringify(requestId)}}`;
+
+/**
+ * The whole list's answer when it is in the presence role's memory and small: made without a promise, by the
+ * router's handler and by the direct route alike; `undefined` otherwise.
+ */
+function smallWholeList(list: NodeList, requestId: string): string | undefined {
+  const data = list.peekJson();
+  return data !== undefined && data.length < PREPARED_MIN_BYTES ? smallEnvelope(data, requestId) : undefined;
+}
 const largeJsonType = { "Content-Type": "application/json", Vary: "Accept-Encoding" } as const;
 const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
 
@@ -130,10 +139,9 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
   app.get(route.path, (c) => {
     if (c.req.url.indexOf("?") === -1) {
       // The common request: the whole list, at hand in the presence role's memory, answered without a promise.
+      const small = smallWholeList(list, requestIdOf(c));
+      if (small !== undefined) return c.body(small, 200, jsonType);
       const data = list.peekJson();
-      if (data !== undefined && data.length < PREPARED_MIN_BYTES) {
-        return c.body(smallEnvelope(data, requestIdOf(c)), 200, jsonType);
-      }
       return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
     }
     const { filter, page } = parseNodeListQuery(form, c.req.query());
@@ -142,9 +150,7 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
   // The same small answer before the router, under Node's server (dashboards poll it); a large list
   // (gzip, prepared bytes) and a list not yet in memory go to the router.
   directRoute(app, route.path, (requestId) => {
-    const data = list.peekJson();
-    return data !== undefined && data.length < PREPARED_MIN_BYTES
-      ? { status: 200, type: jsonType["Content-Type"], body: smallEnvelope(data, requestId) }
-      : undefined;
+    const body = smallWholeList(list, requestId);
+    return body === undefined ? undefined : { status: 200, type: jsonType["Content-Type"], body };
   });
 }
