@@ -84,11 +84,22 @@ export function queryUdp(query: Buffer, id: number, x: Exchange): Promise<dnsPac
   });
   // Connected, as dig's socket is: a server whose port is closed answers with ICMP port unreachable, which a
   // connected socket reports at once (ECONNREFUSED) instead of leaving the query to its timeout.
-  socket.connect(x.port, x.address, () => {
-    socket.send(query, (error) => {
-      if (error) s.reject(toProbeFailure(error));
+  // A connect that fails (no route to the server, a broadcast address) hands its error to this callback and
+  // leaves the socket unconnected: sending then would throw outside any handler, so it ends the query here.
+  try {
+    socket.connect(x.port, x.address, (error?: Error) => {
+      if (error) return s.reject(toProbeFailure(error));
+      try {
+        socket.send(query, (sendError) => {
+          if (sendError) s.reject(toProbeFailure(sendError));
+        });
+      } catch (sendError) {
+        s.reject(toProbeFailure(sendError));
+      }
     });
-  });
+  } catch (error) {
+    s.reject(toProbeFailure(error));
+  }
   return s.promise;
 }
 
