@@ -171,6 +171,7 @@ export async function startRuntime(
   const db = await connectDb({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.VANTAGE_DATA_DIR,
+    log,
     ...(opts.pgliteDump ? { pgliteDump: opts.pgliteDump } : {}),
     connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,

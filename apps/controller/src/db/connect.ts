@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
+import type { Logger } from "pino";
 import postgres from "postgres";
+import { holdPrivateUmask, makePrivateDir, stripGroupOther } from "../lib/data-dir.js";
 import { AvailabilityGate, guardedDialect } from "./availability.js";
 import { type Listen, pgliteListen, postgresListen } from "./listen.js";
 import { inlineMigrations } from "./migrations/index.js";
@@ -53,7 +55,12 @@ export interface DbOptions {
    * databases start from one migrated dump.
    */
   pgliteDump?: Blob;
+  /** PGlite: told when the data directory was readable by others and has been made private. */
+  log?: Pick<Logger, "warn">;
 }
+
+/** Files the controller itself keeps in the data directory (accounts/jwt-secret.ts, lib/secret-key.ts). */
+const DATA_DIR_FILES = ["jwt-secret", "secret-key"];
 
 export async function connectDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
@@ -96,10 +103,13 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     return makeDb(new Kysely<Database>({ dialect }), "postgres", listen, gate);
   }
   let location = opts.dataDir;
+  let umask: ReturnType<typeof holdPrivateUmask> | undefined;
   if (!location.startsWith("memory://")) {
-    const dir = resolve(location, "pgdata");
-    mkdirSync(dir, { recursive: true });
-    location = dir;
+    const root = resolve(location);
+    location = join(root, "pgdata");
+    makePrivateDir(location);
+    securePgliteDataDir(root, opts.log);
+    umask = holdPrivateUmask();
   }
   const fresh = location.startsWith("memory://") || !existsSync(resolve(location, "PG_VERSION"));
   const pglite =
@@ -108,10 +118,44 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
       : new PGlite(location);
   await pglite.waitReady;
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return makeDb(kysely, "pglite", pgliteListen(pglite, kysely));
+  // Where the umask cannot be set (a worker thread), the files PGlite made are made private by hand.
+  const pgdata = location;
+  const fixModes = () => {
+    if (umask && !umask.held) stripGroupOther(pgdata, true);
+  };
+  fixModes();
+  return makeDb(kysely, "pglite", pgliteListen(pglite, kysely), undefined, () => {
+    fixModes();
+    umask?.release();
+  });
 }
 
-function makeDb(kysely: Kysely<Database>, kind: Db["kind"], listen: Listen, gate?: AvailabilityGate): Db {
+/**
+ * The embedded data directory is the owner's alone (0700, files 0600), as PostgreSQL requires of its own.
+ * An existing one that others can read (made by an older version, or by hand) is fixed at start with a
+ * warning instead of refused: the directory itself, the PGlite cluster under it and the controller's own
+ * files; other files someone put there are left as they are (the directory's 0700 already hides them).
+ */
+function securePgliteDataDir(root: string, log: DbOptions["log"]): void {
+  const fixed = [
+    ...stripGroupOther(root, false),
+    ...stripGroupOther(join(root, "pgdata"), true),
+    ...DATA_DIR_FILES.flatMap((name) => stripGroupOther(join(root, name), false)),
+  ];
+  if (fixed.length === 0) return;
+  const message =
+    "the data directory was readable by other users: removed group and other permissions (directories 0700, files 0600)";
+  if (log) log.warn({ data_dir: root, fixed: fixed.length, first: fixed.slice(0, 5) }, message);
+  else process.emitWarning(`${message}: ${fixed.length} paths under ${root}`);
+}
+
+function makeDb(
+  kysely: Kysely<Database>,
+  kind: Db["kind"],
+  listen: Listen,
+  gate?: AvailabilityGate,
+  onClose?: () => void,
+): Db {
   return {
     kysely,
     kind,
@@ -124,7 +168,11 @@ function makeDb(kysely: Kysely<Database>, kind: Db["kind"], listen: Listen, gate
     },
     listen,
     async close() {
-      await kysely.destroy();
+      try {
+        await kysely.destroy();
+      } finally {
+        onClose?.();
+      }
     },
   };
 }

@@ -1,7 +1,8 @@
-import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
+import { makePrivateDir } from "./data-dir.js";
 import { parseSecretKey, SecretKey } from "./secret-box.js";
 
 export interface SecretKeys {
@@ -47,7 +48,7 @@ export function resolveSecretKey(
   const existing = readKeyFile(file, log);
   if (existing) return { current: existing, previous };
 
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const generated = SecretKey.generate();
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${generated.toBase64()}\n`, { mode: 0o600, flag: "wx" });

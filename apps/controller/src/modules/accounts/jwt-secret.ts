@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import { makePrivateDir } from "../../lib/data-dir.js";
 
 /**
  * The JWT signing secret: `VANTAGE_JWT_SECRET` when set; otherwise `<data dir>/jwt-secret`, generated
@@ -23,7 +24,7 @@ export function resolveJwtSecret(
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
   if (!secret || secret.length < 32) {
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     secret = randomBytes(32).toString("base64url");
     writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "w" });
     chmodSync(file, 0o600);
