@@ -26,7 +26,11 @@ function once<T>(cleanup: () => void) {
   const settleWith = (fn: () => void) => {
     if (done) return;
     done = true;
-    cleanup();
+    // Settling runs inside timers and socket events, where a throw ends the process: a cleanup that
+    // fails (a socket already gone) must still let the query settle.
+    try {
+      cleanup();
+    } catch {}
     fn();
   };
   return {

@@ -99,7 +99,8 @@ export function readExcerpt(res: IncomingMessage, readCap = MAX_BODY_EXCERPT): B
       }
     });
     res.once("end", () => finish(false));
-    res.once("error", reject);
+    // `on`, not `once`: a second error with no listener would be thrown, and end the process.
+    res.on("error", reject);
   });
   return { done, soFar: () => snapshot(false) };
 }

@@ -249,7 +249,13 @@ async function oneRequest(
       socket.once("secureConnect", () => {
         m.ready = now();
         m.tlsMs = m.connectedAt === null ? null : elapsedMs(m.connectedAt, m.ready);
-        m.tls = summarizeTls(socket as TLSSocket);
+        // Inside a socket event a throw would end the process: a certificate that cannot be read
+        // ends this request instead.
+        try {
+          m.tls = summarizeTls(socket as TLSSocket);
+        } catch (error) {
+          req.destroy(new ProbeFailure("tls_error", `unreadable certificate: ${(error as Error).message}`));
+        }
       });
     });
     req.on("error", (error) => {

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import raw, { type Socket as RawSocket } from "raw-socket";
 import { now } from "./clock.js";
 import { buildEcho, type Family, type IcmpMessage, parseIcmp } from "./icmp-packet.js";
-import { ProbeFailure } from "./probe-failure.js";
+import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 
 export type ReceivedIcmp = IcmpMessage & { source: string; receivedAt: bigint };
 type Handler = (message: ReceivedIcmp) => void;
@@ -38,17 +38,21 @@ function open(family: Family): Shared {
       bufferSize: 65_535,
     });
   } catch (error) {
-    throw new ProbeFailure(
-      "icmp_unavailable",
-      `cannot open a raw ICMP socket (needs root or CAP_NET_RAW): ${(error as Error).message}`,
-    );
+    throw openFailure(family, error);
   }
-  // A burst of replies (many concurrent pings, a traceroute window) must not overflow the kernel queue.
-  socket.setOption(raw.SocketLevel.SOL_SOCKET, raw.SocketOption.SO_RCVBUF, 1 << 20);
-  const [level, option] = levels()[family];
-  const value = Buffer.alloc(4);
-  socket.getOption(level, option, value, 4);
-  const read = value.readInt32LE(0);
+  let read: number;
+  try {
+    // A burst of replies (many concurrent pings, a traceroute window) must not overflow the kernel queue.
+    socket.setOption(raw.SocketLevel.SOL_SOCKET, raw.SocketOption.SO_RCVBUF, 1 << 20);
+    const [level, option] = levels()[family];
+    const value = Buffer.alloc(4);
+    socket.getOption(level, option, value, 4);
+    read = value.readInt32LE(0);
+  } catch (error) {
+    // Not kept: close it, or every failed run would leak one descriptor.
+    socket.close();
+    throw toProbeFailure(error, null, { syscall: "setsockopt" });
+  }
   const entry: Shared = { socket, handlers: new Map(), defaultHops: read > 0 ? read : 64 };
   socket.on("message", (buffer, source) => {
     const receivedAt = now();
@@ -62,6 +66,20 @@ function open(family: Family): Shared {
   });
   shared.set(family, entry);
   return entry;
+}
+
+/**
+ * Why no raw socket: without CAP_NET_RAW (EPERM) ping and traceroute are unavailable on this node, as
+ * ever; out of descriptors or without IPv6 it is the node's state, and the message says which.
+ */
+function openFailure(family: Family, error: unknown): ProbeFailure {
+  const failure = toProbeFailure(error, null, { syscall: "socket" });
+  if (failure.code === "icmp_unavailable" || failure.code === "resources_exhausted") return failure;
+  if (failure.code === "ipv6_unavailable" && family === 6) return failure;
+  return new ProbeFailure(
+    "icmp_unavailable",
+    `cannot open a raw ICMP socket (needs root or CAP_NET_RAW): ${(error as Error).message}`,
+  );
 }
 
 export interface IcmpLease {
@@ -96,10 +114,18 @@ export function leaseIcmp(family: Family, onMessage: Handler): IcmpLease {
           entry.socket.setOption(level, option, hopLimit ?? entry.defaultHops);
           sentAt = now();
         };
-        entry.socket.send(packet, 0, packet.length, address, before, (error) => {
-          if (error) reject(error);
-          else resolve(sentAt);
-        });
+        // raw-socket's errors carry strerror's text alone: say what the send was aimed at.
+        const failed = (error: unknown) =>
+          reject(toProbeFailure(error, null, { target: address, syscall: "send" }));
+        try {
+          entry.socket.send(packet, 0, packet.length, address, before, (error) => {
+            if (error) failed(error);
+            else resolve(sentAt);
+          });
+        } catch (error) {
+          // A socket closed by an earlier error throws here rather than in the callback.
+          failed(error);
+        }
       });
     },
     release() {

@@ -1,3 +1,4 @@
+import { describeNetError, errnoName, type NetErrorContext } from "./net-error.js";
 import type { ProbeErrorCode } from "./types.js";
 
 /**
@@ -15,12 +16,9 @@ export class ProbeFailure<D = unknown> extends Error {
   }
 }
 
+/** The errnos whose Node message is kept as it is; net-error.ts words the others. */
 const errnoCodes: Record<string, ProbeErrorCode> = {
   ECONNREFUSED: "connection_refused",
-  EHOSTUNREACH: "host_unreachable",
-  EHOSTDOWN: "host_unreachable",
-  ENETUNREACH: "network_unreachable",
-  ENETDOWN: "network_unreachable",
   ETIMEDOUT: "timeout",
   ENOTFOUND: "dns_resolution_failed",
   EAI_AGAIN: "dns_resolution_failed",
@@ -32,8 +30,10 @@ const errnoCodes: Record<string, ProbeErrorCode> = {
 /** Maps a Node system error (errno code) to a probe error code; anything unknown is `probe_error`. */
 export function codeFromError(error: unknown): ProbeErrorCode {
   if (error instanceof ProbeFailure) return error.code;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") {
+  const described = describeNetError(error);
+  if (described) return described.code;
+  const code = errnoName(error);
+  if (code !== null) {
     const mapped = errnoCodes[code];
     if (mapped) return mapped;
     if (code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL")) return "tls_error";
@@ -41,9 +41,18 @@ export function codeFromError(error: unknown): ProbeErrorCode {
   return "probe_error";
 }
 
-/** A ProbeFailure from any error, keeping an existing one as it is. */
-export function toProbeFailure<D>(error: unknown, detail: D | null = null): ProbeFailure<D> {
+/**
+ * A ProbeFailure from any error, keeping an existing one as it is. A socket error whose errno says what
+ * happened gets a sentence naming `context.target` (see net-error.ts); any other keeps its own message.
+ */
+export function toProbeFailure<D>(
+  error: unknown,
+  detail: D | null = null,
+  context: NetErrorContext = {},
+): ProbeFailure<D> {
   if (error instanceof ProbeFailure) return error as ProbeFailure<D>;
+  const described = describeNetError(error, context);
+  if (described) return new ProbeFailure(described.code, described.message, detail);
   const message = error instanceof Error ? error.message : String(error);
   return new ProbeFailure(codeFromError(error), message, detail);
 }

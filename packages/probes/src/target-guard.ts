@@ -145,6 +145,13 @@ export function assertAllowed(address: string, allowPrivate: boolean, name?: str
   );
 }
 
+/** getaddrinfo's answers as dns.lookup names them, in words. */
+const lookupErrors: Record<string, string> = {
+  ENOTFOUND: "no such name, or no address for it",
+  EAI_AGAIN: "the node's resolver did not answer",
+  EAI_FAIL: "the node's resolver failed",
+};
+
 const systemLookup: HostLookup = (host, family) => lookup(host, { all: true, family, verbatim: true });
 
 async function lookupFirst(host: string, opts: ResolveOptions): Promise<{ address: string; family: 4 | 6 }> {
@@ -155,10 +162,17 @@ async function lookupFirst(host: string, opts: ResolveOptions): Promise<{ addres
   } catch (error) {
     if (error instanceof ProbeFailure) throw error;
     const code = (error as { code?: string }).code ?? "";
-    throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: ${code || String(error)}`);
+    const why = lookupErrors[code];
+    throw new ProbeFailure(
+      "dns_resolution_failed",
+      `cannot resolve ${host}: ${why ? `${why} (${code})` : code || String(error)}`,
+    );
   }
   const first = all.find((a) => family === undefined || a.family === family);
-  if (!first) throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: ENOTFOUND`);
+  if (!first) {
+    const what = family === undefined ? "no address" : `no IPv${family} address`;
+    throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: it has ${what} (ENOTFOUND)`);
+  }
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 

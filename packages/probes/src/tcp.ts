@@ -63,6 +63,7 @@ function timeConnect(
       finish(null);
       resolve(ms);
     });
-    socket.once("error", (error) => finish(toProbeFailure(error, failed)));
+    // `on`, not `once`: a second error with no listener would be thrown, and end the process.
+    socket.on("error", (error) => finish(toProbeFailure(error, failed)));
   });
 }

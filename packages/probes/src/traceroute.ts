@@ -1,7 +1,7 @@
 import { elapsedMs } from "./clock.js";
 import { type IcmpLease, leaseIcmp, type ReceivedIcmp } from "./icmp-socket.js";
 import { onAbort, settle } from "./outcome.js";
-import { ProbeFailure } from "./probe-failure.js";
+import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
 import { type Probe, type TracerouteParams, type TracerouteResult, tracerouteParamsSchema } from "./types.js";
@@ -34,7 +34,10 @@ export const tracerouteProbe: Probe<"traceroute"> = {
         signal: ctx.signal,
         lookup: ctx.lookup,
       });
-      const detail = await trace(target.address, target.family, params, ctx.signal);
+      const { detail, sendError } = await trace(target.address, target.family, params, ctx.signal);
+      // Not one probe left the node (no route, a broadcast address, no IPv6): the node could not trace at
+      // all, which is the send's error, not a path of `*` hops.
+      if (sendError) throw new ProbeFailure(sendError.code, sendError.message, detail);
       if (ctx.signal?.aborted) throw new ProbeFailure("timeout", "stopped at the deadline", detail);
       const last = detail.hops[detail.hops.length - 1];
       const latency = detail.reached ? (last?.rtts.find((r) => r !== null) ?? null) : null;
@@ -49,6 +52,8 @@ interface Query {
   /** The answer ends the trace: echo reply or destination unreachable. */
   final: boolean;
   reachedTarget: boolean;
+  /** Why the probe never left the node; null once it was sent. */
+  sendError: ProbeFailure | null;
 }
 
 async function trace(address: string, family: 4 | 6, params: TracerouteParams, signal?: AbortSignal) {
@@ -76,6 +81,8 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
   const hops: Hop[] = [];
   let reached = false;
   let seq = 0;
+  let sentAny = false;
+  let sendError: ProbeFailure | null = null;
   const window = Math.max(1, Math.floor(SIMULTANEOUS_PROBES / params.queries_per_hop));
   try {
     for (let first = 1; first <= params.max_hops && !signal?.aborted; first += window) {
@@ -88,6 +95,11 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
         }
       }
       const queries = await Promise.all(batch);
+      sendError ??= queries.find((q) => q.sendError !== null)?.sendError ?? null;
+      const sentNone = queries.every((q) => q.sendError !== null);
+      if (!sentNone) sentAny = true;
+      // Every send of the window failed: the next window's would too (traceroute stops at a send error).
+      if (sentNone) break;
       let stop = false;
       for (let ttl = first; ttl <= last && !stop; ttl++) {
         const mine = queries.filter((q) => q.ttl === ttl);
@@ -103,7 +115,8 @@ async function trace(address: string, family: 4 | 6, params: TracerouteParams, s
     removeAbort();
     lease.release();
   }
-  return { resolved_ip: address, reached, hops } satisfies TracerouteResult;
+  const detail = { resolved_ip: address, reached, hops } satisfies TracerouteResult;
+  return { detail, sendError: sentAny ? null : sendError };
 }
 
 function probe(
@@ -116,7 +129,7 @@ function probe(
   /** Every probe's `done` until it is: an abort of the job ends them all. */
   inFlight: Set<() => void>,
 ): Promise<Query> {
-  const query: Query = { ttl, rtt: null, ip: null, final: false, reachedTarget: false };
+  const query: Query = { ttl, rtt: null, ip: null, final: false, reachedTarget: false, sendError: null };
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
@@ -135,8 +148,11 @@ function probe(
         waiting.set(seq, { sentAt, query, done });
         timer = setTimeout(done, timeoutMs);
       },
-      // A send error (no route, say) is a `*` here: traceroute reports the hop, not the errno.
-      () => done(),
+      // A send error (no route, say) is a `*` for its hop; the trace fails with it only if no probe got out.
+      (error: unknown) => {
+        query.sendError = toProbeFailure(error);
+        done();
+      },
     );
   });
 }

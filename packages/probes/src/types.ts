@@ -198,6 +198,8 @@ export const probeErrorCodes = [
   "timeout",
   "tls_error",
   "icmp_unavailable",
+  "ipv6_unavailable",
+  "resources_exhausted",
   "too_many_redirects",
   "invalid_target",
   "probe_error",
