@@ -3,6 +3,14 @@ import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { Database } from "../../db/schema.js";
 import { ApiError } from "../../http/errors.js";
+import { validationError } from "../../http/router.js";
+import {
+  checkoutSessionObject,
+  eventEnvelope,
+  eventOf,
+  invoiceObject,
+  subscriptionObject,
+} from "./event-schemas.js";
 import { graceUntil, majorAmount, type PaidPlan } from "./plan-state.js";
 import * as repo from "./repo.js";
 import { type BillingSettings, notConfigured, stripeFailure } from "./stripe.js";
@@ -39,7 +47,10 @@ export interface BillingService {
   cancel(userId: string): Promise<SubscriptionView>;
   /** A Stripe customer portal page (payment method, plan change, invoices); 409 before any checkout. */
   portal(userId: string): Promise<{ portal_url: string }>;
-  /** A webhook delivery: 400 `invalid_signature` unless Stripe signed it within 5 minutes. */
+  /**
+   * A webhook delivery: 400 `invalid_signature` unless Stripe signed it within 5 minutes; 400
+   * `validation_error` (nothing stored) when a handled event lacks a field the handler reads.
+   */
   webhook(rawBody: string, signature: string | undefined): Promise<{ received: true; duplicate: boolean }>;
 }
 
@@ -226,6 +237,8 @@ export function createBillingService(deps: {
           "the Stripe-Signature header does not match the body, or is older than 5 minutes",
         );
       }
+      const envelope = eventEnvelope.safeParse(event);
+      if (!envelope.success) throw validationError(envelope.error, "json");
       if (await repo.eventSeen(db, event.id)) return { received: true, duplicate: true };
       await handle(sy, event);
       await repo.markEvent(db, event.id, event.type);
@@ -233,11 +246,21 @@ export function createBillingService(deps: {
     },
   };
 
-  /** What each event type does; the others are acknowledged and ignored. */
+  /**
+   * What each event type does; the others are acknowledged and ignored. The event's object is checked
+   * first (`event-schemas.ts`): one that lacks a field read below is refused before anything is stored.
+   */
   async function handle(sy: BillingSync, event: Stripe.Event): Promise<void> {
+    const check = (schema: Parameters<typeof eventOf>[0]) => {
+      const parsed = eventOf(schema).safeParse(event);
+      if (parsed.success) return;
+      log.warn({ event_id: event.id, type: event.type }, "stripe event refused: a field it needs is missing");
+      throw validationError(parsed.error, "json");
+    };
     switch (event.type) {
       case "checkout.session.completed":
       case "checkout.session.async_payment_succeeded":
+        check(checkoutSessionObject);
         await sy.syncCheckout(event.data.object);
         return;
       case "customer.subscription.created":
@@ -245,6 +268,7 @@ export function createBillingService(deps: {
       case "customer.subscription.deleted":
       case "customer.subscription.paused":
       case "customer.subscription.resumed":
+        check(subscriptionObject);
         await sy.syncSubscription(event.data.object.id, event.data.object);
         return;
       case "invoice.paid":
@@ -253,6 +277,7 @@ export function createBillingService(deps: {
       case "invoice.voided":
       case "invoice.marked_uncollectible":
       case "invoice.updated":
+        check(invoiceObject);
         await sy.syncInvoice(event.data.object);
         return;
       default:

@@ -102,7 +102,10 @@ export function createSync(deps: SyncDeps) {
 
   /** Stores an invoice (the amount paid once paid, else the amount due) and refreshes its subscription. */
   async function syncInvoice(inv: Stripe.Invoice): Promise<void> {
-    if (!inv.id) return;
+    if (!inv.id) {
+      log.info({ customer: idOf(inv.customer) }, "invoice without an id (a preview): nothing to store");
+      return;
+    }
     const subscriptionId = idOf(inv.parent?.subscription_details?.subscription);
     const userId = await accountOf(idOf(inv.customer), inv.metadata);
     if (!userId) {

@@ -14,7 +14,8 @@ export function registerWebhook(app: Router, billing: BillingService): void {
     description:
       "For Stripe only. The body must be signed (`Stripe-Signature`, the endpoint's `whsec_` secret) within " +
       "the last 5 minutes, else 400 `invalid_signature` and nothing is stored. Each event id is handled once; " +
-      "a repeat answers `duplicate: true`. A failure to reach Stripe meanwhile answers 502/504 so that Stripe " +
+      "a repeat answers `duplicate: true`. An event the server handles that lacks a field it reads (or has one of " +
+      "the wrong type) → 400 `validation_error` naming it, and nothing is stored. A failure to reach Stripe meanwhile answers 502/504 so that Stripe " +
       "delivers the event again.",
     request: {
       body: {
