@@ -130,6 +130,22 @@ describe("guardedRequest", () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
+  it("no route to the address is an upstream_error in words, not an exception", async () => {
+    // Loopback's broadcast address: TCP has no route to it (ENETUNREACH), and nothing leaves the machine.
+    const error = await failure(guardedRequest("http://127.255.255.255/", { timeoutMs: 2000 }, open));
+    expect(error).toMatchObject({
+      code: "upstream_error",
+      message: "http://127.255.255.255/: no route to the network of 127.255.255.255 (connect ENETUNREACH)",
+    });
+  });
+
+  it("a header node:http will not send is invalid_input, not a raw error", async () => {
+    const error = await failure(
+      guardedRequest(`${base}/`, { timeoutMs: 2000, headers: { "x-bad": "a\r\nb" } }, open),
+    );
+    expect(error.code).toBe("invalid_input");
+  });
+
   it("a refused connection, an unknown name and a non-http URL are clear errors", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { describeNetError } from "@vantage/probes/net-error";
 import { type LookupContext, LookupError } from "../types.js";
 import { resolveTarget } from "./resolve-target.js";
 
@@ -154,6 +155,10 @@ async function once(
     );
     request.on("error", (error) => reject(fromNetError(error, url, signal)));
     request.end(body);
+  }).catch((error: unknown) => {
+    // What node:http throws at once (a header value it will not send, say) is the caller's input.
+    if (error instanceof LookupError) throw error;
+    throw new LookupError("invalid_input", `${url}: ${(error as Error).message}`);
   });
 }
 
@@ -163,8 +168,12 @@ function isIpLiteral(host: string): boolean {
 
 function fromNetError(error: Error, url: string, signal: AbortSignal): LookupError {
   if (signal.aborted) return timeoutError(url);
+  // "no route to the network of 198.51.100.1 (connect ENETUNREACH)"; the bare code where it says enough.
   const code = (error as { code?: string }).code;
-  return new LookupError("upstream_error", `${url}: ${code ?? error.message}`);
+  return new LookupError(
+    "upstream_error",
+    `${url}: ${describeNetError(error)?.message ?? code ?? error.message}`,
+  );
 }
 
 function timeoutError(url: string): LookupError {

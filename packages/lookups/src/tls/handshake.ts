@@ -1,4 +1,5 @@
 import tls from "node:tls";
+import { describeNetError } from "@vantage/probes/net-error";
 
 /*
  * One TLS handshake to a pinned address, read and closed. Every handshake of the audit goes through here so
@@ -96,7 +97,13 @@ export function handshake(target: Target, opts: HandshakeOptions): Promise<Hands
       maxVersion: exact ?? "TLSv1.3",
       ciphers: exact ? LEGACY_CIPHERS : MAIN_CIPHERS,
     };
-    const socket = tls.connect(options);
+    let socket: tls.TLSSocket;
+    try {
+      socket = tls.connect(options);
+    } catch (error) {
+      // Thrown at once (an option node:tls refuses): a failed handshake like any other, not a raw error.
+      return reject(classify(error as Error));
+    }
     if (opts.signal.aborted) return onAbort();
     opts.signal.addEventListener("abort", onAbort, { once: true });
     // Node emits null (not an empty buffer) when the server stapled nothing.
@@ -110,7 +117,8 @@ export function handshake(target: Target, opts: HandshakeOptions): Promise<Hands
         finish(new HandshakeFailure("not_tls", `unreadable handshake: ${(error as Error).message}`));
       }
     });
-    socket.once("error", (error) => finish(classify(error)));
+    // `on`, not `once`: a second error with no listener would be thrown, and end the process.
+    socket.on("error", (error) => finish(classify(error)));
     socket.once("close", () => finish(new HandshakeFailure("refused", "closed during the handshake")));
   });
 }
@@ -180,7 +188,8 @@ const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH"
 
 function classify(error: Error): HandshakeFailure {
   const code = (error as { code?: string }).code ?? "";
-  const message = `${code || error.name}: ${error.message.split("\n")[0] ?? ""}`.trim();
+  const message =
+    describeNetError(error)?.message ?? `${code || error.name}: ${error.message.split("\n")[0] ?? ""}`.trim();
   // "SSL alert number 70" (protocol_version), 40 (handshake_failure)…: the server's answer.
   if (/ALERT/.test(code) || /alert number \d+/.test(error.message) || REFUSED_CODES.has(code)) {
     return new HandshakeFailure("refused", message);

@@ -120,6 +120,18 @@ describe("whois lookup over port 43: failures", () => {
     expect(error.message).toContain("ECONNREFUSED");
   });
 
+  it("a server with no route to it → upstream_error that says so", async () => {
+    const ctx = w.whoisOnly();
+    const error = await failure(
+      run("example.com", {
+        ...ctx,
+        whois: { ...ctx.whois, whoisServers: { com: "127.255.255.255:43" } },
+      }),
+    );
+    expect(error.code).toBe("upstream_error");
+    expect(error.message).toContain("no route to the network of 127.255.255.255 (connect ENETUNREACH)");
+  });
+
   it("the guard refuses 127.0.0.1 when allowPrivate is false, before connecting", async () => {
     let connections = 0;
     const probe = await startWhoisServer(() => {

@@ -1,4 +1,5 @@
 import net from "node:net";
+import { describeNetError } from "@vantage/probes/net-error";
 import { resolveTarget } from "../net/resolve-target.js";
 import { type LookupContext, LookupError } from "../types.js";
 
@@ -77,7 +78,10 @@ export async function queryPort43(
     socket.on("error", (error: NodeJS.ErrnoException) =>
       finish(() =>
         reject(
-          new LookupError("upstream_error", `WHOIS server ${server.label}: ${error.code ?? error.message}`),
+          new LookupError(
+            "upstream_error",
+            `WHOIS server ${server.label}: ${describeNetError(error)?.message ?? error.code ?? error.message}`,
+          ),
         ),
       ),
     );
