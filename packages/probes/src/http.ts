@@ -3,8 +3,9 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { elapsedMs, now } from "./clock.js";
-import { type BodyExcerpt, cappedHeaders, readExcerpt, utf8HeaderValue } from "./http-response.js";
+import { type BodyExcerpt, cappedHeaders, readExcerpt } from "./http-response.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
+import { parseUrl, redirectTarget, without } from "./http-url.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
@@ -108,38 +109,6 @@ async function exchange(params: HttpParams, ctx: ProbeContext, resolveTarget: Re
 /** The Location the exchange goes on to when a response is a redirect to follow; undefined when it ends. */
 function locationToFollow(params: HttpParams, status: number, location: string | undefined) {
   return params.follow_redirects && REDIRECTS.has(status) ? location : undefined;
-}
-
-function without(headers: Record<string, string>, names: Set<string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase())));
-}
-
-function parseUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ProbeFailure("invalid_target", `not a URL: ${text}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ProbeFailure("invalid_target", `unsupported scheme ${url.protocol}`);
-  }
-  return url;
-}
-
-/** A Location resolved against the URL that sent it, its raw bytes read as UTF-8 as curl and browsers do. */
-function redirectTarget(location: string, base: URL): URL {
-  const text = utf8HeaderValue(location);
-  let url: URL;
-  try {
-    url = new URL(text, base);
-  } catch {
-    throw new ProbeFailure("invalid_target", `redirect to an invalid URL: ${text}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ProbeFailure("invalid_target", `redirect to unsupported scheme ${url.protocol}`);
-  }
-  return url;
 }
 
 interface Marks {
