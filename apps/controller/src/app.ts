@@ -78,6 +78,7 @@ export function createApp(deps: AppDeps): App {
     accessLog: deps.config.VANTAGE_ACCESS_LOG,
     trustedProxies: deps.config.VANTAGE_TRUSTED_PROXIES,
     bodyLimit: deps.config.VANTAGE_BODY_LIMIT_BYTES,
+    refusedLimit: deps.config.VANTAGE_REFUSED_LIMIT_IP,
   });
   registerSecuritySchemes(app, form);
   for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])

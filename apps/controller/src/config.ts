@@ -54,6 +54,14 @@ export const configSchema = z.object({
   VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
   /** Comment lines (`: keep-alive`) on live probe streams (SSE) this often, so proxies keep them open. */
   VANTAGE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  /** Live result streams (SSE) open at once in this process, per client IP and per account. */
+  VANTAGE_STREAMS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
+  VANTAGE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Refused requests (400, 413, 415) per client IP and minute before its bodies are refused unread; 0 = off. */
+  VANTAGE_REFUSED_LIMIT_IP: z.coerce.number().int().min(0).max(1_000_000_000).default(60),
+  /** Alert channel test sends per hour, per channel and per account. */
+  VANTAGE_ALERT_TEST_LIMIT_CHANNEL: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  VANTAGE_ALERT_TEST_LIMIT_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(30),
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
   VANTAGE_PLAN_LIMITS: z
     .string()

@@ -7,28 +7,32 @@ import { HttpMetrics } from "./metrics.js";
 import { createRouter } from "./router.js";
 
 /** The body guard as the app runs it: the core, a route echoing the parsed body, `onError`. */
-function guardedApp(bodyLimit = 2 * 1024 * 1024) {
+function guardedApp(bodyLimit = 2 * 1024 * 1024, refusedLimit?: number) {
   const app = createRouter();
   installCore(app, {
     log: pino({ level: "silent" }),
     metrics: new HttpMetrics(false),
     accessLog: false,
-    trustedProxies: [],
+    // `app.request` has no socket: its peer is 127.0.0.1, which here may name the client.
+    trustedProxies: ["127.0.0.1"],
     bodyLimit,
+    ...(refusedLimit === undefined ? {} : { refusedLimit }),
   });
   app.post("/echo", async (c) => c.json({ kind: typeof (await c.req.json()) }));
+  app.get("/echo", (c) => c.json({ kind: "none" }));
   app.onError(handleError);
   return app;
 }
 
-async function post(app: ReturnType<typeof guardedApp>, body: string) {
+async function post(app: ReturnType<typeof guardedApp>, body: string, from = "203.0.113.7") {
   const res = await app.request("/echo", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-forwarded-for": from },
     body,
   });
   return {
     status: res.status,
+    headers: res.headers,
     body: (await res.json()) as { error?: { code: string; message: string; details?: unknown } },
   };
 }
@@ -92,5 +96,37 @@ describe("body guard: hostile shapes", () => {
 
   it("brackets inside strings do not count", async () => {
     expect((await post(app, JSON.stringify({ s: "[".repeat(10_000) }))).status).toBe(200);
+  });
+});
+
+describe("body guard: refused requests count against the client's address", () => {
+  it("past the limit, that address's bodies get 429 unread; others and body-less requests do not", async () => {
+    const app = guardedApp(1024, 3);
+    expect((await post(app, "{nope")).status).toBe(400);
+    expect((await post(app, "x".repeat(2000))).status).toBe(413);
+    const wrongType = await app.request("/echo", {
+      method: "POST",
+      headers: { "content-type": "text/plain", "x-forwarded-for": "203.0.113.7" },
+      body: "hi",
+    });
+    expect(wrongType.status).toBe(415);
+    // The fourth body, a good one, is not read: the address has spent its refusals for this minute.
+    const refused = await post(app, '{"ok":true}');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error?.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("ratelimit-limit")).toBe("3");
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    // Another address, and a request without a body from the same one, are served.
+    expect((await post(app, '{"ok":true}', "198.51.100.9")).status).toBe(200);
+    const get = await app.request("/echo", { headers: { "x-forwarded-for": "203.0.113.7" } });
+    expect(get.status).toBe(200);
+  });
+
+  it("answers that are not refusals do not count", async () => {
+    const app = guardedApp(1024, 2);
+    for (let i = 0; i < 5; i++) expect((await post(app, '{"ok":true}')).status).toBe(200);
+    expect((await post(app, "{nope")).status).toBe(400);
+    expect((await post(app, '{"ok":true}')).status).toBe(200);
   });
 });

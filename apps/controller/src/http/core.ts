@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { type AccessLog, accessLog } from "../logger.js";
 import { guardBody } from "./body-guard.js";
 import { resolveClientIp } from "./client-ip.js";
-import type { AppBindings, AppEnv, RequestState } from "./context.js";
+import { type AppBindings, type AppEnv, clientIpOf, type RequestState } from "./context.js";
 import { errorBody } from "./errors.js";
 import { carryCoreHeaders } from "./listen.js";
 import type { HttpMetrics, RouteSeries } from "./metrics.js";
+import { isRefusal, RefusalLimit } from "./rate-limit/refusals.js";
 import { requestIdFrom } from "./request-id.js";
 import type { Router } from "./router.js";
 import { type HeaderTarget, PageHeaders } from "./security-headers.js";
@@ -20,6 +21,11 @@ export interface CoreOptions {
   trustedProxies: readonly string[];
   /** Request bodies are guarded (JSON, size, shape) up to this many bytes; absent: no route takes one. */
   bodyLimit?: number;
+  /**
+   * Refused requests (400, 413, 415) per client IP and minute; past it, that IP's request bodies are
+   * refused with 429 before they are read. Absent or 0: not limited.
+   */
+  refusedLimit?: number;
 }
 
 /** The methods whose requests may carry a body: only these go through the body guard. */
@@ -47,9 +53,11 @@ const ROUTE_CACHE_MAX = 10_000;
  */
 export function installCore(app: Router, opts: CoreOptions): void {
   const { bodyLimit } = opts;
+  const refusals = opts.refusedLimit ? new RefusalLimit(opts.refusedLimit) : undefined;
   let guard: MiddlewareHandler<AppEnv> | undefined;
   if (bodyLimit !== undefined) {
     guard = async (c, next) => {
+      if (refusals && carriesBody(c)) await refusals.check(clientIpOf(c));
       await guardBody(c, bodyLimit);
       await next();
     };
@@ -64,6 +72,7 @@ export function installCore(app: Router, opts: CoreOptions): void {
     pages: new PageHeaders(),
     log: opts.log,
     routeOf: routeCache(app, guard, opts.metrics),
+    refusals,
   };
   cores.set(app, core);
   const dispatch = app.fetch;
@@ -149,6 +158,7 @@ export interface Core {
   pages: PageHeaders;
   log: Logger;
   routeOf: (method: string, path: string) => Route;
+  refusals: RefusalLimit | undefined;
 }
 
 /** A route as the core knows it: its pattern and, when requests are counted, its series. */
@@ -216,6 +226,7 @@ class Exchange implements RequestState {
   }
 
   private record(res: Response, route: Route): Response {
+    if (this.core.refusals && isRefusal(res.status)) this.core.refusals.record(this.clientIp);
     recordAnswer(this.core, route, this.requestId, this.method, this.path, res.status, this.start);
     return res;
   }
@@ -287,6 +298,14 @@ interface RouteLike {
 interface NodeBindings {
   incoming?: IncomingMessage;
   outgoing?: ServerResponse;
+}
+
+/** A request that declares a body: a non-zero length, or chunks (outside Node's server: has a body). */
+function carriesBody(c: Context<AppEnv>): boolean {
+  const length = c.req.header("content-length");
+  if (length !== undefined) return length !== "0";
+  if (c.req.header("transfer-encoding") !== undefined) return true;
+  return !(c.env as NodeBindings | undefined)?.incoming && c.req.raw.body !== null;
 }
 
 function single(value: string | string[] | undefined): string | undefined {

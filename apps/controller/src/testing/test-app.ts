@@ -80,6 +80,8 @@ export function testConfig(form: Form, env: Record<string, string> = {}): Config
     // Likewise for registrations: registration-limits.test.ts restores the defaults.
     VANTAGE_REGISTER_LIMIT_IP: "0",
     VANTAGE_REGISTER_LIMIT_EMAIL: "0",
+    // And for refused requests: fuzz and route tests send hundreds; refused-limit tests set their own.
+    VANTAGE_REFUSED_LIMIT_IP: "0",
     // No test asks the machine's resolver: the discard port of loopback, unless a test names its own.
     VANTAGE_DNS_RESOLVER: "127.0.0.1:9",
     // Reputation checks ask no DNSBL unless a test names its own fixture.

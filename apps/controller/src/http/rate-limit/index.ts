@@ -17,5 +17,6 @@ export {
   quotaWindows,
   type RuleStatus,
 } from "./quota.js";
+export { RefusalLimit } from "./refusals.js";
 export { rateLimit, rateLimitedError, rateLimitHeaders } from "./responses.js";
 export { type SyncedRateLimitStore, syncedRateLimitStore } from "./synced-store.js";

@@ -12,6 +12,7 @@ import {
   probeJobSpecSchema,
 } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
+import { limitEntries } from "../../http/body-bounds.js";
 import { hasUnstorableChars } from "../../lib/unstorable-text.js";
 import { MAX_NODE_IDS } from "./select-nodes.js";
 import { literalAddress } from "./target-check.js";
@@ -142,8 +143,9 @@ export const maxRedirectsField = z
 const agentsNote = " Needs agents of this version: older ones ignore it.";
 
 // `.meta()`, not `.openapi()`: these schemas come from @vantage/probes and may be built before
-// @hono/zod-openapi adds `.openapi` to zod; the OpenAPI generator reads both.
-export const requestHeadersField = httpRequestHeadersSchema.meta({
+// @hono/zod-openapi adds `.openapi` to zod; the OpenAPI generator reads both. The header count is checked
+// before any header is (`limitEntries`), in the schema's own words.
+const requestHeadersDocumented = httpRequestHeadersSchema.meta({
   description:
     `Request headers, at most ${HTTP_MAX_REQUEST_HEADERS}: names are HTTP tokens (1–128 characters, unique ` +
     "regardless of case), values at most 1024 characters of visible ASCII, spaces and tabs (no CR/LF). " +
@@ -154,6 +156,11 @@ export const requestHeadersField = httpRequestHeadersSchema.meta({
     agentsNote,
   example: { Authorization: "Bearer …", "Content-Type": "application/json" },
 });
+export const requestHeadersField = limitEntries(
+  requestHeadersDocumented,
+  HTTP_MAX_REQUEST_HEADERS,
+  `at most ${HTTP_MAX_REQUEST_HEADERS} headers`,
+);
 
 export const requestBodyField = httpRequestBodySchema
   .refine((v) => !hasUnstorableChars(v), "must not contain U+0000 or unpaired surrogates")
