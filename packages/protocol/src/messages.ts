@@ -55,6 +55,9 @@ export const jobReplySchema = z.discriminatedUnion("status", [
 ]);
 export type JobReply = z.infer<typeof jobReplySchema>;
 
+/** At most this many job ids in a crash notice (an agent runs at most this many jobs at once in practice). */
+export const MAX_CRASHED_JOBS = 4096;
+
 /** agent → controller, every few seconds on `probe.v1.node.<id>.hb`. */
 export const heartbeatSchema = z.object({
   v: z.int(),
@@ -73,6 +76,12 @@ export const heartbeatSchema = z.object({
   sent_at: z.string(),
   /** True in the last heartbeat of an agent that is shutting down. */
   draining: z._default(z.boolean(), false),
+  /**
+   * Only in the crash notice: the agent's last heartbeat (with `draining: true`) sent when an error escaped
+   * a job and the process is about to exit. It lists the jobs in flight then; the controller answers them at
+   * once (`node_error`) and keeps each one's probe from any agent until someone looks (docs/reliability.md).
+   */
+  crashed_jobs: z.optional(z.array(z.string().check(z.maxLength(128))).check(z.maxLength(MAX_CRASHED_JOBS))),
 });
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 

@@ -1,3 +1,4 @@
+import { PendingJobs } from "./crash-notices.js";
 import { type AgentLink, type ControllerTransport, type JobHandler, TransportError } from "./types.js";
 
 type HeartbeatHandler = (nodeId: string, message: unknown) => void;
@@ -14,6 +15,7 @@ function wire(value: unknown): unknown {
 export class InProcessBus {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly heartbeatHandlers = new Set<HeartbeatHandler>();
+  private readonly pending = new PendingJobs();
   private closed = false;
 
   controller(): ControllerTransport {
@@ -71,6 +73,8 @@ export class InProcessBus {
       },
       publishHeartbeat: (nodeId, message) => {
         const copy = wire(message);
+        // A crash notice answers the node's listed requests now; it is a heartbeat for the handlers too.
+        this.pending.heard(nodeId, copy);
         for (const h of this.heartbeatHandlers) queueMicrotask(() => h(nodeId, copy));
       },
       close: async () => {
@@ -86,18 +90,29 @@ export class InProcessBus {
     if (!handler)
       return Promise.reject(new TransportError("no_responders", `no agent serves node ${nodeId}`));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      const untrack = this.pending.track(nodeId, message, (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      const timer = setTimeout(() => {
+        untrack();
+        reject(new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
       handler(wire(message), { replyExpected: true }).then(
         (reply) => {
+          untrack();
           clearTimeout(timer);
           resolve(wire(reply));
         },
         (err: unknown) => {
+          untrack();
           clearTimeout(timer);
-          reject(new TransportError("transport_error", err instanceof Error ? err.message : String(err)));
+          // A handler that forwards jobs elsewhere (the embedded agent's supervisor) says why with its own code.
+          reject(
+            err instanceof TransportError
+              ? err
+              : new TransportError("transport_error", err instanceof Error ? err.message : String(err)),
+          );
         },
       );
     });

@@ -6,6 +6,8 @@ export {
   checkAuthorizationUntilConclusive,
   isAuthorizationProbeRefusal,
 } from "./authorization.js";
+export { type FromAgentChild, type IpcChannel, ipcAgentLink, type ToAgentChild } from "./child-ipc.js";
+export { crashedJobsOf, PendingJobs } from "./crash-notices.js";
 export { InProcessBus } from "./in-process.js";
 export {
   connectNats,

@@ -10,6 +10,7 @@ import {
   type Subscription,
 } from "@nats-io/transport-node";
 import { nodeIdFromSubject, subjects } from "@vantage/protocol";
+import { PendingJobs } from "./crash-notices.js";
 import { ReplyMux } from "./nats-replies.js";
 import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
 
@@ -90,8 +91,32 @@ export function natsControllerTransport(
   ownsConnection = true,
   inboxPrefix = "_INBOX",
 ): ControllerTransport {
-  const subs = new Set<Subscription>();
   const replies = new ReplyMux(nc, inboxPrefix);
+  const pending = new PendingJobs();
+  const heartbeatHandlers = new Set<(nodeId: string, message: unknown) => void>();
+  // One subscription to every heartbeat, opened by the first request or heartbeat handler: it feeds the
+  // handlers and watches for crash notices (an agent's last heartbeat listing the jobs it had in flight).
+  let heartbeats: Subscription | undefined;
+  const watchHeartbeats = () => {
+    if (heartbeats || nc.isClosed()) return;
+    heartbeats = nc.subscribe(subjects.allHeartbeats, {
+      callback: (err, msg) => {
+        if (err) return;
+        // Without handlers only crash notices matter: skip the decoding of plain heartbeats.
+        if (heartbeatHandlers.size === 0 && !mentionsCrashedJobs(msg.data)) return;
+        const nodeId = nodeIdFromSubject(msg.subject);
+        if (!nodeId) return;
+        let payload: unknown;
+        try {
+          payload = decode(msg.data);
+        } catch {
+          return; // a heartbeat that is not JSON is dropped; presence validates the rest
+        }
+        pending.heard(nodeId, payload);
+        for (const h of heartbeatHandlers) h(nodeId, payload);
+      },
+    });
+  };
   // Down from a `disconnect` until the `reconnect`: nats.js keeps publishing into its buffer meanwhile.
   let up = true;
   void (async () => {
@@ -106,11 +131,18 @@ export function natsControllerTransport(
     // A PING after the SUBs: its PONG means the server has processed them.
     flush: () => nc.flush(),
     async request(nodeId, message, timeoutMs) {
+      watchHeartbeats();
       let reply: Msg;
+      let untrack = () => {};
       try {
-        reply = await replies.request(subjects.job(nodeId), encode(message), timeoutMs);
+        reply = await new Promise<Msg>((resolve, reject) => {
+          untrack = pending.track(nodeId, message, reject);
+          replies.request(subjects.job(nodeId), encode(message), timeoutMs).then(resolve, reject);
+        });
       } catch (err) {
         throw toTransportError(err, nodeId, timeoutMs);
+      } finally {
+        untrack();
       }
       return decode(reply.data);
     },
@@ -118,33 +150,29 @@ export function natsControllerTransport(
       if (!nc.isClosed()) nc.publish(subjects.job(nodeId), encode(message));
     },
     subscribeHeartbeats(handler) {
-      const sub = nc.subscribe(subjects.allHeartbeats, {
-        callback: (err, msg) => {
-          if (err) return;
-          const nodeId = nodeIdFromSubject(msg.subject);
-          if (!nodeId) return;
-          let payload: unknown;
-          try {
-            payload = decode(msg.data);
-          } catch {
-            return; // a heartbeat that is not JSON is dropped; presence validates the rest
-          }
-          handler(nodeId, payload);
-        },
-      });
-      subs.add(sub);
+      // Each handler its own function object, so one handler added twice is two subscribers (as before).
+      const h = (nodeId: string, message: unknown) => handler(nodeId, message);
+      heartbeatHandlers.add(h);
+      watchHeartbeats();
       return () => {
-        subs.delete(sub);
-        sub.unsubscribe();
+        heartbeatHandlers.delete(h);
       };
     },
     async close() {
-      for (const s of subs) s.unsubscribe();
-      subs.clear();
+      heartbeatHandlers.clear();
+      heartbeats?.unsubscribe();
+      heartbeats = undefined;
       replies.close();
       if (ownsConnection && !nc.isClosed()) await nc.drain();
     },
   };
+}
+
+const crashedJobsKey = new TextEncoder().encode('"crashed_jobs"');
+
+/** Whether a heartbeat's bytes could be a crash notice (a cheap test before decoding it). */
+function mentionsCrashedJobs(data: Uint8Array): boolean {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).indexOf(crashedJobsKey) !== -1;
 }
 
 export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentLink {

@@ -1,6 +1,17 @@
-export type TransportErrorCode = "no_responders" | "timeout" | "closed" | "transport_error";
+export type TransportErrorCode =
+  | "no_responders"
+  | "timeout"
+  | "closed"
+  | "transport_error"
+  /** The agent's process ended with the job in flight, for a cause not tied to the job (e.g. SIGKILL). */
+  | "agent_exited"
+  /** The agent crashed with the job in flight and said so (its `crashed_jobs`): the job may be the cause. */
+  | "agent_crashed";
 
-/** A request that did not get a reply: nobody listens (`no_responders`), the deadline passed, or the link broke. */
+/**
+ * A request that did not get a reply: nobody listens (`no_responders`), the deadline passed, the link broke,
+ * or the agent's process ended while running it (`agent_exited`, `agent_crashed`).
+ */
 export class TransportError extends Error {
   constructor(
     readonly code: TransportErrorCode,

@@ -11,6 +11,7 @@ import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
 import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
+import { ProbeQuarantine } from "./quarantine.js";
 import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
@@ -74,6 +75,7 @@ export function createProbes(
     defaultNodes: deps.config.VANTAGE_DEFAULT_NODES,
     offlineAfterMs: deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS,
     allowPrivateTargets: deps.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+    quarantine: new ProbeQuarantine(deps.log),
   };
   const service = probesService(probeDeps);
   let sweeper: TaskSweeper | undefined;
