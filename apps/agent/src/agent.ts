@@ -1,4 +1,5 @@
 import { runProbe } from "@vantage/probes";
+import { MAX_CRASHED_JOBS } from "@vantage/protocol";
 import type { AgentLink } from "@vantage/transport";
 import type { Logger } from "pino";
 import type { AgentSettings } from "./config.js";
@@ -23,6 +24,14 @@ export interface RunningAgent {
   stop(): Promise<void>;
   /** Jobs running now. */
   running(): number;
+  /** The ids of the jobs running now. */
+  inflightJobs(): string[];
+  /**
+   * After an error escaped a job (the process is about to exit): stops accepting jobs and publishes the
+   * crash notice, a last heartbeat with `draining: true` and `crashed_jobs` listing `jobIds`, so the
+   * controller answers them at once. Synchronous: it only queues the message on the link.
+   */
+  reportCrash(jobIds: readonly string[]): void;
 }
 
 /** Serves node `config.VANTAGE_NODE_ID`'s jobs on `link` and publishes its heartbeats. */
@@ -75,5 +84,11 @@ export function startAgent(opts: StartAgentOptions): RunningAgent {
       return stopping;
     },
     running: () => runner.running(),
+    inflightJobs: () => runner.inflightJobs(),
+    reportCrash: (jobIds) => {
+      runner.stopAccepting();
+      presence.stop();
+      presence.beat(true, jobIds.slice(0, MAX_CRASHED_JOBS));
+    },
   };
 }

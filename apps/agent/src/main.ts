@@ -12,6 +12,8 @@ import {
 import { type Logger, pino } from "pino";
 import type { RunningAgent } from "./agent.js";
 import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
+import { installCrashGuard } from "./crash-guard.js";
+import { ExitLog } from "./exit-log.js";
 import { nkeySeedAuthenticator } from "./nkey-auth.js";
 import { AGENT_VERSION } from "./presence.js";
 
@@ -19,25 +21,40 @@ const CLOSE_TIMEOUT_MS = 5000;
 /** libuv's pool size when UV_THREADPOOL_SIZE was not in the environment at start. */
 const LIBUV_DEFAULT_THREADPOOL_SIZE = 4;
 
-/** Composition root: config → logger → NATS → agent; SIGTERM/SIGINT drain the agent and exit 0. */
+const exits: ExitLog = new ExitLog();
+
+/**
+ * Composition root: config → logger → NATS → agent; SIGTERM/SIGINT drain the agent and exit 0; SIGHUP is
+ * logged and ignored; an uncaught error is logged, reported to the controller and exits 70 (crash-guard.ts).
+ * Every exit logs its reason and code (exit-log.ts).
+ */
 async function main(): Promise<void> {
+  // Before anything else: a SIGHUP (a closed terminal, `systemctl reload`) must not end the agent unheard.
+  let log: Logger | undefined;
+  process.on("SIGHUP", () => {
+    const line =
+      "SIGHUP: ignored; the agent reads its settings once, from the environment at start: restart it to apply changes";
+    if (log) log.warn({ signal: "SIGHUP" }, line);
+    else process.stderr.write(`vantage-agent: ${line}\n`);
+  });
   let config: AgentConfig;
   try {
     config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
-      process.exit(2);
+      exits.exit(2, "invalid configuration");
     }
     throw err;
   }
 
-  const log = pino({
+  log = pino({
     name: "vantage-agent",
     level: config.VANTAGE_LOG_LEVEL,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
   });
+  exits.use(log);
   warnOnOpenSeedFile(config, log);
   warnOnDefaultThreadpool(config, log);
   // Loaded after the config check, so a bad variable is reported even when probe code fails to load.
@@ -45,17 +62,24 @@ async function main(): Promise<void> {
 
   let agent: RunningAgent | undefined;
   let closeLink: (() => Promise<void>) | undefined;
+  let flushLink: (() => Promise<void>) | undefined;
   let shuttingDown = false;
+  installCrashGuard({
+    log,
+    agent: () => agent,
+    flush: () => flushLink?.() ?? Promise.resolve(),
+    exit: (code, reason) => exits.exit(code, reason),
+  });
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) {
       log.warn({ signal }, "second signal: exiting without waiting for running jobs");
-      process.exit(1);
+      exits.exit(1, `second ${signal} while draining`);
     }
     shuttingDown = true;
     if (!agent) {
       log.info({ signal }, "stopping before the NATS connection was up");
-      process.exit(0);
+      exits.exit(0, `${signal} before the NATS connection was up`);
     }
     log.info({ signal, running: agent.running() }, "stopping: refusing new jobs, finishing running ones");
     try {
@@ -66,11 +90,10 @@ async function main(): Promise<void> {
         new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_TIMEOUT_MS).unref()),
       ]);
       if (!closed) log.warn("NATS connection did not drain in time; exiting anyway");
-      log.info("agent exited cleanly");
-      process.exit(0);
+      exits.exit(0, `${signal}: drained`);
     } catch (err) {
       log.error({ err }, "error while stopping");
-      process.exit(1);
+      exits.exit(1, `${signal}: error while stopping`);
     }
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
@@ -94,7 +117,7 @@ async function main(): Promise<void> {
         { file: config.NATS_NKEY_SEED_FILE, error: err instanceof Error ? err.message : String(err) },
         "NATS_NKEY_SEED_FILE holds no nkey user seed: copy the agent-<id>.nk file `pnpm agent:add` wrote",
       );
-      process.exit(2);
+      exits.exit(2, "NATS_NKEY_SEED_FILE holds no nkey user seed");
     }
   }
   let nc: NatsConnection;
@@ -116,7 +139,7 @@ async function main(): Promise<void> {
       "NATS refused the connection: check that the server's users file holds this agent's public key " +
         "(pnpm agent:add) and was reloaded",
     );
-    process.exit(isNatsAuthorizationError(err) ? 2 : 1);
+    exits.exit(isNatsAuthorizationError(err) ? 2 : 1, "NATS refused the connection");
   }
   log.info({ server: nc.getServer() }, "connected to NATS");
   // The start-up check subscribes here on purpose; the server's refusal is the good outcome, not an error.
@@ -135,7 +158,7 @@ async function main(): Promise<void> {
             "the NATS credentials may not receive this node's jobs: NATS_NKEY_SEED_FILE was created for " +
               "another VANTAGE_NODE_ID (pnpm agent:add <id>)",
           );
-          process.exit(2);
+          exits.exit(2, "the NATS credentials may not receive this node's jobs");
         }
       } else if (s.type === "disconnect" || s.type === "staleConnection" || s.type === "slowConsumer")
         log.warn({ nats: s.type }, "nats status");
@@ -150,16 +173,17 @@ async function main(): Promise<void> {
         { error: err instanceof Error ? err.message : String(err) },
         "NATS no longer accepts this agent's credentials (revoked or expired): exiting for good (code 2)",
       );
-      process.exit(2);
+      exits.exit(2, "NATS no longer accepts this agent's credentials");
     }
     log.fatal({ err }, "NATS connection closed for good; exiting so the supervisor restarts the agent");
-    process.exit(1);
+    exits.exit(1, "NATS connection closed for good");
   });
 
   await requireEnforcedPermissions(nc, probeSubject, config, log);
 
   const link = natsAgentLink(nc);
   closeLink = () => link.close();
+  flushLink = () => link.flush();
   agent = startAgent({ config, link, log });
 }
 
@@ -200,7 +224,7 @@ async function requireEnforcedPermissions(
     { subject: probeSubject },
     `${line}; configure authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development`,
   );
-  process.exit(2);
+  exits.exit(2, "NATS server does not enforce permissions");
 }
 
 function isOwnJobSubscriptionRefused(err: Error, nodeId: string): boolean {
@@ -260,5 +284,5 @@ main().catch((err: unknown) => {
   process.stderr.write(
     `vantage-agent: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );
-  process.exit(1);
+  exits.exit(1, "fatal error at start");
 });

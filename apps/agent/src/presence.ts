@@ -69,7 +69,7 @@ export function detectCapabilities(
 
 export function buildHeartbeat(
   settings: AgentSettings,
-  state: { running: number; draining: boolean; icmp: boolean },
+  state: { running: number; draining: boolean; icmp: boolean; crashedJobs?: readonly string[] | undefined },
 ): Heartbeat {
   const cpus = Math.max(1, availableParallelism());
   return {
@@ -88,12 +88,16 @@ export function buildHeartbeat(
     load: Math.round(((loadavg()[0] ?? 0) / cpus) * 1000) / 1000,
     sent_at: new Date().toISOString(),
     draining: state.draining,
+    ...(state.crashedJobs ? { crashed_jobs: [...state.crashedJobs] } : {}),
   };
 }
 
 export interface Presence {
-  /** Publishes one heartbeat now (the final one passes `draining: true`). */
-  beat(draining?: boolean): void;
+  /**
+   * Publishes one heartbeat now (the final one passes `draining: true`; a crash notice also the ids of the
+   * jobs in flight).
+   */
+  beat(draining?: boolean, crashedJobs?: readonly string[]): void;
   stop(): void;
 }
 
@@ -104,10 +108,10 @@ export function startPresence(
 ): Presence {
   const icmp = canOpenRawSockets();
   let draining = false;
-  const beat = (drainingNow?: boolean) => {
+  const beat = (drainingNow?: boolean, crashedJobs?: readonly string[]) => {
     if (drainingNow) draining = true;
     try {
-      deps.publish(buildHeartbeat(settings, { running: deps.running(), draining, icmp }));
+      deps.publish(buildHeartbeat(settings, { running: deps.running(), draining, icmp, crashedJobs }));
     } catch (err) {
       deps.onError?.(err);
     }

@@ -52,6 +52,8 @@ const DEFAULT_ABANDON_AFTER_MS = 5_000;
  */
 export class JobRunner {
   private active = 0;
+  /** The ids of the jobs running now (a crash notice lists them). */
+  private readonly jobIds = new Set<string>();
   private accepting = true;
   private idleWaiters: Array<() => void> = [];
   private readonly maxJobs: number;
@@ -74,6 +76,11 @@ export class JobRunner {
   /** Jobs holding a slot now. */
   running(): number {
     return this.active;
+  }
+
+  /** The ids of the jobs running now, oldest first. */
+  inflightJobs(): string[] {
+    return [...this.jobIds];
   }
 
   capacity(): number {
@@ -151,6 +158,16 @@ export class JobRunner {
   }
 
   private async run(job: JobMessage, receivedAt: number): Promise<DoneReply> {
+    this.jobIds.add(job.job_id);
+    try {
+      return await this.runHeld(job, receivedAt);
+    } finally {
+      // The reply is on its way: a crash from now on is not this job's to answer for.
+      this.jobIds.delete(job.job_id);
+    }
+  }
+
+  private async runHeld(job: JobMessage, receivedAt: number): Promise<DoneReply> {
     this.active++;
     const log = this.opts.log;
     const startedAt = new Date();
