@@ -4,8 +4,9 @@
 //   node apps/controller/dist/main.mjs [--embedded]    (what `pnpm controller` and the systemd unit run)
 //
 // Entry points: main.mjs (the server) and the operator commands beside it, migrate.mjs, account-plan.mjs,
-// secrets-rotate.mjs, add-agent.mjs (`pnpm agent:add`, `pnpm nats:controller-user`), and password-worker.mjs
-// (the bcrypt worker threads piscina starts from beside the bundle); shared code in chunk-*.mjs.
+// secrets-rotate.mjs, add-agent.mjs (`pnpm agent:add`, `pnpm nats:controller-user`), password-worker.mjs
+// (the bcrypt worker threads piscina starts from beside the bundle) and embedded-agent.mjs (the embedded
+// mode's agent child process); shared code in chunk-*.mjs.
 //
 // The workspace packages (@vantage/*, whose exports are TypeScript sources) are bundled; npm packages stay
 // external and load from node_modules at run time, so their own files (PGlite's wasm and data, Scalar's
@@ -40,10 +41,15 @@ const entryPoints = {
   "secrets-rotate": join(here, "src/secret-rotate-cli.ts"),
   "add-agent": join(root, "scripts/add-agent.ts"),
   "password-worker": join(here, "src/modules/accounts/password-worker.mjs"),
+  // The embedded mode's agent child process (src/embedded-agent/supervisor.ts forks it).
+  "embedded-agent": join(here, "src/embedded-agent/child.ts"),
 };
 
 /** Sources whose `import.meta.url` names a file built into dist/: `new URL("./password-worker.mjs", …)`. */
-const bundleRelative = new Set([join(here, "src/modules/accounts/password-hasher.ts")]);
+const bundleRelative = new Set([
+  join(here, "src/modules/accounts/password-hasher.ts"),
+  join(here, "src/embedded-agent/supervisor.ts"),
+]);
 
 /** Besides the sources: a change to any of these (a new install, another lockfile) means a new build. */
 const fixedInputs = [

@@ -14,6 +14,7 @@ import { type Config, ConfigError, type Role } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
 import type { Worker } from "./deps.js";
+import { type EmbeddedAgent, startEmbeddedAgent } from "./embedded-agent/supervisor.js";
 import { directListener } from "./http/direct-routes.js";
 import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
@@ -26,6 +27,10 @@ export interface Runtime extends App {
   db: Db;
   transport: ControllerTransport;
   bus: InProcessBus | undefined;
+  /** What /metrics shows (HTTP, process, and the roles' own series). */
+  metrics: HttpMetrics;
+  /** The embedded mode's local agent (a supervised child process); undefined with NATS. */
+  embeddedAgent: EmbeddedAgent | undefined;
   /** The roles running, in start order. */
   roles: readonly Role[];
   /** Where the api role listens; undefined on a controller without it. */
@@ -41,12 +46,18 @@ export interface Runtime extends App {
  */
 function roleEntries(
   built: App,
-  ctx: { config: Config; log: Logger; bus: InProcessBus | undefined; metrics: HttpMetrics },
+  ctx: {
+    config: Config;
+    log: Logger;
+    bus: InProcessBus | undefined;
+    metrics: HttpMetrics;
+    probeModule: string | undefined;
+  },
 ) {
   const { nodes, probes, delivery, monitors, alerts, billing, accounts } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
-  let agent: { stop(): Promise<void> } | undefined;
+  let agent: EmbeddedAgent | undefined;
   const entries: ({ role: Role | "embedded" } & Worker)[] = [
     // Heartbeats → the node directory (memory) and the `nodes` table.
     { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
@@ -81,7 +92,7 @@ function roleEntries(
     {
       role: "embedded",
       async start() {
-        if (ctx.bus) agent = await startLocalAgent(ctx.bus, ctx.config, ctx.log);
+        if (ctx.bus) agent = await startLocalAgent(ctx.bus, ctx);
       },
       async stop() {
         await agent?.stop();
@@ -150,14 +161,18 @@ function roleEntries(
       },
     },
   ];
-  return { entries, url: () => http?.url };
+  return { entries, url: () => http?.url, agent: () => agent };
 }
 
 export async function startRuntime(
   config: Config,
   log: Logger,
-  /** Tests: a new embedded database starts from this PGlite dump (`DbOptions.pgliteDump`). */
-  opts: { pgliteDump?: Blob } = {},
+  opts: {
+    /** Tests: a new embedded database starts from this PGlite dump (`DbOptions.pgliteDump`). */
+    pgliteDump?: Blob;
+    /** Tests: the embedded agent child runs this module's `probe` instead of the real probes. */
+    embeddedProbeModule?: string;
+  } = {},
 ): Promise<Runtime> {
   const jwtSecret = resolveJwtSecret(
     {
@@ -232,7 +247,13 @@ export async function startRuntime(
   const instanceId = newInstanceId();
   const lease = startLease(db, instanceId, log);
   const built = createApp({ config, db, log, transport, metrics, instanceId });
-  const { entries, url } = roleEntries(built, { config, log, bus, metrics });
+  const { entries, url, agent } = roleEntries(built, {
+    config,
+    log,
+    bus,
+    metrics,
+    probeModule: opts.embeddedProbeModule,
+  });
   const selected = entries.filter((e) =>
     e.role === "embedded" ? !!bus : config.VANTAGE_ROLES.includes(e.role),
   );
@@ -263,7 +284,7 @@ export async function startRuntime(
   const roles = running.flatMap((e) => (e.role === "embedded" ? [] : [e.role]));
   log.info({ roles }, "controller running");
 
-  return { ...built, config, db, transport, bus, roles, url: url(), stop };
+  return { ...built, config, db, transport, bus, metrics, embeddedAgent: agent(), roles, url: url(), stop };
 }
 
 /**
@@ -311,17 +332,17 @@ function logNatsStatus(log: Logger, type: string): void {
 
 /**
  * The embedded local node: id `local`, name "Local node", country `ZZ` (ISO 3166 "unknown"; the controller
- * cannot know where it runs), region and provider `local`; it follows VANTAGE_ALLOW_PRIVATE_TARGETS. The agent
- * code is loaded only here, so a controller in distributed mode never loads probe code.
+ * cannot know where it runs), region and provider `local`; it follows VANTAGE_ALLOW_PRIVATE_TARGETS. Its
+ * agent runs in a supervised child process (embedded-agent/), so a probe can never take the API down; a
+ * controller in distributed mode never starts it.
  */
 async function startLocalAgent(
   bus: InProcessBus,
-  config: Config,
-  log: Logger,
-): Promise<{ stop(): Promise<void> }> {
-  const { startAgent } = await import("@vantage/agent");
-  const agent = startAgent({
-    config: {
+  ctx: { config: Config; log: Logger; metrics: HttpMetrics; probeModule: string | undefined },
+): Promise<EmbeddedAgent> {
+  return startEmbeddedAgent({
+    bus,
+    settings: {
       VANTAGE_NODE_ID: "local",
       VANTAGE_NODE_NAME: "Local node",
       VANTAGE_NODE_COUNTRY: "ZZ",
@@ -329,13 +350,11 @@ async function startLocalAgent(
       VANTAGE_NODE_PROVIDER: "local",
       VANTAGE_AGENT_CONCURRENCY: 64,
       VANTAGE_HEARTBEAT_MS: 5000,
-      VANTAGE_ALLOW_PRIVATE_TARGETS: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+      VANTAGE_ALLOW_PRIVATE_TARGETS: ctx.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     },
-    link: bus.agent(),
-    log,
+    log: ctx.log,
+    registry: ctx.metrics.registry,
+    stopGraceMs: ctx.config.VANTAGE_SHUTDOWN_GRACE_MS,
+    probeModule: ctx.probeModule,
   });
-  // The first heartbeat travels on a microtask; let it land so the node is selectable at once.
-  await new Promise((r) => setImmediate(r));
-  log.info('embedded mode: local agent "local" serving probes in-process');
-  return agent;
 }

@@ -6,6 +6,7 @@ type NullableTime = ColumnType<Date | null, Date | string | null, Date | string 
 
 export type MonitorType = "http" | "ping" | "tcp" | "dns" | "traceroute";
 export type MonitorStatus = "active" | "paused";
+export type MonitorPausedReason = "agent_crash";
 /** `unknown` until the first run decides; then `up` or `down` by the thresholds. */
 export type MonitorState = "unknown" | "up" | "down";
 
@@ -22,6 +23,12 @@ export interface MonitorsTable {
   config: Json<Record<string, unknown>>;
   interval_s: number;
   status: MonitorStatus;
+  /** Why it is paused when the system paused it (`agent_crash`); null when a person did, or it runs. */
+  paused_reason: ColumnType<
+    MonitorPausedReason | null,
+    MonitorPausedReason | null | undefined,
+    MonitorPausedReason | null
+  >;
   state: ColumnType<MonitorState, MonitorState | undefined, MonitorState>;
   state_changed_at: NullableTime;
   fail_streak: ColumnType<number, number | undefined, number>;

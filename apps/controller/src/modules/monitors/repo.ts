@@ -1,7 +1,12 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
-import type { MonitorStatus, MonitorsTable, MonitorType } from "../../db/tables/monitors.js";
+import type {
+  MonitorPausedReason,
+  MonitorStatus,
+  MonitorsTable,
+  MonitorType,
+} from "../../db/tables/monitors.js";
 
 /** The CRUD statements of the `monitors` table (the scheduler, runner and writer keep their own). */
 
@@ -72,6 +77,8 @@ export interface MonitorChanges {
   config?: Record<string, unknown>;
   intervalS?: number;
   status?: MonitorStatus;
+  /** Set with `status`: null for a person's pause and for a resume. */
+  pausedReason?: MonitorPausedReason | null;
   nextRunAt?: Date;
 }
 
@@ -90,6 +97,7 @@ export async function updateMonitor(
       ...(changes.config !== undefined ? { config: jsonb(changes.config) } : {}),
       ...(changes.intervalS !== undefined ? { interval_s: changes.intervalS } : {}),
       ...(changes.status !== undefined ? { status: changes.status } : {}),
+      ...(changes.pausedReason !== undefined ? { paused_reason: changes.pausedReason } : {}),
       ...(changes.nextRunAt !== undefined ? { next_run_at: changes.nextRunAt } : {}),
       updated_at: now,
     })
@@ -116,4 +124,24 @@ export async function deleteMonitor(db: Kysely<Database>, ownerId: string, id: s
     await tx.deleteFrom("monitor_rollups").where("monitor_seq", "=", gone.seq).execute();
     return true;
   });
+}
+
+/**
+ * The system pauses an active monitor (its run was in flight when an agent crashed); false when it was not
+ * active (paused meanwhile, or deleted).
+ */
+export async function pauseBySystem(
+  db: Executor,
+  id: string,
+  reason: MonitorPausedReason,
+  now: Date,
+): Promise<boolean> {
+  const row = await db
+    .updateTable("monitors")
+    .set({ status: "paused", paused_reason: reason, updated_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "active")
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
 }

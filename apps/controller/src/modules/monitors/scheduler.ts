@@ -3,6 +3,7 @@ import type { MonitorType } from "../../db/tables/monitors.js";
 import { nodeErrorCodes, type ProbePlan, type ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
 import { nodeFailure } from "./evaluate.js";
+import { pauseBySystem } from "./repo.js";
 import { DEFAULT_THRESHOLDS, runPassed, type Thresholds } from "./state.js";
 import type { RunWriter } from "./writer.js";
 
@@ -116,6 +117,20 @@ export function startScheduler(
       stats.skipped++;
       ctx.log.warn({ err, monitor_id: m.id }, "monitor run skipped");
       return;
+    }
+    // A node's agent crashed while running this probe: the probe may be what ended it, so the monitor is
+    // paused (with its reason) and not sent again to any agent until someone resumes it.
+    const crashedOn = results.filter((r) => r.agent_crash).map((r) => r.node_id);
+    if (crashedOn.length > 0) {
+      try {
+        if (await pauseBySystem(ctx.db, m.id, "agent_crash", new Date(ctx.now())))
+          ctx.log.error(
+            { monitor_id: m.id, nodes: crashedOn, paused_reason: "agent_crash" },
+            "monitor paused: its run was in flight when a node's agent crashed; resume it once the cause is understood",
+          );
+      } catch (err) {
+        ctx.log.error({ err, monitor_id: m.id }, "monitor to pause after an agent crash could not be paused");
+      }
     }
     // A node that could not run the probe (offline, busy, silent) says nothing about the target: it is
     // left out of the run; a run no node could make is skipped like one with no node online.

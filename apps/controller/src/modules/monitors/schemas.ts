@@ -168,6 +168,15 @@ const stateFields = {
   state_changed_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while unknown" }),
   last_run_at: z.string().nullable().openapi({ description: "The newest run slot applied; ISO 8601 UTC" }),
   next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused" }),
+  paused_reason: z
+    .enum(["agent_crash"])
+    .nullable()
+    .openapi({
+      description:
+        "Vantage extension, both forms. Why the system paused the monitor: `agent_crash` when a run was in " +
+        "flight on a node whose agent crashed (the run may be the cause; resume once it is understood). Null " +
+        "when it runs or a person paused it",
+    }),
   created_at: z.string(),
   updated_at: z.string(),
 };

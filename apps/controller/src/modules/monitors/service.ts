@@ -253,7 +253,7 @@ export function createMonitorCrud(
     pause(owner, id) {
       return locked(owner, id, async (row, tx) => {
         if (row.status === "paused") return row;
-        const changes = { status: "paused" as const };
+        const changes = { status: "paused" as const, pausedReason: null };
         return (await repo.updateMonitor(tx, owner.userId, id, changes, new Date(ctx.now()))) ?? row;
       });
     },
@@ -265,6 +265,7 @@ export function createMonitorCrud(
         // The first slot from now: runs missed while paused are not made up.
         const changes = {
           status: "active" as const,
+          pausedReason: null,
           nextRunAt: new Date(slotAtOrAfter(id, row.interval_s, now)),
         };
         await notify(tx, MONITORS_CHANNEL, id);

@@ -12,6 +12,7 @@ function stateOf(m: Monitor) {
     last_run_at: iso(m.last_slot),
     // A paused monitor has no next run.
     next_run_at: m.status === "paused" ? null : iso(m.next_run_at),
+    paused_reason: m.status === "paused" ? (m.paused_reason ?? null) : null,
     created_at: iso(m.created_at) as string,
     updated_at: iso(m.updated_at) as string,
   };

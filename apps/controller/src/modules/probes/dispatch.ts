@@ -3,6 +3,7 @@ import { type JobMessage, jobReplySchema, PROTOCOL_VERSION } from "@vantage/prot
 import { type ControllerTransport, TransportError } from "@vantage/transport";
 import type { NodeDirectory } from "../nodes/index.js";
 import { jobBudgetMs } from "./deadlines.js";
+import type { ProbeQuarantine } from "./quarantine.js";
 import type { SelectedNode } from "./select-nodes.js";
 
 /** One node's entry in a task, whether the probe ran or the node could not run it. */
@@ -16,6 +17,11 @@ export interface NodeResult {
   detail: Record<string, unknown> | null;
   /** Time the agent spent on the probe (null when it never ran). */
   duration_ms: number | null;
+  /**
+   * Not shown to callers: the node's agent crashed while running this probe (`node_error`), which may be
+   * what ended it. Monitors pause on it; the probe is quarantined.
+   */
+  agent_crash?: true;
 }
 
 /** Codes of entries where the node itself could not run the probe (as opposed to a failed probe). */
@@ -25,6 +31,7 @@ export const nodeErrorCodes = [
   "node_busy",
   "node_error",
   "incompatible_version",
+  "probe_quarantined",
 ] as const;
 
 export interface DispatchInput {
@@ -35,6 +42,8 @@ export interface DispatchInput {
   spec: ProbeJobSpec;
   jobId: string;
   timeoutMs: number;
+  /** Probes that crashed an agent: refused here, and added to when this one does. */
+  quarantine?: ProbeQuarantine | undefined;
 }
 
 /** Sends one job to one node and turns whatever happens into a NodeResult; never rejects, never outlives the deadline. */
@@ -51,6 +60,8 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     duration_ms: null,
   });
   if (!node.online) return failed("node_offline", `node ${node.id} is offline`);
+  const held = input.quarantine?.check(input.spec, node.id);
+  if (held) return failed("probe_quarantined", held);
 
   const message: JobMessage = {
     v: PROTOCOL_VERSION,
@@ -77,6 +88,13 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     // offline when they stop (VANTAGE_NODE_OFFLINE_AFTER_MS).
     if (code === "timeout")
       return failed("node_timeout", `node ${node.id} did not answer within ${input.timeoutMs} ms`);
+    // The agent's process ended with the job in flight: answered now, not at the deadline. A crash it
+    // reported (or a fatal signal) makes this probe a suspect: held back from every node, monitors paused.
+    if (code === "agent_exited") return failed("node_error", (err as TransportError).message);
+    if (code === "agent_crashed") {
+      input.quarantine?.add(input.spec, node.id, input.jobId);
+      return { ...failed("node_error", (err as TransportError).message), agent_crash: true };
+    }
     return failed("node_error", `node ${node.id} could not be reached`);
   } finally {
     input.directory.release(node.id);

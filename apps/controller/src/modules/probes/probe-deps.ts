@@ -6,6 +6,7 @@ import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
 import type { LiveTasks } from "./live-tasks.js";
+import type { ProbeQuarantine } from "./quarantine.js";
 import type { ProbeLimits } from "./quota.js";
 import type { ResultWriter } from "./result-writer.js";
 import type { TaskWatch } from "./task-watch.js";
@@ -32,6 +33,8 @@ export interface ProbeDeps {
   defaultNodes: number;
   offlineAfterMs: number;
   allowPrivateTargets: boolean;
+  /** Probes that crashed an agent, refused for a while (quarantine.ts). */
+  quarantine?: ProbeQuarantine | undefined;
 }
 
 /** A created task and what it left of the caller's quota (undefined: unlimited). */

@@ -84,6 +84,7 @@ function dispatchAll(
           spec,
           jobId: `${task.id}.${position}`,
           timeoutMs,
+          quarantine: deps.quarantine,
         }),
       );
       if (onResult) await onResult(r);

@@ -130,6 +130,7 @@ export async function executeProbe(
         spec: plan.spec,
         jobId: `${opts.jobId}.${position}`,
         timeoutMs,
+        quarantine: deps.quarantine,
       }),
     ),
   );

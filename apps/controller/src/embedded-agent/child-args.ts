@@ -1,0 +1,12 @@
+import type { AgentSettings } from "@vantage/agent";
+
+/** What the supervisor hands the agent child, as JSON in its first argument. */
+export interface ChildArgs {
+  settings: AgentSettings;
+  logLevel: string;
+  /**
+   * Tests only: a module whose `probe` export replaces `runProbe` (e.g. one that throws from a callback
+   * for one target, to crash the child on purpose).
+   */
+  probeModule?: string | undefined;
+}
