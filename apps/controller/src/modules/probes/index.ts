@@ -2,6 +2,7 @@ import type { AppDeps, Module, Worker } from "../../deps.js";
 import { chain, optionalAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
+import { StreamSlots } from "../../http/stream-slots.js";
 import type { NodesService } from "../nodes/index.js";
 import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
@@ -84,7 +85,14 @@ export function createProbes(
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);
-      const live = { heartbeatMs: deps.config.VANTAGE_SSE_HEARTBEAT_MS, log: deps.log };
+      const live = {
+        heartbeatMs: deps.config.VANTAGE_SSE_HEARTBEAT_MS,
+        log: deps.log,
+        streams: new StreamSlots({
+          perIp: deps.config.VANTAGE_STREAMS_PER_IP,
+          perAccount: deps.config.VANTAGE_STREAMS_PER_ACCOUNT,
+        }),
+      };
       registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form, live);
       registerGetQuota(app, service, auth, form);
       registerGetTask(app, service, auth, form, live);

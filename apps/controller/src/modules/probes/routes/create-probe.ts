@@ -11,7 +11,7 @@ import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.j
 import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "../form-b.js";
 import type { ProbeInput, ProbesService } from "../service.js";
 import { quotaHeaders, quotaNote } from "./shared.js";
-import { eventStreamContent, type LiveOptions, streamNote, streamTask } from "./stream-task.js";
+import { eventStreamContent, type LiveOptions, openStream, streamNote } from "./stream-task.js";
 
 const summaries: Record<ProbeType, string> = {
   http: "HTTP(S) request from several nodes: status, timings, TLS certificate",
@@ -104,10 +104,14 @@ export function registerCreateProbes(
   const viewer = (c: Context<AppEnv>) => c.get("principal")?.userId;
   if (form === "a") {
     const queued = async (c: Context<AppEnv>, input: ProbeInput) => {
+      if (wantsEventStream(c))
+        return openStream(c, form, live, async () => {
+          const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
+          setQuotaHeaders(c, created.quota);
+          return probes.follow(created.value, viewer(c));
+        });
       const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
       setQuotaHeaders(c, created.quota);
-      if (wantsEventStream(c))
-        return streamTask(c, await probes.follow(created.value, viewer(c)), form, live);
       return ok(c, toFormA(created.value), 202);
     };
     app.openapi(formARoute("http", formABodies.http, auth), (c) =>
@@ -128,11 +132,12 @@ export function registerCreateProbes(
     return;
   }
   const done = async (c: Context<AppEnv>, input: ProbeInput) => {
-    if (wantsEventStream(c)) {
-      const started = await probes.start({ ...input, caller: quotaCallerOf(c) });
-      setQuotaHeaders(c, started.quota);
-      return streamTask(c, await probes.follow(started.value.id, viewer(c)), form, live);
-    }
+    if (wantsEventStream(c))
+      return openStream(c, form, live, async () => {
+        const started = await probes.start({ ...input, caller: quotaCallerOf(c) });
+        setQuotaHeaders(c, started.quota);
+        return probes.follow(started.value.id, viewer(c));
+      });
     const created = await probes.run({ ...input, caller: quotaCallerOf(c) });
     setQuotaHeaders(c, created.quota);
     return ok(c, toFormB(created.value), 200);

@@ -7,7 +7,7 @@ import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { wantsEventStream } from "../../../http/sse.js";
 import { taskViewSchema, toTaskView } from "../result-schemas.js";
 import type { ProbesService } from "../service.js";
-import { eventStreamContent, type LiveOptions, streamNote, streamTask } from "./stream-task.js";
+import { eventStreamContent, type LiveOptions, openStream, streamNote } from "./stream-task.js";
 
 /** `GET /v1/probe/tasks/{id}`: one route, the task view in the active form's shape. */
 export function registerGetTask(
@@ -44,13 +44,13 @@ export function registerGetTask(
           "The task (JSON), or with `Accept: text/event-stream` the task as it runs (Server-Sent Events)",
         content: { "application/json": { schema: envelope(taskViewSchema) }, ...eventStreamContent },
       },
-      ...errorResponses(401, 404),
+      ...errorResponses(401, 404, 429),
     },
   });
   app.openapi(route, async (c) => {
     const viewer = c.get("principal")?.userId;
     if (wantsEventStream(c))
-      return streamTask(c, await probes.follow(c.req.valid("param").id, viewer), form, live);
+      return openStream(c, form, live, () => probes.follow(c.req.valid("param").id, viewer));
     const task = await probes.get(c.req.valid("param").id, viewer);
     return ok(c, toTaskView(task, form), 200);
   });

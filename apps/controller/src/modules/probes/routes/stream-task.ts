@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import type { ApiForm } from "../../../http/security.js";
 import { sseResponse } from "../../../http/sse.js";
+import type { StreamSlots } from "../../../http/stream-slots.js";
 import type { NodeResult } from "../dispatch.js";
 import { isFinished, type TaskFollow } from "../follow-task.js";
 import type { TaskRecord } from "../repo.js";
@@ -14,6 +15,28 @@ export interface LiveOptions {
   /** `VANTAGE_SSE_HEARTBEAT_MS`. */
   heartbeatMs: number;
   log: Logger;
+  /** Streams open at once per client IP and per account (`VANTAGE_STREAMS_PER_IP`, `_PER_ACCOUNT`). */
+  streams: StreamSlots;
+}
+
+/**
+ * Answers with a live stream of the task `follow` opens, within the caller's stream caps: 429 before any
+ * work (the task is not created) when its address or account already holds as many streams as allowed.
+ * The slot is given back when the stream ends, the client goes away, or opening it fails.
+ */
+export async function openStream(
+  c: Context<AppEnv>,
+  form: ApiForm,
+  opts: LiveOptions,
+  open: () => Promise<TaskFollow>,
+): Promise<Response> {
+  const release = opts.streams.take(c);
+  try {
+    return streamTask(c, await open(), form, opts, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 /**
@@ -41,12 +64,21 @@ function cached<K extends object>(cache: WeakMap<K, string>, key: K, view: () =>
  * (exactly what `GET /v1/probe/tasks/{id}` answers for the finished task), and the response ends. A client
  * that goes away stops the following only: the task runs on and is stored.
  */
-export function streamTask(c: Context<AppEnv>, follow: TaskFollow, form: ApiForm, opts: LiveOptions) {
+function streamTask(
+  c: Context<AppEnv>,
+  follow: TaskFollow,
+  form: ApiForm,
+  opts: LiveOptions,
+  release: () => void,
+) {
   return sseResponse(
     c,
     {
       heartbeatMs: opts.heartbeatMs,
-      onAbort: () => follow.close(),
+      onAbort: () => {
+        follow.close();
+        release();
+      },
       onError: (err) =>
         opts.log.error({ err, request_id: requestIdOf(c) }, "live probe stream failed; ended"),
     },
@@ -74,6 +106,7 @@ export function streamTask(c: Context<AppEnv>, follow: TaskFollow, form: ApiForm
         await sse.send("done", doneData(final, form));
       } finally {
         follow.close();
+        release();
       }
     },
   );
@@ -119,4 +152,6 @@ export const eventStreamContent = {
 /** Appended to the route descriptions. */
 export const streamNote = (what: string) =>
   ` **Live results:** with \`Accept: text/event-stream\` the answer is a stream of Server-Sent Events ${what}` +
-  " (errors before it starts are JSON, as without it; see the 200 response).";
+  " (errors before it starts are JSON, as without it; see the 200 response). One client IP and one account " +
+  "may each hold a limited number of streams open at once (`VANTAGE_STREAMS_PER_IP`, `_PER_ACCOUNT`, 20 by " +
+  "default); one more is 429 `rate_limited` with `Retry-After`, before any work.";
