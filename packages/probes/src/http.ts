@@ -154,10 +154,13 @@ async function oneRequest(
     lookup: ctx.lookup,
   });
   const dnsMs = isIP(hostname) !== 0 ? 0 : elapsedMs(hopStart);
-  const pinned: LookupFunction = (_name, options, callback) => {
-    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
+  // Answered on the next tick, as a real lookup is: called back at once, a connect that fails at once
+  // (EADDRNOTAVAIL with IPv6 disabled) is emitted before http listens on the socket, an uncaught exception.
+  const pinned: LookupFunction = (_name, options, callback) =>
+    process.nextTick(() => {
+      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    });
   const https = url.protocol === "https:";
   const options: RequestOptions & { servername?: string; rejectUnauthorized?: boolean } = {
     host: hostname,
