@@ -9,6 +9,7 @@ import * as m20261124_2200 from "./20261124_2200_usage_daily.js";
 import * as m20261124_2300 from "./20261124_2300_monitors.js";
 import * as m20261125_0000 from "./20261125_0000_alerts.js";
 import * as m20261125_1000 from "./20261125_1000_billing.js";
+import * as m20261126_0900 from "./20261126_0900_alert_channel_health.js";
 import * as m20261126_1000 from "./20261126_1000_monitor_paused_reason.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   "20261124_2300_monitors": m20261124_2300,
   "20261125_0000_alerts": m20261125_0000,
   "20261125_1000_billing": m20261125_1000,
+  "20261126_0900_alert_channel_health": m20261126_0900,
   "20261126_1000_monitor_paused_reason": m20261126_1000,
 };
 

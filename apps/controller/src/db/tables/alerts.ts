@@ -19,6 +19,14 @@ export interface AlertChannelsTable {
   secrets: string | null;
   created_at: Created;
   updated_at: Updated;
+  /** Delivery health (the notifier's): the first failure of the current run of failures; null when well. */
+  failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Retryable failures in a row. */
+  failures: ColumnType<number, number | undefined, number>;
+  /** While failing: no delivery before this; then one (the oldest) is tried as a probe. */
+  retry_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_error_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AlertPoliciesTable {

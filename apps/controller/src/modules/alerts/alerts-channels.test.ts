@@ -8,6 +8,7 @@ import { useTestDb } from "../../testing/use-test-db.js";
 import { alertsApiHelpers, configs, maskedOf, rowText, secretValues, whsec } from "./alerts-api-testing.js";
 import { createAlertsApi } from "./api-service.js";
 import { SECRET_MASK } from "./api-types.js";
+import { makeEvents } from "./events.js";
 
 const silent = pino({ level: "silent" });
 
@@ -75,6 +76,85 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
       const page2 = await call(u, "GET", `/v1/alert-channels?page=2&${sizeKey}=3`);
       expect(page2.body.data).toMatchObject({ total: 8, page: 2, [sizeKey]: 3 });
       expect(page2.body.data.items.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3], ids[2]]);
+    });
+
+    it("GET and the list say how the channel's deliveries go: failing, since when, the last error, the next attempt, what waits", async () => {
+      const u = await newUser(t);
+      const created = await createChannel(u, "webhook");
+      expect(created.status).toBe(201);
+      const id = created.body.data.id as string;
+      const well = {
+        failing: false,
+        failing_since: null,
+        next_attempt_at: null,
+        last_error: null,
+        last_error_at: null,
+        queued: 0,
+      };
+      expect(created.body.data.delivery).toEqual(well);
+      expect((await call(u, "GET", `/v1/alert-channels/${id}`)).body.data.delivery).toEqual(well);
+
+      // Two alerts queued while the notifier has found the receiver away (as deliver.ts records it).
+      const monitor = await createMonitor(u);
+      const policy = await call(u, "POST", "/v1/alert-policies", {
+        name: "p",
+        monitor_id: monitor,
+        channel_ids: [id],
+      });
+      expect(policy.status, policy.text).toBe(201);
+      const k = t.db.kysely;
+      for (const [i, [from, to]] of [
+        ["up", "down"],
+        ["down", "up"],
+      ].entries())
+        await k
+          .insertInto("monitor_state_changes")
+          .values({
+            id: `msc_view_${form}_${kind}_${i}`,
+            monitor_id: monitor,
+            slot: new Date(Date.now() + i),
+            from_state: from as "up",
+            to_state: to as "down",
+          })
+          .execute();
+      await makeEvents(k);
+      const since = new Date("2026-11-26T10:00:00.000Z");
+      const next = new Date("2026-11-26T10:00:04.000Z");
+      await k
+        .updateTable("alert_channels")
+        .set({
+          failing_since: since,
+          failures: 3,
+          retry_at: next,
+          last_error: "HTTP 503: busy",
+          last_error_at: since,
+        })
+        .where("id", "=", id)
+        .execute();
+      const failing = {
+        failing: true,
+        failing_since: since.toISOString(),
+        next_attempt_at: next.toISOString(),
+        last_error: "HTTP 503: busy",
+        last_error_at: since.toISOString(),
+        queued: 2,
+      };
+      expect((await call(u, "GET", `/v1/alert-channels/${id}`)).body.data.delivery).toEqual(failing);
+      const list = await call(u, "GET", "/v1/alert-channels");
+      expect(list.body.data.items.find((c: { id: string }) => c.id === id).delivery).toEqual(failing);
+
+      // Recovered: not failing, nothing next; the last error stays for the record.
+      await k
+        .updateTable("alert_channels")
+        .set({ failing_since: null, failures: 0, retry_at: null })
+        .where("id", "=", id)
+        .execute();
+      await k.updateTable("alert_deliveries").set({ status: "sent" }).where("channel_id", "=", id).execute();
+      expect((await call(u, "GET", `/v1/alert-channels/${id}`)).body.data.delivery).toEqual({
+        ...well,
+        last_error: "HTTP 503: busy",
+        last_error_at: since.toISOString(),
+      });
     });
 
     it("PATCH merges settings: the mask keeps a secret, a value replaces it, null removes an optional one", async () => {

@@ -63,6 +63,19 @@ export async function insertChannel(db: Executor, c: NewChannelRow): Promise<Cha
     .executeTakeFirstOrThrow();
 }
 
+/** How many deliveries wait (pending) on each of `channelIds`; a channel with none is absent. */
+export async function queuedByChannel(db: Executor, channelIds: string[]): Promise<Map<string, number>> {
+  if (channelIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("alert_deliveries")
+    .select((eb) => ["channel_id", eb.fn.countAll<string>().as("n")])
+    .where("status", "=", "pending")
+    .where("channel_id", "in", channelIds)
+    .groupBy("channel_id")
+    .execute();
+  return new Map(rows.map((r) => [r.channel_id, Number(r.n)]));
+}
+
 /** A page of the owner's channels, newest first (ties by id, so pages never overlap). */
 export async function listChannels(db: Executor, ownerId: string, page: Page): Promise<ChannelRow[]> {
   return db

@@ -88,6 +88,30 @@ export const channelPatchBody = z
     description: "Omitted fields are unchanged; the type cannot change; any other field → 400.",
   });
 
+/** The notifier's view of a channel (modules/alerts/deliver.ts), the same in both forms. */
+const channelDeliverySchema = z
+  .object({
+    failing: z.boolean().openapi({
+      description:
+        "True after a send failed in a way worth retrying (no answer, 408, 429, 5xx) and until one passes. " +
+        "Meanwhile its alerts wait in order and one (the oldest) is tried every few seconds: 1 s, 2 s, " +
+        "then every 3–4 s, every 22.5–30 s once failing for 10 minutes. The first that passes sends " +
+        "everything queued at once, oldest first.",
+    }),
+    failing_since: time("When the current run of failures began; null when not failing").nullable(),
+    next_attempt_at: time("While failing: when it is tried next; null when not failing").nullable(),
+    last_error: z.string().nullable().openapi({
+      description: "The last failed send's reason (kept after it recovers)",
+      example: "HTTP 503",
+    }),
+    last_error_at: time("When the last failed send was made").nullable(),
+    queued: z
+      .number()
+      .int()
+      .openapi({ description: "Alerts waiting to be sent on this channel", example: 0 }),
+  })
+  .openapi("AlertChannelDelivery");
+
 export const channelSchema = z
   .object({
     id: z.string().openapi({ example: channelExample }),
@@ -99,6 +123,7 @@ export const channelSchema = z
     }),
     created_at: time("ISO 8601 UTC"),
     updated_at: time("ISO 8601 UTC"),
+    delivery: channelDeliverySchema,
   })
   .openapi("AlertChannel");
 

@@ -93,7 +93,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
     }
   }
 
-  function view(row: repo.ChannelRow, secretKeys = storedSecretKeys(row)): AlertChannelView {
+  function view(row: repo.ChannelRow, secretKeys = storedSecretKeys(row), queued = 0): AlertChannelView {
     const type = row.type as ChannelType;
     // Only the type's secret keys are masked, whatever the sealed value holds; the rest never leaves it.
     const shown = secretKeys.filter((k) => secretFieldsOf(type).includes(k));
@@ -104,6 +104,14 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       config: masked(row.config as Record<string, unknown>, shown),
       created_at: row.created_at,
       updated_at: row.updated_at,
+      delivery: {
+        failing: row.failing_since !== null,
+        failing_since: row.failing_since,
+        next_attempt_at: row.failing_since !== null ? row.retry_at : null,
+        last_error: row.last_error,
+        last_error_at: row.last_error_at,
+        queued,
+      },
     };
   }
 
@@ -203,13 +211,18 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
         repo.listChannels(ctx.db, owner.userId, { limit, offset: (page - 1) * limit }),
         repo.countChannels(ctx.db, owner.userId),
       ]);
-      return { items: rows.map((r) => view(r)), total };
+      const queued = await repo.queuedByChannel(
+        ctx.db,
+        rows.map((r) => r.id),
+      );
+      return { items: rows.map((r) => view(r, undefined, queued.get(r.id) ?? 0)), total };
     },
 
     async getChannel(owner, id) {
       const row = await ownedRow(ctx.db, "alert_channels", owner.userId, id);
       if (!row) throw notFound("alert channel");
-      return view(row);
+      const queued = await repo.queuedByChannel(ctx.db, [row.id]);
+      return view(row, undefined, queued.get(row.id) ?? 0);
     },
 
     updateChannel(owner, id, patch) {

@@ -38,6 +38,19 @@ export interface AlertChannelView {
   config: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
+  delivery: ChannelDeliveryState;
+}
+
+/** How the channel's deliveries are going: whether it is failing, since when, why, and what waits. */
+export interface ChannelDeliveryState {
+  failing: boolean;
+  failing_since: Date | null;
+  /** While failing: when it is tried next (a probe); null otherwise. */
+  next_attempt_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  /** Deliveries waiting to be sent. */
+  queued: number;
 }
 
 export type AlertPolicy = Omit<repo.PolicyRow, "owner_id">;

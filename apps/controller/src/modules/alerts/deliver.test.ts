@@ -8,18 +8,22 @@ import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { testContext, useReceiver } from "./channels/channel-testing.js";
 import { sendHttp } from "./channels/send.js";
-import { backoffMs, createDeliverer } from "./deliver.js";
+import { channelRetryMs, createDeliverer, defaultRetry } from "./deliver.js";
 import { makeEvents } from "./events.js";
 
 const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 
-describe("backoff", () => {
-  it("grows exponentially with full jitter, at least 1 s, at most 30 min", () => {
-    expect(backoffMs(1, () => 1)).toBe(10_000);
-    expect(backoffMs(4, () => 1)).toBe(80_000);
-    expect(backoffMs(30, () => 1)).toBe(30 * 60_000);
-    expect(backoffMs(3, () => 0)).toBe(1000);
-    expect(backoffMs(3, () => 0.5)).toBe(20_000);
+describe("a failing channel's retry waits", () => {
+  it("1 s doubling to 4 s, jittered down by up to a quarter; every 30 s after 10 minutes failing", () => {
+    const top = () => 1;
+    expect([1, 2, 3, 4, 50].map((n) => channelRetryMs(n, 0, top))).toEqual([1000, 2000, 4000, 4000, 4000]);
+    expect(channelRetryMs(3, 0, () => 0)).toBe(3000);
+    expect(channelRetryMs(1, 0, () => 0)).toBe(750);
+    expect(channelRetryMs(3, 10 * 60_000, top)).toBe(4000);
+    expect(channelRetryMs(6, 10 * 60_000, top)).toBe(30_000);
+    expect(channelRetryMs(200, 3600_000, () => 0)).toBe(22_500);
+    // So a dead receiver sees at most 60 / 3 = 20 attempts a minute at first, then at most 60 / 22.5.
+    expect(defaultRetry.fastCapMs * 0.75).toBe(3000);
   });
 });
 
@@ -77,7 +81,6 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
       openSecrets: (row) => (row.secrets ? (JSON.parse(row.secrets) as Record<string, unknown>) : {}),
       now: () => clock.t,
       random: () => 0.5,
-      breaker: { failures: 3, openMs: 60_000 },
     });
   const dueNow = (t: TestApp) =>
     t.db.kysely
@@ -91,20 +94,27 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
       .where("channel_id", "in", ids)
       .orderBy("channel_id")
       .execute();
+  const health = (t: TestApp, id: string) =>
+    t.db.kysely
+      .selectFrom("alert_channels")
+      .select(["failing_since", "failures", "retry_at", "last_error", "last_error_at"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
 
   it("sends a signed webhook once; a vendor failure is retried and logged, then succeeds", async () => {
     const t = db.app("b");
     const [id] = await downEvent(t, 1);
+    const clock = { t: Date.now() };
     receiver.answer(503, "busy");
-    const first = await deliverer(t).runOnce();
+    const first = await deliverer(t, clock).runOnce();
     expect(first).toMatchObject({ retry: 1 });
     let [row] = await deliveries(t, [id as string]);
     expect(row).toMatchObject({ status: "pending", attempts: 1 });
     expect(row?.log).toEqual([expect.objectContaining({ ok: false, status: 503 })]);
 
     receiver.answer(200, "");
-    await dueNow(t);
-    expect(await deliverer(t).runOnce()).toMatchObject({ sent: 1 });
+    clock.t += 1000; // the channel's first wait: 1 s (0.875 s with this jitter)
+    expect(await deliverer(t, clock).runOnce()).toMatchObject({ sent: 1 });
     [row] = await deliveries(t, [id as string]);
     expect(row).toMatchObject({ status: "sent", attempts: 2 });
     expect(row?.log).toHaveLength(2);
@@ -117,7 +127,7 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     expect(verified.type).toBe("monitor.down");
     // Nothing due: nothing sent again.
     await dueNow(t);
-    expect(await deliverer(t).runOnce()).toMatchObject({ sent: 0 });
+    expect(await deliverer(t, clock).runOnce()).toMatchObject({ sent: 0 });
   });
 
   it("two notifiers at once deliver each message once", async () => {
@@ -130,34 +140,97 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     expect((await deliveries(t, ids)).map((d) => d.status)).toEqual(["sent", "sent", "sent", "sent"]);
   });
 
-  it("a dead endpoint opens its channel's breaker: its deliveries wait unspent, others go out", async () => {
-    const t = db.app("b");
-    const dead = await downEvent(t, 1, "/dead");
-    const clock = { t: Date.now() };
-    const d = deliverer(t, clock);
-    receiver.answer(500, "down");
-    for (let i = 0; i < 3; i++) {
-      await dueNow(t);
-      expect(await d.runOnce()).toMatchObject({ retry: 1 });
+  /** Two more changes of the monitor behind `channel` (up, then down again): three events queued for it. */
+  async function twoMoreEvents(t: TestApp, channel: string) {
+    const k = t.db.kysely;
+    const tag = channel.replace(/^ch_/, "").replace(/_0$/, "");
+    for (const [i, [from, to]] of [
+      ["down", "up"],
+      ["up", "down"],
+    ].entries()) {
+      await k
+        .insertInto("monitor_state_changes")
+        .values({
+          id: `msc_${tag}_more${i}`,
+          monitor_id: `mon_${tag}`,
+          slot: new Date(Date.now() + (i + 1) * 1000),
+          from_state: from as "up" | "down",
+          to_state: to as "up" | "down",
+        })
+        .execute();
+      await makeEvents(k);
     }
-    const [opened] = await deliveries(t, dead);
-    expect(opened?.attempts).toBe(3);
-    await dueNow(t);
-    expect(await d.runOnce()).toMatchObject({ postponed: 1 });
-    expect((await deliveries(t, dead))[0]?.attempts).toBe(3);
+  }
+
+  it("a dead endpoint: its channel fails, one probe per wait while its deliveries wait unspent; others go out; once it answers, all queued go at once, oldest first, each once", async () => {
+    const t = db.app("b");
+    const [dead] = (await downEvent(t, 1, "/dead")) as [string];
+    await twoMoreEvents(t, dead);
+    const clock = { t: Date.now() + 5000 };
+    const d = deliverer(t, clock);
+    const hits = () => receiver.received.filter((r) => r.url === `/dead/${dead}`);
+    receiver.answer(500, "down");
+
+    expect(await d.runOnce()).toEqual({ sent: 0, retry: 1, failed: 0, postponed: 2 });
+    const first = await health(t, dead);
+    expect(first).toMatchObject({ failures: 1, last_error: "HTTP 500: down" });
+    expect(first.failing_since?.getTime()).toBe(clock.t);
+    expect(first.retry_at?.getTime()).toBe(clock.t + 875);
+    // Before its retry time nothing is sent to it, however often the notifier runs.
+    for (let i = 0; i < 3; i++)
+      expect(await d.runOnce()).toEqual({ sent: 0, retry: 0, failed: 0, postponed: 0 });
+    expect(hits()).toHaveLength(1);
+
+    // Its time: one probe (two notifiers at once still send one), then the next wait, 2 s.
+    clock.t += 1000;
+    const [a, b] = await Promise.all([d.runOnce(), deliverer(t, clock).runOnce()]);
+    expect(a.retry + b.retry).toBe(1);
+    expect(hits()).toHaveLength(2);
+    const second = await health(t, dead);
+    expect(second.failures).toBe(2);
+    expect(second.failing_since).toEqual(first.failing_since);
+    expect(second.retry_at?.getTime()).toBe(clock.t + 1750);
+
     // Another channel is not held up.
     receiver.answer(200, "");
     const live = await downEvent(t, 1, "/live");
-    await t.db.kysely
-      .updateTable("alert_deliveries")
-      .set({ next_attempt_at: new Date(0) })
-      .where("channel_id", "in", live)
-      .execute();
     expect(await d.runOnce()).toMatchObject({ sent: 1 });
     expect((await deliveries(t, live))[0]?.status).toBe("sent");
-    // After the breaker's time the dead channel is tried again.
-    clock.t += 61_000;
-    await dueNow(t);
-    expect(await d.runOnce()).toMatchObject({ sent: 1 });
+    expect(hits()).toHaveLength(2);
+
+    // The receiver is back: at the next probe, everything queued goes out, oldest first, each once.
+    clock.t += 2000;
+    expect(await d.runOnce()).toEqual({ sent: 3, retry: 0, failed: 0, postponed: 0 });
+    // Two failed probes (the oldest, the down), then the three in order.
+    const types = hits().map((h) => (JSON.parse(h.body) as { type: string }).type);
+    expect(types).toEqual(["monitor.down", "monitor.down", "monitor.down", "monitor.up", "monitor.down"]);
+    const rows = await t.db.kysely
+      .selectFrom("alert_deliveries")
+      .select(["status", "attempts"])
+      .where("channel_id", "=", dead)
+      .orderBy("id")
+      .execute();
+    expect(rows).toEqual([
+      { status: "sent", attempts: 3 },
+      { status: "sent", attempts: 1 },
+      { status: "sent", attempts: 1 },
+    ]);
+    expect(await health(t, dead)).toMatchObject({
+      failing_since: null,
+      failures: 0,
+      retry_at: null,
+      last_error: "HTTP 500: down",
+    });
+    expect(await d.runOnce()).toEqual({ sent: 0, retry: 0, failed: 0, postponed: 0 });
+    expect(hits()).toHaveLength(5);
+  });
+
+  it("a delivery whose channel has failed for longer than the give-up time is failed for good", async () => {
+    const t = db.app("b");
+    const [dead] = (await downEvent(t, 1, "/gone")) as [string];
+    const clock = { t: Date.now() + 13 * 3600_000 };
+    receiver.answer(503, "");
+    expect(await deliverer(t, clock).runOnce()).toMatchObject({ retry: 1 });
+    expect((await deliveries(t, [dead]))[0]).toMatchObject({ status: "failed", attempts: 1 });
   });
 });

@@ -17,12 +17,53 @@ import type {
 /** What one send came to: the vendor's verdict and the last HTTP status (null without an answer). */
 export type SendOutcome = Verdict & { status: number | null };
 
-/** A delivery claimed for an attempt. */
+/** A delivery claimed for an attempt; `due_at` is its place in the queue, kept when it is tried again. */
 interface Claimed {
   id: string;
   event_id: string;
   channel_id: string;
   attempts: number;
+  due_at: Date;
+}
+
+/**
+ * How a failing channel is tried again. The channel, not each delivery, waits: after a retryable failure no
+ * notifier sends to it until `retry_at`, and then one delivery (the oldest) goes as a probe; when it passes,
+ * everything queued follows at once, oldest first. Waits start at `firstMs` and double with each failure in
+ * a row up to `fastCapMs` (the probe interval, so a receiver that returns gets its alerts within seconds),
+ * jittered down by up to a quarter; a channel failing longer than `slowAfterMs` is tried every `slowCapMs`.
+ */
+export interface RetryPolicy {
+  firstMs: number;
+  fastCapMs: number;
+  slowAfterMs: number;
+  slowCapMs: number;
+  /** A delivery whose event is older than this when its channel fails again is given up (failed). */
+  giveUpAfterMs: number;
+}
+
+/**
+ * 1 s, 2 s, then every 3–4 s: at most 20 attempts a minute against a dead receiver (one request each,
+ * however many alerts are queued), for its first 10 minutes away; then every 22.5–30 s (≤ 3 a minute).
+ */
+export const defaultRetry: RetryPolicy = {
+  firstMs: 1000,
+  fastCapMs: 4000,
+  slowAfterMs: 10 * 60_000,
+  slowCapMs: 30_000,
+  giveUpAfterMs: 12 * 3600_000,
+};
+
+/** The wait before a failing channel's next attempt, after `failures` in a row over `failingForMs`. */
+export function channelRetryMs(
+  failures: number,
+  failingForMs: number,
+  random: () => number,
+  policy: RetryPolicy = defaultRetry,
+): number {
+  const cap = failingForMs < policy.slowAfterMs ? policy.fastCapMs : policy.slowCapMs;
+  const wait = Math.min(cap, policy.firstMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(wait * (0.75 + 0.25 * random()));
 }
 
 export interface DelivererDeps {
@@ -40,35 +81,29 @@ export interface DelivererDeps {
   openSecrets(row: { id: string; secrets: string | null }): Record<string, unknown>;
   now?: () => number;
   random?: () => number;
-  /** Consecutive failures of one channel that open its breaker, and for how long (default 5, 60 s). */
-  breaker?: { failures: number; openMs: number };
-  /** Attempts before a delivery is given up (default 20: with the backoff, about half a day). */
-  maxAttempts?: number;
-}
-
-/** Backoff with full jitter: a random wait up to 10 s · 2^(attempt−1), at most 30 minutes. */
-export function backoffMs(attempt: number, random: () => number): number {
-  const ceiling = Math.min(30 * 60_000, 10_000 * 2 ** Math.max(0, attempt - 1));
-  return Math.max(1000, Math.floor(random() * ceiling));
+  /** How failing channels are tried again (default `defaultRetry`). */
+  retry?: Partial<RetryPolicy>;
 }
 
 /** While a claimed delivery is being sent, no other notifier takes it. */
 const LEASE_MS = 2 * 60_000;
+/** A notifier probing a failing channel holds it this long (longer than a send may take: 10 s). */
+const PROBE_LEASE_MS = 30_000;
+
+type Outcome = "sent" | "retry" | "failed" | "postponed";
 
 /**
  * The alert delivery worker's core (the notifier role runs it): claims due deliveries with FOR UPDATE SKIP
  * LOCKED (any number of controllers; each delivery goes to one at a time), renders the event for its
  * channel, sends it, reads the vendor's answer (HTTP status and body), and records the attempt in the
- * delivery's log: sent, retried later with jittered backoff, or failed for good. A channel that fails
- * `breaker.failures` times in a row is left alone for `breaker.openMs` (its deliveries wait, unspent), so
- * one dead endpoint does not hold up the others.
+ * delivery's log. A retryable failure marks the channel failing in the database, shared by every notifier
+ * (`RetryPolicy`): its deliveries wait unspent, in order, while one probe at a time finds out whether the
+ * receiver is back; a channel that is away holds up no other.
  */
 export function createDeliverer(deps: DelivererDeps) {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
-  const breakerAt = deps.breaker ?? { failures: 5, openMs: 60_000 };
-  const maxAttempts = deps.maxAttempts ?? 20;
-  const breakers = new Map<string, { failures: number; openUntil: number }>();
+  const policy: RetryPolicy = { ...defaultRetry, ...deps.retry };
 
   const record = async (d: Claimed, attempt: DeliveryAttempt, next: "sent" | "retry" | "failed") => {
     const at = new Date(now());
@@ -78,11 +113,76 @@ export function createDeliverer(deps: DelivererDeps) {
         status: next === "retry" ? "pending" : next,
         ...(next === "sent" ? { sent_at: at } : {}),
         last_error: attempt.ok ? null : attempt.reason,
-        next_attempt_at: next === "retry" ? new Date(at.getTime() + backoffMs(d.attempts, random)) : at,
+        // Tried again, it keeps its place in the queue; its channel's `retry_at` says when.
+        next_attempt_at: next === "retry" ? d.due_at : at,
         log: sql<string>`log || ${jsonb<string>([attempt])}`,
       })
       .where("id", "=", d.id)
       .execute();
+  };
+
+  /** Gives claimed deliveries back unspent, each at its place in the queue. */
+  const release = async (list: Claimed[]) => {
+    if (list.length === 0) return;
+    await sql`
+      update alert_deliveries d set attempts = d.attempts - 1, next_attempt_at = r.due_at
+      from unnest(cast(${list.map((d) => d.id)} as text[]), cast(${list.map((d) => d.due_at.toISOString())} as timestamptz[]))
+        as r(id, due_at)
+      where d.id = r.id`.execute(deps.db);
+  };
+
+  interface Health {
+    failing_since: Date | null;
+    failures: number;
+  }
+
+  const channelWell = async (channelId: string, was: Health) => {
+    if (!was.failing_since && was.failures === 0) return;
+    await deps.db
+      .updateTable("alert_channels")
+      .set({ failing_since: null, failures: 0, retry_at: null })
+      .where("id", "=", channelId)
+      .execute();
+    if (was.failing_since)
+      deps.log.info(
+        { channel_id: channelId, failing_since: was.failing_since },
+        "alert channel answers again: its queued deliveries go out",
+      );
+  };
+
+  const channelFailed = async (channelId: string, was: Health, reason: string) => {
+    const at = now();
+    const since = was.failing_since ? new Date(was.failing_since).getTime() : at;
+    const failures = was.failures + 1;
+    const retryAt = new Date(at + channelRetryMs(failures, at - since, random, policy));
+    await deps.db
+      .updateTable("alert_channels")
+      .set({
+        failing_since: new Date(since),
+        failures,
+        retry_at: retryAt,
+        last_error: reason.slice(0, 1000),
+        last_error_at: new Date(at),
+      })
+      .where("id", "=", channelId)
+      .execute();
+    if (!was.failing_since)
+      deps.log.warn(
+        { channel_id: channelId, reason, retry_at: retryAt },
+        "alert channel failing: its deliveries wait, and it is tried again within seconds",
+      );
+    // Deliveries waiting longer than the policy allows are given up (not those another notifier holds).
+    const cutoff = new Date(at - policy.giveUpAfterMs);
+    const given = await sql<{ id: string }>`
+      update alert_deliveries set status = 'failed', last_error = ${`given up after its channel failed for too long: ${reason}`.slice(0, 1000)}
+      where channel_id = ${channelId} and status = 'pending' and next_attempt_at <= ${new Date(at)}
+        and event_id in (select id from alert_events where created_at < ${cutoff})
+      returning id`.execute(deps.db);
+    if (given.rows.length > 0)
+      deps.log.warn(
+        { channel_id: channelId, deliveries: given.rows.length },
+        "alert deliveries given up: their channel has failed since before they were due",
+      );
   };
 
   /** Renders and sends one message on one channel; the vendor's verdict with the last HTTP status. */
@@ -119,7 +219,11 @@ export function createDeliverer(deps: DelivererDeps) {
     return verdict;
   };
 
-  const attemptOne = async (d: Claimed): Promise<"sent" | "retry" | "failed" | "postponed"> => {
+  /**
+   * Sends one claimed delivery. `failed` in the answer says its channel failed (retryable): the caller
+   * gives the rest of that channel's deliveries back.
+   */
+  const attemptOne = async (d: Claimed): Promise<{ outcome: Outcome; channelFailed: boolean }> => {
     const row = await deps.db
       .selectFrom("alert_deliveries as d")
       .innerJoin("alert_events as e", "e.id", "d.event_id")
@@ -137,6 +241,8 @@ export function createDeliverer(deps: DelivererDeps) {
         "c.type as channel_type",
         "c.config",
         "c.secrets",
+        "c.failing_since",
+        "c.failures",
         "m.id as monitor_id",
         "m.name as monitor_name",
         "m.type as monitor_type",
@@ -147,17 +253,7 @@ export function createDeliverer(deps: DelivererDeps) {
     const at = new Date(now()).toISOString();
     if (!row?.channel_id || !row.channel_type || !(row.channel_type in alertChannels)) {
       await record(d, { at, ok: false, status: null, reason: "the channel no longer exists" }, "failed");
-      return "failed";
-    }
-    const breaker = breakers.get(row.channel_id);
-    if (breaker && breaker.openUntil > now()) {
-      // Not spent: the attempt is given back and the delivery waits for the breaker.
-      await deps.db
-        .updateTable("alert_deliveries")
-        .set({ attempts: sql<number>`attempts - 1`, next_attempt_at: new Date(breaker.openUntil) })
-        .where("id", "=", d.id)
-        .execute();
-      return "postponed";
+      return { outcome: "failed", channelFailed: false };
     }
     const detail = (row.detail ?? {}) as {
       slot?: string;
@@ -188,20 +284,71 @@ export function createDeliverer(deps: DelivererDeps) {
       status: verdict.status ?? null,
       reason: verdict.ok ? null : verdict.reason,
     };
+    const health: Health = { failing_since: row.failing_since ?? null, failures: Number(row.failures ?? 0) };
     if (verdict.ok) {
-      breakers.delete(row.channel_id);
       await record(d, attempt, "sent");
-      return "sent";
+      await channelWell(row.channel_id, health);
+      return { outcome: "sent", channelFailed: false };
     }
-    const b = breakers.get(row.channel_id) ?? { failures: 0, openUntil: 0 };
-    b.failures++;
-    if (b.failures >= breakerAt.failures) b.openUntil = now() + breakerAt.openMs;
-    breakers.set(row.channel_id, b);
-    const next = verdict.retry && d.attempts < maxAttempts ? "retry" : "failed";
-    await record(d, attempt, next);
-    if (next === "failed")
+    if (!verdict.retry) {
+      // The receiver answered, and this message will never pass: it fails alone; the channel is reachable.
+      await record(d, attempt, "failed");
+      await deps.db
+        .updateTable("alert_channels")
+        .set({ last_error: verdict.reason.slice(0, 1000), last_error_at: new Date(now()) })
+        .where("id", "=", row.channel_id)
+        .execute();
+      await channelWell(row.channel_id, health);
       deps.log.warn({ delivery_id: d.id, reason: attempt.reason }, "alert delivery failed for good");
-    return next;
+      return { outcome: "failed", channelFailed: false };
+    }
+    await record(d, attempt, "retry");
+    await channelFailed(row.channel_id, health, verdict.reason);
+    return { outcome: "retry", channelFailed: true };
+  };
+
+  /**
+   * One channel's claimed deliveries, oldest first. A failing channel is probed by one notifier at a time
+   * (it takes `retry_at` forward first); the first retryable failure gives the rest back unspent.
+   */
+  const runChannel = async (channelId: string, list: Claimed[], counts: Record<Outcome, number>) => {
+    const failing = await deps.db
+      .selectFrom("alert_channels")
+      .select("failing_since")
+      .where("id", "=", channelId)
+      .executeTakeFirst();
+    if (failing?.failing_since) {
+      const at = new Date(now());
+      const taken = await deps.db
+        .updateTable("alert_channels")
+        .set({ retry_at: new Date(at.getTime() + PROBE_LEASE_MS) })
+        .where("id", "=", channelId)
+        .where((eb) => eb.or([eb("retry_at", "is", null), eb("retry_at", "<=", at)]))
+        .returning("id")
+        .executeTakeFirst();
+      if (!taken) {
+        await release(list);
+        counts.postponed += list.length;
+        return;
+      }
+    }
+    for (const [i, d] of list.entries()) {
+      try {
+        const { outcome, channelFailed } = await attemptOne(d);
+        counts[outcome]++;
+        if (channelFailed) {
+          const rest = list.slice(i + 1);
+          await release(rest);
+          counts.postponed += rest.length;
+          return;
+        }
+      } catch (err) {
+        deps.log.warn(
+          { err, delivery_id: d.id },
+          "alert delivery attempt could not be recorded; it is retried after its lease",
+        );
+      }
+    }
   };
 
   return {
@@ -233,38 +380,44 @@ export function createDeliverer(deps: DelivererDeps) {
         },
       );
     },
-    /** Claims and attempts up to `limit` due deliveries; counts by outcome. */
-    async runOnce(limit = 50): Promise<Record<"sent" | "retry" | "failed" | "postponed", number>> {
-      const lease = new Date(now() + LEASE_MS);
+    /**
+     * Claims and attempts up to `limit` due deliveries of channels that may be tried now (well ones, and
+     * failing ones whose `retry_at` has come); counts by outcome.
+     */
+    async runOnce(limit = 50): Promise<Record<Outcome, number>> {
+      const at = new Date(now());
+      const lease = new Date(at.getTime() + LEASE_MS);
       const { rows } = await sql<Claimed>`
-        update alert_deliveries set next_attempt_at = ${lease}, attempts = attempts + 1
-        where id in (
-          select id from alert_deliveries
-          where status = 'pending' and next_attempt_at <= ${new Date(now())}
-          order by next_attempt_at limit ${limit}
-          for update skip locked
+        with due as (
+          select d.id, d.next_attempt_at as due_at from alert_deliveries d
+          where d.status = 'pending' and d.next_attempt_at <= ${at}
+            and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${at})
+          order by d.next_attempt_at, d.id limit ${limit}
+          for update of d skip locked
         )
-        returning id, event_id, channel_id, attempts`.execute(deps.db);
-      const counts = { sent: 0, retry: 0, failed: 0, postponed: 0 };
-      // Channels in parallel, each channel's deliveries in order (its breaker sees each outcome).
+        update alert_deliveries set next_attempt_at = ${lease}, attempts = alert_deliveries.attempts + 1
+        from due where alert_deliveries.id = due.id
+        returning alert_deliveries.id, alert_deliveries.event_id, alert_deliveries.channel_id,
+          alert_deliveries.attempts, due.due_at`.execute(deps.db);
+      const counts: Record<Outcome, number> = { sent: 0, retry: 0, failed: 0, postponed: 0 };
+      // Channels in parallel, each channel's deliveries in order, oldest first.
       const byChannel = new Map<string, Claimed[]>();
       for (const r of rows) {
-        const d = { ...r, attempts: Number(r.attempts) };
+        const d = { ...r, attempts: Number(r.attempts), due_at: new Date(r.due_at) };
         const list = byChannel.get(r.channel_id);
         if (list) list.push(d);
         else byChannel.set(r.channel_id, [d]);
       }
       await Promise.all(
-        [...byChannel.values()].map(async (list) => {
-          for (const d of list) {
-            try {
-              counts[await attemptOne(d)]++;
-            } catch (err) {
-              deps.log.warn(
-                { err, delivery_id: d.id },
-                "alert delivery attempt could not be recorded; it is retried after its lease",
-              );
-            }
+        [...byChannel].map(async ([channelId, list]) => {
+          list.sort((x, y) => x.due_at.getTime() - y.due_at.getTime() || (x.id < y.id ? -1 : 1));
+          try {
+            await runChannel(channelId, list, counts);
+          } catch (err) {
+            deps.log.warn(
+              { err, channel_id: channelId },
+              "alert channel round failed; retried after the lease",
+            );
           }
         }),
       );

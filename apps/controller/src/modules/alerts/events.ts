@@ -143,14 +143,17 @@ function reminderDue(now: Date) {
 
 /**
  * Whether a round of the notifier has anything to do: a state change not yet turned into events, a reminder
- * due (as `makeReminders` finds them) or a delivery due. One statement (two of its parts on partial
- * indexes): an idle notifier costs one cheap query per poll, not a round of transactions.
+ * due (as `makeReminders` finds them) or a delivery due on a channel that may be tried now (not failing, or
+ * its `retry_at` come). One statement (two of its parts on partial indexes): an idle notifier costs one
+ * cheap query per poll, not a round of transactions.
  */
 export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): Promise<boolean> {
   const { rows } = await sql<{ waiting: boolean }>`
     select (
       exists (select 1 from monitor_state_changes where alerted_at is null)
-      or exists (select 1 from alert_deliveries where status = 'pending' and next_attempt_at <= ${now})
+      or exists (
+        select 1 from alert_deliveries d where d.status = 'pending' and d.next_attempt_at <= ${now}
+        and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${now}))
       or exists (
         select 1 from alert_policies p join monitors m on m.id = p.monitor_id where ${reminderDue(now)})
     ) as waiting`.execute(db);

@@ -19,6 +19,14 @@ export const toChannelView = (c: AlertChannelView) => ({
   config: c.config,
   created_at: c.created_at.toISOString(),
   updated_at: c.updated_at.toISOString(),
+  delivery: {
+    failing: c.delivery.failing,
+    failing_since: c.delivery.failing_since?.toISOString() ?? null,
+    next_attempt_at: c.delivery.next_attempt_at?.toISOString() ?? null,
+    last_error: c.delivery.last_error,
+    last_error_at: c.delivery.last_error_at?.toISOString() ?? null,
+    queued: c.delivery.queued,
+  },
 });
 
 export const toPolicyView = (p: AlertPolicy) => ({
