@@ -12,7 +12,9 @@ import { type Cluster, type Controller, startCluster } from "./cluster.js";
  * Alerts end to end with real processes: nats-server, an agent, two controllers (every role, so both run
  * the scheduler and the notifier) on one PostgreSQL sharing VANTAGE_SECRET_KEY. A monitor's site goes down
  * while its webhook receiver is down too; the receiver comes back 10 s later and still gets the message;
- * the site comes back: one `monitor.down` and one `monitor.up`, each delivered once.
+ * the site comes back: one `monitor.down` and one `monitor.up`, each delivered once. The promise (issue #33):
+ * a receiver that returns gets what waited within seconds (a failing channel is tried every 3–4 s); the
+ * bound here is 20 s, margin for a slow machine, and the channel's GET says it is failing meanwhile.
  */
 describe("alerts across two controllers (real processes)", () => {
   let cluster: Cluster;
@@ -92,7 +94,7 @@ describe("alerts across two controllers (real processes)", () => {
     return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
   };
 
-  it("one down and one up, each delivered once, the down one after its receiver was away 10 s", async () => {
+  it("one down and one up, each delivered once, the down one within 20 s of its receiver's return after 10 s away", async () => {
     const monitor = await api(a.url, "POST", "/v1/monitors", {
       name: "shop",
       type: "http",
@@ -131,9 +133,28 @@ describe("alerts across two controllers (real processes)", () => {
       60_000,
     );
     const downAt = Date.now();
+    const channelId = channel.body.data.id as string;
+    const delivery = async (url: string) =>
+      (await api(url, "GET", `/v1/alert-channels/${channelId}`)).body.data.delivery as {
+        failing: boolean;
+        failing_since: string | null;
+        next_attempt_at: string | null;
+        last_error: string | null;
+        queued: number;
+      };
+    // Away: the channel says so (read through either controller), with the alert waiting.
+    await until("the channel failing", async () => (await delivery(a.url)).failing, 20_000);
+    const away = await delivery(b.url);
+    expect(away).toMatchObject({ failing: true, queued: 1 });
+    expect(away.last_error).toBeTruthy();
+    expect(Date.parse(away.next_attempt_at ?? "")).toBeLessThanOrEqual(Date.now() + 5_000);
     await new Promise((r) => setTimeout(r, Math.max(0, downAt + 10_000 - Date.now())));
     await startHook();
-    await until("the down message after the receiver's return", () => received.length >= 1, 60_000);
+    const backAt = Date.now();
+    await until("the down message after the receiver's return", () => received.length >= 1, 20_000);
+    expect(Date.now() - backAt).toBeLessThan(20_000);
+    await until("the channel well again", async () => !(await delivery(a.url)).failing, 10_000);
+    expect(await delivery(a.url)).toMatchObject({ failing: false, failing_since: null, queued: 0 });
     await site.start();
     await until("the up message", () => received.length >= 2, 60_000);
     await new Promise((r) => setTimeout(r, 2000));
