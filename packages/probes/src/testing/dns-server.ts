@@ -140,3 +140,56 @@ function listenTcp(
     server.listen(port, host, () => resolve(server));
   });
 }
+
+/**
+ * A resolver that misbehaves on purpose, by the queried name's first label (the hostile-network tests name
+ * it in a namespace's resolv.conf, so every lookup of the service there meets it):
+ * `refused.*` REFUSED; `silent.*` no answer; `garbage.*` the query's id followed by bytes that are no DNS
+ * message; `truncated.*` the TC bit and no records (serve it without TCP: the retry finds nothing);
+ * `wrongid.*` a well-formed answer under another id; `v6only.*` AAAA 2001:db8::1 and no A. Anything else
+ * is NXDOMAIN.
+ */
+export function hostileAnswer(query: dnsPacket.DecodedPacket): Buffer | { raw: Buffer } | null {
+  const q = query.questions?.[0];
+  const name = q?.name.toLowerCase() ?? "";
+  const mode = name.split(".")[0];
+  const id = query.id ?? 0;
+  const reply = (flags: number, answers: dnsPacket.Answer[] = [], replyId = id) =>
+    dnsPacket.encode({
+      type: "response",
+      id: replyId,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | flags,
+      questions: query.questions ?? [],
+      answers,
+    });
+  switch (mode) {
+    case "refused":
+      return reply(5); // rcode 5 = REFUSED
+    case "silent":
+      return null;
+    case "garbage": {
+      const raw = Buffer.from([0, 0, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x07, 0x41]);
+      raw.writeUInt16BE(id, 0);
+      return { raw };
+    }
+    case "truncated":
+      return reply(dnsPacket.TRUNCATED_RESPONSE);
+    case "wrongid":
+      return reply(0, [{ type: "A", name, ttl: 60, data: "192.0.2.1" }], (id + 1) & 0xffff);
+    case "v6only":
+      return reply(0, q?.type === "AAAA" ? [{ type: "AAAA", name, ttl: 60, data: "2001:db8::1" }] : []);
+    default:
+      return reply(3); // NXDOMAIN
+  }
+}
+
+/** `respond` over UDP only (no TCP: a truncated answer's retry is refused), on one address and port. */
+export async function startUdpDnsServer(
+  host: string,
+  port: number,
+  respond: DnsResponder,
+): Promise<{ port: number; seen: { udp: number }; close: () => void }> {
+  const seen = { udp: 0 };
+  const socket = await bindUdp(host.includes(":") ? "udp6" : "udp4", host, port, seen, respond);
+  return { port: socket.address().port, seen, close: () => socket.close() };
+}
