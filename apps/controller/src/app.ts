@@ -60,7 +60,12 @@ export function createApp(deps: AppDeps): App {
   const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
-  const alerts = createAlerts(deps, { delivery: delivery.service, authenticator });
+  const alerts = createAlerts(deps, {
+    delivery: delivery.service,
+    authenticator,
+    accounts: accounts.service,
+    plans: plans.service,
+  });
   const billing = createBilling(deps, { authenticator, accounts: accounts.service });
   const mcp = createMcp(deps, {
     probes: probes.service,

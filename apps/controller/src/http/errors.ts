@@ -10,6 +10,7 @@ export const errorCodes = {
   unauthorized: 401,
   mcp_token_not_accepted: 401,
   forbidden: 403,
+  email_not_verified: 403,
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,

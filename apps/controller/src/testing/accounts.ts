@@ -30,6 +30,11 @@ export async function newUser(t: TestApp, tag = "user"): Promise<TestUser> {
   return { email, token, userId: profile.body.data.id as string, headers: bearer(token) };
 }
 
+/** Marks the account's email address verified, as `POST /v1/auth/verify-email` would. */
+export async function markVerified(t: TestApp, userId: string): Promise<void> {
+  await t.db.kysely.updateTable("users").set({ email_verified: true }).where("id", "=", userId).execute();
+}
+
 /** Issues a key straight through the service (Form B has no API for scoped keys). */
 export async function issueKey(
   t: TestApp,

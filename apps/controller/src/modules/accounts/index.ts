@@ -38,6 +38,8 @@ export interface AccountsService {
   readonly authenticator: Authenticator;
   /** The account's plan (`free` until billing changes it); undefined for an unknown account. */
   planOf(userId: string): Promise<string | undefined>;
+  /** Whether the account has verified its email address (false for an unknown account). */
+  emailVerified(userId: string): Promise<boolean>;
   /** Issues an API key or personal access token for an account (the secret is in the answer only). */
   createKey(userId: string, input: NewKeyInput): Promise<CreatedKey>;
   /**
@@ -77,6 +79,9 @@ export function createAccounts(
       authenticator: ctx.credentials,
       async planOf(userId) {
         return (await repo.findUserById(ctx.db, userId))?.plan;
+      },
+      async emailVerified(userId) {
+        return (await repo.findUserById(ctx.db, userId))?.email_verified === true;
       },
       createKey: (userId, input) => createKey(ctx, userId, input),
       setPlan: (userId, plan) => setPlan(ctx, userId, plan),

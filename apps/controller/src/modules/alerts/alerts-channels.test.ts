@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { createSecretBox, SecretKey } from "../../lib/secret-box.js";
-import { issueKey, keyHeaders, newUser, type TestUser } from "../../testing/accounts.js";
+import { issueKey, keyHeaders, markVerified, newUser, type TestUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { alertsApiHelpers, configs, maskedOf, rowText, secretValues, whsec } from "./alerts-api-testing.js";
@@ -317,6 +317,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
 
     it("the test endpoint answers the outcome as data", async () => {
       const u = await newUser(t);
+      await markVerified(t, u.userId);
       const hook = await call(u, "POST", "/v1/alert-channels", {
         name: "local",
         type: "webhook",

@@ -6,12 +6,15 @@ import type { Router } from "../../http/router.js";
 import { defaultPlans } from "../../lib/plans.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
 import { resolveSecretKey } from "../../lib/secret-key.js";
+import type { AccountsService } from "../accounts/index.js";
 import type { DeliveryService } from "../delivery/index.js";
+import type { PlansService } from "../plans/index.js";
 import { createAlertsApi } from "./api-service.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
 import { alertWorkWaiting, makeEvents, makeReminders } from "./events.js";
 import { registerAlertRoutes } from "./routes/register.js";
+import { createTestSends } from "./test-sends.js";
 
 /** Deliveries one claim takes. */
 const DELIVERY_BATCH = 100;
@@ -35,7 +38,12 @@ export interface AlertsModule extends Module<AlertsService> {
  */
 export function createAlerts(
   deps: AppDeps,
-  services: { delivery: DeliveryService; authenticator: Authenticator },
+  services: {
+    delivery: DeliveryService;
+    authenticator: Authenticator;
+    accounts: Pick<AccountsService, "emailVerified">;
+    plans: Pick<PlansService, "record">;
+  },
 ): AlertsModule {
   const { config } = deps;
   let box: SecretBox | undefined;
@@ -115,7 +123,14 @@ export function createAlerts(
 
   return {
     routes(app: Router) {
-      registerAlertRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM);
+      const testSends = createTestSends({
+        db,
+        perChannel: config.VANTAGE_ALERT_TEST_LIMIT_CHANNEL,
+        perAccount: config.VANTAGE_ALERT_TEST_LIMIT_ACCOUNT,
+        emailVerified: (userId) => services.accounts.emailVerified(userId),
+        meter: (caller) => services.plans.record(caller, "alert_tests", 1),
+      });
+      registerAlertRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM, testSends);
     },
     service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
     box,

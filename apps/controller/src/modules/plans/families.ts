@@ -1,14 +1,18 @@
 import type { QuotaCaller, QuotaKind, QuotaRule } from "../../http/rate-limit/index.js";
 import { type PlanLimits, type PlanRow, planOf, planRows, windowLimit } from "../../lib/plans.js";
 
-/** The endpoint families limited and metered apart: probes in node-probes, lookups and reputation in calls. */
-export const usageFamilies = ["probes", "lookups", "reputation"] as const;
+/**
+ * The endpoint families limited and metered apart: probes in node-probes, lookups and reputation in calls,
+ * alert channel test sends (limited by the alerts module, per channel and account: no plan figure).
+ */
+export const usageFamilies = ["probes", "lookups", "reputation", "alert_tests"] as const;
 export type UsageFamily = (typeof usageFamilies)[number];
 
 export const familyKinds: Record<UsageFamily, QuotaKind> = {
   probes: { name: "probe", unit: "node-probes" },
   lookups: { name: "lookup", unit: "lookups" },
   reputation: { name: "reputation", unit: "reputation calls" },
+  alert_tests: { name: "alert-test", unit: "test sends" },
 };
 
 /** Which plan figures limit a family, and over which window. */
@@ -25,6 +29,7 @@ const familyFields: Record<
     { window: "minute", field: "reputation_per_minute", per: "credential" },
     { window: "day", field: "reputation_per_day", per: "account" },
   ],
+  alert_tests: [],
 };
 
 /**

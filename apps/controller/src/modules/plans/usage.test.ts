@@ -61,6 +61,7 @@ describe.each(dbKinds)("usage metering on %s", (kind) => {
         { family: "probes", unit: "node-probes", units: 2, calls: 1, today_units: 2 },
         { family: "lookups", unit: "lookups", units: 2, calls: 2, today_units: 2 },
         { family: "reputation", unit: "reputation calls", units: 0, calls: 0, today_units: 0 },
+        { family: "alert_tests", unit: "test sends", units: 0, calls: 0, today_units: 0 },
       ]);
       expect(data.limits).toEqual(
         expect.arrayContaining([

@@ -4,6 +4,7 @@ import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import type { AlertsApi } from "../api-types.js";
 import { alertChannels, channelTypes } from "../channels/registry.js";
+import type { TestSends } from "../test-sends.js";
 import { registerCreateChannel } from "./create-channel.js";
 import { registerCreatePolicy } from "./create-policy.js";
 import { registerDeleteChannel } from "./delete-channel.js";
@@ -28,6 +29,7 @@ export function registerAlertRoutes(
   api: AlertsApi,
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
+  testSends: TestSends,
 ): void {
   const common = securedRoute(form, auth);
   registerListChannels(app, api, common, form);
@@ -35,7 +37,7 @@ export function registerAlertRoutes(
   registerGetChannel(app, api, common);
   registerUpdateChannel(app, api, common);
   registerDeleteChannel(app, api, common);
-  registerTestChannel(app, api, common);
+  registerTestChannel(app, api, common, testSends);
   registerListPolicies(app, api, common, form);
   registerCreatePolicy(app, api, common);
   registerGetPolicy(app, api, common);
