@@ -78,7 +78,9 @@ describe("an agent process whose job throws asynchronously", () => {
       reconnect: false,
     });
     watcher.subscribe("probe.v1.node.proc-1.hb", {
-      callback: (_e, m) => heartbeats.push(JSON.parse(new TextDecoder().decode(m.data))),
+      callback: (_e, m) => {
+        heartbeats.push(JSON.parse(new TextDecoder().decode(m.data)));
+      },
     });
     await until("the agent's first heartbeat", () => (heartbeats.length > 0 ? true : undefined), 15_000);
 

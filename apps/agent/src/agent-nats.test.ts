@@ -292,6 +292,22 @@ describe("agent process", () => {
     await until("the log line", () => (output.includes("protocol version 999") ? true : undefined));
   });
 
+  it("on SIGHUP stays up and says so in its log", async () => {
+    const from = output.length;
+    child.kill("SIGHUP");
+    await until("the SIGHUP line", () => (/SIGHUP: ignored/.test(output.slice(from)) ? true : undefined));
+    const port = (tcp.address() as { port: number }).port;
+    const reply = jobReplySchema.parse(
+      await controller.request(
+        "proc-1",
+        job({ spec: { type: "tcp", params: { host: "127.0.0.1", port } } }),
+        5000,
+      ),
+    );
+    expect(reply).toMatchObject({ status: "done", outcome: { success: true } });
+    expect(child.exitCode).toBeNull();
+  });
+
   it("on SIGTERM refuses new jobs, finishes the running one, sends a draining heartbeat, exits 0", async () => {
     const port = (http.address() as { port: number }).port;
     const inflight = controller.request(
@@ -327,6 +343,9 @@ describe("agent process", () => {
       outcome: { success: true, detail: { status_code: 200 } },
     });
     expect(await exited, output).toBe(0);
+    // Its last line says why it exited, and with which code.
+    const lastLine = output.trim().split("\n").at(-1) ?? "";
+    expect(JSON.parse(lastLine)).toMatchObject({ exit_code: 0, reason: "SIGTERM: drained" });
     const last = procBeats().at(-1);
     expect(last).toMatchObject({ draining: true, running_jobs: 0 });
     await expect(controller.request("proc-1", job(), 2000)).rejects.toMatchObject({ code: "no_responders" });

@@ -36,12 +36,13 @@ describe("agent process on a NATS server without authorization", () => {
     return { ...env, NATS_URL: openNats.url, VANTAGE_NODE_ID: "open-1", ...extra };
   };
 
-  it("refuses to serve: exits 2 (no restart) with one line saying why", async () => {
+  it("refuses to serve: exits 2 (no restart) with one line saying why, then its exit line", async () => {
     const { code, log } = await runUntilExit(openEnv());
     expect(code, log).toBe(2);
     expect(linesAtLeast(log, 50).map((l) => l.msg)).toEqual([
       "NATS server does not enforce permissions: any client could impersonate this node; configure " +
         "authorization (docs/operations.md) or set VANTAGE_ALLOW_OPEN_NATS=true for development",
+      "agent exiting with code 2: NATS server does not enforce permissions",
     ]);
     expect(log).not.toContain("agent serving jobs");
   });

@@ -80,6 +80,8 @@ describe("agent config", () => {
     expect(res.status).toBe(2);
     expect(res.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(/^invalid configuration: VANTAGE_HEARTBEAT_MS="soon": /),
+      // Every exit says its code and reason last (exit-log.ts); before the logger exists, on stderr.
+      "vantage-agent: agent exiting with code 2: invalid configuration",
     ]);
   });
 });

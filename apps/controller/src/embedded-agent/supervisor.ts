@@ -180,7 +180,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
     c.on("message", onMessage);
     c.on("error", (err) => log.error({ err }, "embedded agent process: error"));
     c.once("exit", (code, signal) => onExit(c, code, signal));
-    log.debug({ pid: c.pid }, "embedded agent process started");
+    log.debug({ child_pid: c.pid }, "embedded agent process started");
   };
 
   const onExit = (c: ChildProcess, code: number | null, signal: NodeJS.Signals | null) => {
@@ -206,7 +206,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
       );
     }
     if (stopping) {
-      log.info({ pid: c.pid, code, signal }, "embedded agent process stopped");
+      log.info({ child_pid: c.pid, code, signal }, "embedded agent process stopped");
       return;
     }
     const reason = crashed.size > 0 ? "crashed" : signal ? signal : `exit_${code}`;
@@ -217,7 +217,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
     attempt++;
     log.error(
       {
-        pid: c.pid,
+        child_pid: c.pid,
         exit_code: code,
         signal,
         reason,
@@ -238,7 +238,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
       // A child that never says it is ready is killed, which restarts it again (with the next delay).
       const timer = setTimeout(() => {
         if (child === started && !childReady) {
-          log.error({ pid: started?.pid }, "embedded agent process did not start in time: killing it");
+          log.error({ child_pid: started?.pid }, "embedded agent process did not start in time: killing it");
           started?.kill("SIGKILL");
         }
       }, readyTimeoutMs);
@@ -277,7 +277,10 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
   } finally {
     clearTimeout(timer);
   }
-  log.info({ pid: first?.pid }, `embedded mode: local agent "${nodeId}" serving probes in a child process`);
+  log.info(
+    { child_pid: first?.pid },
+    `embedded mode: local agent "${nodeId}" serving probes in a child process`,
+  );
 
   let stopped: Promise<void> | undefined;
   const stop = async () => {
@@ -297,7 +300,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
       ]);
       clearTimeout(kill);
       if (c.exitCode === null && c.signalCode === null) {
-        log.warn({ pid: c.pid }, "embedded agent process did not stop in time: killing it");
+        log.warn({ child_pid: c.pid }, "embedded agent process did not stop in time: killing it");
         c.kill("SIGKILL");
         await exited;
       }
