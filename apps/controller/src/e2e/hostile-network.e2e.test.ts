@@ -5,6 +5,7 @@ import {
   buildIfStale,
   type HostileNs,
   type HostileRun,
+  type Json,
   migratedDataDir,
   type NsProcess,
   nearlyExhaustFds,
@@ -54,6 +55,8 @@ interface Condition {
   name: string;
   where: Where;
   specs: ProbeSpec[];
+  /** Proof that the condition was met: some error code or message of the cell matches. */
+  mustSee?: RegExp;
 }
 
 const namesAt = (name: string, rcode?: string): ProbeSpec[] => [
@@ -101,6 +104,7 @@ const conditions: Condition[] = [
   {
     name: "file descriptors nearly exhausted",
     where: "lowfd",
+    mustSee: /resources_exhausted|EMFILE|file descriptors/,
     // Targets that hold a socket until the budget ends: 198.51.100.77 drops everything, silent.* never
     // answers. Traceroute at the blackhole: at a silent target it would end `success: true`, all hops `*`.
     specs: Array.from({ length: BURST }, () => [
@@ -336,6 +340,17 @@ describe.each(deployments)("%s", (deployment) => {
           ).toEqual([]);
         },
       );
+      if (c.mustSee)
+        it(`the condition was met: an error matches ${c.mustSee}`, async () => {
+          const r = await cell(c);
+          const seen = r.answers.flatMap((a) =>
+            "error" in a ? [a.error] : a.results.map((x: Json) => `${x.error?.code}: ${x.error?.message}`),
+          );
+          expect(
+            seen.some((e) => c.mustSee!.test(e)),
+            [...new Set(seen)].join("\n"),
+          ).toBe(true);
+        });
       it("the process lives, /healthz answers, the next probe succeeds", async () => {
         const r = await cell(c);
         expect({ alive: r.alive, healthz: r.healthz, next: r.next }, r.proc.describe()).toEqual({
