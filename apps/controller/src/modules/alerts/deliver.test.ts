@@ -225,6 +225,41 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     expect(hits()).toHaveLength(5);
   });
 
+  it("a burst queued while the receiver is away goes out in the changes' order once it is back", async () => {
+    const t = db.app("b");
+    const [ch] = (await downEvent(t, 1, "/burst")) as [string];
+    const tag = ch.replace(/^ch_/, "").replace(/_0$/, "");
+    const clock = { t: Date.now() + 5000 };
+    const d = deliverer(t, clock);
+    receiver.answer(200, "");
+    expect(await d.runOnce()).toMatchObject({ sent: 1 });
+    receiver.answer(503, "");
+    const base = Date.now();
+    await t.db.kysely
+      .insertInto("monitor_state_changes")
+      .values(
+        Array.from({ length: 30 }, (_, i) => ({
+          id: `msc_${tag}_burst${String(29 - i).padStart(2, "0")}`, // ids against the order, on purpose
+          monitor_id: `mon_${tag}`,
+          slot: new Date(base + i * 1000),
+          from_state: (i % 2 === 0 ? "down" : "up") as "up" | "down",
+          to_state: (i % 2 === 0 ? "up" : "down") as "up" | "down",
+        })),
+      )
+      .execute();
+    await makeEvents(t.db.kysely);
+    expect(await d.runOnce()).toMatchObject({ retry: 1, postponed: 29 });
+    receiver.answer(200, "");
+    clock.t += 1000;
+    expect(await d.runOnce()).toMatchObject({ sent: 30 });
+    const slots = receiver.received
+      .filter((r) => r.url === `/burst/${ch}`)
+      .slice(2)
+      .map((r) => (JSON.parse(r.body) as { data: { occurred_at: string } }).data.occurred_at);
+    expect(slots).toHaveLength(30);
+    expect(slots).toEqual([...slots].sort());
+  });
+
   it("a delivery whose channel has failed for longer than the give-up time is failed for good", async () => {
     const t = db.app("b");
     const [dead] = (await downEvent(t, 1, "/gone")) as [string];

@@ -17,13 +17,18 @@ import type {
 /** What one send came to: the vendor's verdict and the last HTTP status (null without an answer). */
 export type SendOutcome = Verdict & { status: number | null };
 
-/** A delivery claimed for an attempt; `due_at` is its place in the queue, kept when it is tried again. */
+/**
+ * A delivery claimed for an attempt. `due_at` is its place in the queue, kept when it is tried again: the
+ * timestamp as PostgreSQL's text, since its microseconds order a burst (a Date would drop them; so would
+ * postgres.js's timestamptz parameters, hence the casts from text); `rank` is its place in the claim.
+ */
 interface Claimed {
   id: string;
   event_id: string;
   channel_id: string;
   attempts: number;
-  due_at: Date;
+  due_at: string;
+  rank: number;
 }
 
 /**
@@ -114,7 +119,7 @@ export function createDeliverer(deps: DelivererDeps) {
         ...(next === "sent" ? { sent_at: at } : {}),
         last_error: attempt.ok ? null : attempt.reason,
         // Tried again, it keeps its place in the queue; its channel's `retry_at` says when.
-        next_attempt_at: next === "retry" ? d.due_at : at,
+        next_attempt_at: next === "retry" ? sql<Date>`cast(cast(${d.due_at} as text) as timestamptz)` : at,
         log: sql<string>`log || ${jsonb<string>([attempt])}`,
       })
       .where("id", "=", d.id)
@@ -126,7 +131,7 @@ export function createDeliverer(deps: DelivererDeps) {
     if (list.length === 0) return;
     await sql`
       update alert_deliveries d set attempts = d.attempts - 1, next_attempt_at = r.due_at
-      from unnest(cast(${list.map((d) => d.id)} as text[]), cast(${list.map((d) => d.due_at.toISOString())} as timestamptz[]))
+      from unnest(cast(${list.map((d) => d.id)} as text[]), cast(cast(${list.map((d) => d.due_at)} as text[]) as timestamptz[]))
         as r(id, due_at)
       where d.id = r.id`.execute(deps.db);
   };
@@ -388,29 +393,32 @@ export function createDeliverer(deps: DelivererDeps) {
       const at = new Date(now());
       const lease = new Date(at.getTime() + LEASE_MS);
       const { rows } = await sql<Claimed>`
-        with due as (
-          select d.id, d.next_attempt_at as due_at from alert_deliveries d
+        with picked as (
+          select d.id, d.next_attempt_at from alert_deliveries d
           where d.status = 'pending' and d.next_attempt_at <= ${at}
             and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${at})
           order by d.next_attempt_at, d.id limit ${limit}
           for update of d skip locked
+        ), due as (
+          select id, next_attempt_at::text as due_at, row_number() over (order by next_attempt_at, id) as rank
+          from picked
         )
         update alert_deliveries set next_attempt_at = ${lease}, attempts = alert_deliveries.attempts + 1
         from due where alert_deliveries.id = due.id
         returning alert_deliveries.id, alert_deliveries.event_id, alert_deliveries.channel_id,
-          alert_deliveries.attempts, due.due_at`.execute(deps.db);
+          alert_deliveries.attempts, due.due_at, due.rank`.execute(deps.db);
       const counts: Record<Outcome, number> = { sent: 0, retry: 0, failed: 0, postponed: 0 };
       // Channels in parallel, each channel's deliveries in order, oldest first.
       const byChannel = new Map<string, Claimed[]>();
       for (const r of rows) {
-        const d = { ...r, attempts: Number(r.attempts), due_at: new Date(r.due_at) };
+        const d = { ...r, attempts: Number(r.attempts), due_at: String(r.due_at), rank: Number(r.rank) };
         const list = byChannel.get(r.channel_id);
         if (list) list.push(d);
         else byChannel.set(r.channel_id, [d]);
       }
       await Promise.all(
         [...byChannel].map(async ([channelId, list]) => {
-          list.sort((x, y) => x.due_at.getTime() - y.due_at.getTime() || (x.id < y.id ? -1 : 1));
+          list.sort((x, y) => x.rank - y.rank);
           try {
             await runChannel(channelId, list, counts);
           } catch (err) {

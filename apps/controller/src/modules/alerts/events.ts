@@ -43,7 +43,9 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
   return db.transaction().execute(async (tx) => {
     const { rows: changes } = await sql<Change>`
       select id, monitor_id, slot, from_state, to_state from monitor_state_changes
-      where alerted_at is null order by created_at limit ${batch} for update skip locked`.execute(tx);
+      where alerted_at is null order by created_at, slot, id limit ${batch} for update skip locked`.execute(
+      tx,
+    );
     if (changes.length === 0) return { changes: 0, events: 0, deliveries: 0 };
     const monitorIds = [...new Set(changes.map((c) => c.monitor_id))];
     const policies = await tx
@@ -101,7 +103,14 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
     if (deliveries.length > 0) {
       await tx
         .insertInto("alert_deliveries")
-        .values(deliveries.map((d) => ({ ...d, log: jsonb<string>([]) })))
+        // Due in the changes' order, a microsecond apart: a channel that was away sends them oldest first.
+        .values(
+          deliveries.map((d, i) => ({
+            ...d,
+            log: jsonb<string>([]),
+            next_attempt_at: sql<Date>`now() + ${i} * interval '1 microsecond'`,
+          })),
+        )
         .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
         .execute();
     }
