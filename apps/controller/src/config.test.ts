@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, configSchema, loadConfig } from "./config.js";
+import { ConfigError, configSchema, configSections, isSecret, loadConfig } from "./config.js";
+import { defaultPlans } from "./lib/plans.js";
 import { SecretKey } from "./lib/secret-box.js";
+
+const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
 
 describe("configuration", () => {
   it("has working defaults with an empty environment", () => {
@@ -100,10 +103,101 @@ describe("configuration", () => {
     }
   });
 
-  it("every variable is documented in the README's configuration table", () => {
-    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+  it("is marked secret on every variable that holds a credential or may carry a password", () => {
+    const secrets = Object.keys(configSchema.shape).filter(isSecret);
+    expect(secrets.sort()).toEqual(
+      [
+        "DATABASE_URL",
+        "SMTP_URL",
+        "STRIPE_SECRET_KEY",
+        "STRIPE_WEBHOOK_SECRET",
+        "VANTAGE_ICP_PROVIDER_KEY",
+        "VANTAGE_JWT_SECRET",
+        "VANTAGE_METRICS_TOKEN",
+        "VANTAGE_SECRET_KEY",
+        "VANTAGE_SECRET_KEYS_PREVIOUS",
+      ].sort(),
+    );
+    // A new variable named like a credential is caught here even if its author forgot `secret()`.
     for (const name of Object.keys(configSchema.shape)) {
-      expect(readme, `README lacks ${name}`).toMatch(new RegExp(`\\|\\s*\`${name}\`\\s*\\|`));
+      if (/SECRET|TOKEN|PASSWORD|_KEYS?(_|$)/.test(name)) expect(isSecret(name), name).toBe(true);
+    }
+  });
+
+  // One bad value per secret variable, each chosen to fail that variable's own check.
+  it.each([
+    ["DATABASE_URL", "postgres://vantage:hunter2 hunter2@db.internal/vantage"],
+    ["DATABASE_URL", "mysql://vantage:hunter2-hunter2@db.internal/vantage"],
+    ["SMTP_URL", "smtp:/mailer:hunter2-hunter2@mail.internal:587"],
+    ["SMTP_URL", "smtps://mailer:hunter2 hunter2@mail.internal"],
+    ["VANTAGE_JWT_SECRET", "hunter2-but-too-short"],
+    ["VANTAGE_METRICS_TOKEN", "hunter2 hunter2 hunter2"],
+    ["VANTAGE_ICP_PROVIDER_KEY", "hunter2 hunter2"],
+    ["VANTAGE_SECRET_KEY", "hunter2-a-passphrase-not-a-key"],
+    ["VANTAGE_SECRET_KEYS_PREVIOUS", "hunter2-a-passphrase-not-a-key"],
+    ["STRIPE_SECRET_KEY", "pk_live_hunter2hunter2"],
+    ["STRIPE_WEBHOOK_SECRET", "hunter2hunter2"],
+  ])("refuses a bad %s without repeating it", (name, value) => {
+    let thrown: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toMatch(
+      new RegExp(`^invalid configuration: ${name}=\\(${value.length} characters, not shown\\): .+`),
+    );
+    expect(message).not.toContain(value.trim());
+    expect(message).not.toContain("hunter2");
+  });
+
+  it("refuses the DATABASE_URL of issue #32 (a space in the password) without the password", () => {
+    const value = "postgres://u:pa ss@h/db";
+    expect(() => loadConfig({ DATABASE_URL: value })).toThrow(
+      /^invalid configuration: DATABASE_URL=\(23 characters, not shown\): must be a postgres:\/\/ URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: value })).not.toThrow(/pa ss|pa%20ss/);
+    expect(loadConfig({ DATABASE_URL: "postgres://u:pa%20ss@h/db" }).DATABASE_URL).toBe(
+      "postgres://u:pa%20ss@h/db",
+    );
+  });
+
+  it("still shows a bad value that is not a secret", () => {
+    expect(() => loadConfig({ PORT: "99999" })).toThrow(/^invalid configuration: PORT="99999": /);
+  });
+
+  it("VANTAGE_PLAN_LIMITS is always the whole plan table: the defaults unless it changes some", () => {
+    expect(loadConfig({}).VANTAGE_PLAN_LIMITS).toBe(defaultPlans);
+    const changed = loadConfig({ VANTAGE_PLAN_LIMITS: '{"free":{"monitors":7}}' }).VANTAGE_PLAN_LIMITS;
+    expect(changed.free.monitors).toBe(7);
+    expect(changed.pro).toEqual(defaultPlans.pro);
+  });
+
+  it("every variable is in exactly one section", () => {
+    const names = configSections.flatMap((s) => Object.keys(s.variables));
+    expect(names.sort()).toEqual(Object.keys(configSchema.shape).sort());
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("the README documents every variable in its section, secrets marked, and nothing else", () => {
+    const start = readme.indexOf("## Configuration (controller)");
+    const end = readme.indexOf("\n## ", start + 1);
+    const parts = readme.slice(start, end).split(/^### /m).slice(1);
+    expect(parts.map((p) => p.slice(0, p.indexOf("\n")))).toEqual(configSections.map((s) => s.title));
+    for (const [i, part] of parts.entries()) {
+      const section = configSections[i]!;
+      const rows = [...part.matchAll(/^\| `([A-Z0-9_]+)` \| [^|]* \| (.*) \|$/gm)];
+      expect(
+        rows.map((r) => r[1]),
+        section.title,
+      ).toEqual(Object.keys(section.variables));
+      for (const [, name, meaning] of rows) {
+        expect(meaning!.startsWith("*secret* · "), `${name}'s row and its secret() mark agree`).toBe(
+          isSecret(name!),
+        );
+      }
     }
   });
 });
