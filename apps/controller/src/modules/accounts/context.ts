@@ -5,7 +5,7 @@ import type { Database } from "../../db/schema.js";
 import type { AppDeps } from "../../deps.js";
 import { dbRateLimitStore, RateLimiter } from "../../http/rate-limit/index.js";
 import type { ApiForm } from "../../http/security.js";
-import { defaultPlans, type PlanLimits, type PlanRow } from "../../lib/plans.js";
+import type { PlanLimits, PlanRow } from "../../lib/plans.js";
 import type { DeliveryService } from "../delivery/index.js";
 import { type CredentialVerifier, createCredentialVerifier } from "./credentials.js";
 import { createPasswordHasher, type PasswordHasher, type PasswordHasherOptions } from "./password-hasher.js";
@@ -87,6 +87,6 @@ export function createAccountsContext(
     registrationsPerAddress: perHour("register:email", deps.config.VANTAGE_REGISTER_LIMIT_EMAIL),
     passwords: createPasswordHasher(options.passwords),
     delivery,
-    plans: deps.config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
+    plans: deps.config.VANTAGE_PLAN_LIMITS,
   };
 }

@@ -3,7 +3,6 @@ import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
-import { defaultPlans } from "../../lib/plans.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
 import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { AccountsService } from "../accounts/index.js";
@@ -116,7 +115,7 @@ export function createAlerts(
   const api = createAlertsApi({
     db,
     log: deps.log,
-    plans: config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
+    plans: config.VANTAGE_PLAN_LIMITS,
     box,
     sendTest: (channelId, ownerId) => deliverer.sendTest(channelId, ownerId),
   });

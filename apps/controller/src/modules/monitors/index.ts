@@ -3,7 +3,6 @@ import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
-import { defaultPlans } from "../../lib/plans.js";
 import type { ProbesService } from "../probes/index.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
@@ -47,7 +46,7 @@ export function createMonitors(
     db: deps.db.kysely,
     log: deps.log,
     form: config.VANTAGE_API_FORM,
-    plans: config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
+    plans: config.VANTAGE_PLAN_LIMITS,
     allowPrivateTargets: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     now: Date.now,
   };

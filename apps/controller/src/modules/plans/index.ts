@@ -3,7 +3,6 @@ import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
 import type { Router } from "../../http/router.js";
-import { defaultPlans } from "../../lib/plans.js";
 import { UsageMeter } from "./meter.js";
 import { registerGetUsage } from "./routes/get-usage.js";
 import { type PlansService, plansService } from "./service.js";
@@ -34,7 +33,7 @@ export function createPlans(deps: AppDeps, services: { authenticator: Authentica
   });
   const service = plansService({
     db: deps.db.kysely,
-    table: config.VANTAGE_PLAN_LIMITS ?? defaultPlans,
+    table: config.VANTAGE_PLAN_LIMITS,
     counters,
     meter,
   });
