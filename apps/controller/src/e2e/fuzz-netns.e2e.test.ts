@@ -389,12 +389,6 @@ describe.each(["a", "b"] as const)("fuzz in a namespace with no route, Form %s",
         if (x.success === false && !(probeErrorCodes as readonly string[]).includes(x.error?.code))
           problems.push(`${what}: node-level ${x.error?.code}: ${x.error?.message}`);
 
-    // The generator must get past validation often enough to make the probes work: at least one in five.
-    const reached = results.reduce((n, r) => n + r.results.length, 0);
-    const summary = `${reached} node results; statuses ${JSON.stringify(Object.fromEntries(statuses))}`;
-    if (process.env.VANTAGE_E2E_VERBOSE) process.stderr.write(`[fuzz-netns ${form}] ${summary}\n`);
-    expect(reached, summary).toBeGreaterThanOrEqual(RUNS / 5);
-
     const healthz = await service
       .call("GET", "/healthz", { timeoutMs: 5000 })
       .catch((err: unknown) => String(err));
@@ -406,7 +400,13 @@ describe.each(["a", "b"] as const)("fuzz in a namespace with no route, Form %s",
         gone,
         healthz: typeof healthz === "string" ? healthz : healthz.status,
       },
-      `seed ${SEED + (form === "a" ? 0 : 1)}, ${RUNS} requests; ${service.process.describe()}`,
+      `${problems.length} problems (10 shown); seed ${SEED + (form === "a" ? 0 : 1)}, ${RUNS} requests; ${service.process.describe()}`,
     ).toEqual({ problems: [], alive: true, gone: [], healthz: 200 });
+
+    // The generator must get past validation often enough to make the probes work: at least one in five.
+    const reached = results.reduce((n, r) => n + r.results.length, 0);
+    const summary = `${reached} node results; statuses ${JSON.stringify(Object.fromEntries(statuses))}`;
+    if (process.env.VANTAGE_E2E_VERBOSE) process.stderr.write(`[fuzz-netns ${form}] ${summary}\n`);
+    expect(reached, summary).toBeGreaterThanOrEqual(RUNS / 5);
   }, 240_000);
 });
