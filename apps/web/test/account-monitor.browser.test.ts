@@ -124,6 +124,7 @@ describe.each(["a", "b"] as const)("monitor and alert pages, Form %s", (form) =>
     await channel.getByRole("button", { name: "Add channel" }).click();
     const row = page.getByRole("row", { name: /ops hook/ });
     await row.getByText("secret: ********").waitFor();
+    await row.getByText("Delivering").waitFor(); // the channel's delivery state (issue #33)
     await row.getByRole("button", { name: "Send a test to ops hook" }).click();
     await row.getByText("Test sent (HTTP 200).").waitFor();
 

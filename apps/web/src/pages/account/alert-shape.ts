@@ -11,6 +11,18 @@ export interface Channel {
   type: string;
   config: Record<string, unknown>;
   created_at: string;
+  /** How its alerts are going (absent from servers before it was added). */
+  delivery?: ChannelDelivery;
+}
+
+/** `delivery` of a channel: failing (since, the next attempt), the last error, what waits. */
+export interface ChannelDelivery {
+  failing: boolean;
+  failing_since: string | null;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  queued: number;
 }
 
 export interface Policy {

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { FormError, invalid } from "../../components/account-form-error.js";
-import { messages } from "../../i18n.js";
+import { formatTime, messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading } from "../../ui.js";
 import {
   type Channel,
@@ -40,6 +40,10 @@ const t = messages({
     removeNamed: "Delete {name}",
     removeQuestion: "Delete {name}? It leaves every policy that names it.",
     actions: "Actions",
+    delivery: "Delivery",
+    deliveryOk: "Delivering",
+    failing: "Failing since {since}: {error}",
+    nextTry: "Next try {at}; {n} waiting.",
   },
   cn: {
     title: "通知渠道",
@@ -68,6 +72,10 @@ const t = messages({
     removeNamed: "删除 {name}",
     removeQuestion: "删除 {name}？它将从所有引用它的策略中移除。",
     actions: "操作",
+    delivery: "投递",
+    deliveryOk: "正常",
+    failing: "自 {since} 起失败：{error}",
+    nextTry: "下次尝试 {at}；{n} 条等待中。",
   },
   tw: {
     title: "通知管道",
@@ -96,6 +104,10 @@ const t = messages({
     removeNamed: "刪除 {name}",
     removeQuestion: "刪除 {name}？它將從所有引用它的政策中移除。",
     actions: "操作",
+    delivery: "投遞",
+    deliveryOk: "正常",
+    failing: "自 {since} 起失敗：{error}",
+    nextTry: "下次嘗試 {at}；{n} 則等待中。",
   },
 });
 
@@ -106,6 +118,21 @@ function summary(c: Channel): string {
   return Object.entries(c.config)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(", ") : String(v)}`)
     .join(" · ");
+}
+
+/** Whether the channel's alerts go out; when failing, since when, why, and when it is tried next. */
+function DeliveryState({ d }: { d: Channel["delivery"] }) {
+  if (!d) return null;
+  if (!d.failing) return <span class="ok">{t("deliveryOk")}</span>;
+  return (
+    <span class="bad">
+      {t("failing", {
+        since: d.failing_since ? formatTime(d.failing_since) : "?",
+        error: d.last_error ?? "",
+      })}{" "}
+      {t("nextTry", { at: d.next_attempt_at ? formatTime(d.next_attempt_at) : "?", n: String(d.queued) })}
+    </span>
+  );
 }
 
 function ChannelRow({ c, onChanged }: { c: Channel; onChanged: () => void }) {
@@ -131,6 +158,9 @@ function ChannelRow({ c, onChanged }: { c: Channel; onChanged: () => void }) {
       <td>{c.name}</td>
       <td>{channelTypeLabel(c.type)}</td>
       <td style={{ wordBreak: "break-all" }}>{summary(c)}</td>
+      <td>
+        <DeliveryState d={c.delivery} />
+      </td>
       <td>
         <div class="row">
           <button
@@ -303,6 +333,7 @@ export function Channels({
                 <th scope="col">{t("name")}</th>
                 <th scope="col">{t("type")}</th>
                 <th scope="col">{t("settings")}</th>
+                <th scope="col">{t("delivery")}</th>
                 <th scope="col">{t("actions")}</th>
               </tr>
             </thead>
