@@ -19,9 +19,20 @@ import { printTable } from "./lib/run.js";
  *    delivery; deliveries/s until the receiver has them all;
  * 2. latency: BENCH_SAMPLES (default 200) state changes inserted one at a time, 20 ms apart; the time from the
  *    insert (the change's slot) to the webhook's arrival, p50/p99. Aim: p99 < 1 s.
+ * 3. receiver away (issue #33): a second channel's receiver stops listening for BENCH_AWAY seconds (default
+ *    "10,60": one run each) while a burst of BENCH_AWAY_BURST (default 200) alerts is queued for it; then it
+ *    listens again. Printed: the time from its return to the first queued delivery (the probe: at most the
+ *    probe interval, 4 s, plus a poll) and to each (p50/p99/max; aim p99 ≤ 5 s),
+ *    whether each came once and oldest first, and the attempts per minute made against the dead receiver
+ *    (from the deliveries' logs).
  */
 const events = Number(process.env.BENCH_EVENTS ?? 5000);
 const samples = Number(process.env.BENCH_SAMPLES ?? 200);
+const awayRuns = (process.env.BENCH_AWAY ?? "10,60")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+const awayBurst = Number(process.env.BENCH_AWAY_BURST ?? 200);
 
 const arrivals = new Map<string, number>();
 const receiver = createServer((req, res) => {
@@ -96,6 +107,56 @@ await k
   })
   .execute();
 
+// The away phase's own monitor, channel and receiver, so the other phases' receiver never stops.
+const awayArrivals: { id: string; at: number }[] = [];
+const awayReceiver = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    awayArrivals.push({ id: String(req.headers["webhook-id"]), at: Date.now() });
+    res.end();
+  });
+});
+await new Promise<void>((r) => awayReceiver.listen(0, "127.0.0.1", r));
+const awayPort = (awayReceiver.address() as AddressInfo).port;
+await k
+  .insertInto("monitors")
+  .values({
+    id: "mon_alerts_away",
+    owner_id: "usr_alerts_bench",
+    name: "away",
+    type: "http",
+    target: "https://example.com/",
+    config: jsonb<string>({}),
+    interval_s: 60,
+    status: "paused",
+    next_run_at: new Date(Date.now() + 86_400_000),
+  })
+  .execute();
+await k
+  .insertInto("alert_channels")
+  .values({
+    id: "chn_away",
+    owner_id: "usr_alerts_bench",
+    name: "away",
+    type: "webhook",
+    config: jsonb<string>({ url: `http://127.0.0.1:${awayPort}/hook` }),
+    secrets: box.sealJson(
+      { secret: `whsec_${Buffer.alloc(32, 6).toString("base64")}` },
+      "alert_channels:chn_away",
+    ),
+  })
+  .execute();
+await k
+  .insertInto("alert_policies")
+  .values({
+    id: "pol_away",
+    owner_id: "usr_alerts_bench",
+    name: "a",
+    monitor_id: "mon_alerts_away",
+    channel_ids: ["chn_away"],
+  })
+  .execute();
+
 /** Changes alternating down/up, so every one alerts (down, then up after down). */
 let seq = 0;
 const change = (slot: Date) => ({
@@ -143,7 +204,70 @@ const lat = byEvent
   .sort((a, b) => a - b);
 const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? Number.NaN;
 
+// 3. receiver away
+let awaySeq = 0;
+const awayResults: { awayS: number; row: string[] }[] = [];
+for (const awayS of awayRuns) {
+  awayArrivals.length = 0;
+  awayReceiver.closeAllConnections();
+  await new Promise((r) => awayReceiver.close(r));
+  const goneAt = Date.now();
+  const burst = Array.from({ length: awayBurst }, (_, i) => {
+    const down = awaySeq++ % 2 === 0;
+    return {
+      id: `msc_away_${awaySeq}`,
+      monitor_id: "mon_alerts_away",
+      slot: new Date(goneAt + i),
+      from_state: (down ? "up" : "down") as "up" | "down",
+      to_state: (down ? "down" : "up") as "up" | "down",
+    };
+  });
+  await k.insertInto("monitor_state_changes").values(burst).execute();
+  await new Promise((r) => setTimeout(r, Math.max(0, goneAt + awayS * 1000 - Date.now())));
+  await new Promise<void>((r) => awayReceiver.listen(awayPort, "127.0.0.1", r));
+  const backAt = Date.now();
+  const end = backAt + 120_000;
+  while (awayArrivals.length < awayBurst && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 1000)); // anything sent twice would arrive meanwhile
+  const { rows: evs } = await sql<{ id: string; slot: Date }>`
+    select e.id, c.slot from alert_events e join monitor_state_changes c on c.id = e.state_change_id
+    where c.id = any(cast(${burst.map((b) => b.id)} as text[]))`.execute(k);
+  const slotOf = new Map(evs.map((e) => [e.id, new Date(e.slot).getTime()]));
+  const mine = awayArrivals.filter((a) => slotOf.has(a.id));
+  const firstArrival = new Map<string, number>();
+  for (const a of mine) if (!firstArrival.has(a.id)) firstArrival.set(a.id, a.at);
+  const afterReturn = [...firstArrival.values()].map((at) => at - backAt).sort((x, y) => x - y);
+  const q = (p: number) =>
+    afterReturn[Math.min(afterReturn.length - 1, Math.floor((p / 100) * afterReturn.length))] ?? Number.NaN;
+  // Oldest first: arrivals in the order of their changes' slots (the failed probes never arrived).
+  const order = mine.map((a) => slotOf.get(a.id) ?? 0);
+  const inOrder = order.every((v, i) => i === 0 || v >= (order[i - 1] ?? 0));
+  const { rows: tries } = await sql<{ n: string }>`
+    select count(*) as n from alert_deliveries d, jsonb_array_elements(d.log) a
+    where d.channel_id = 'chn_away' and (a->>'ok')::boolean = false
+      and (a->>'at')::timestamptz >= ${new Date(goneAt)} and (a->>'at')::timestamptz < ${new Date(backAt)}`.execute(
+    k,
+  );
+  const failedTries = Number(tries[0]?.n ?? 0);
+  awayResults.push({
+    awayS,
+    row: [
+      `${awayS} s`,
+      `${firstArrival.size} of ${awayBurst}`,
+      String(mine.length - firstArrival.size),
+      inOrder ? "yes" : "no",
+      (afterReturn[0] ?? Number.NaN).toFixed(0),
+      q(50).toFixed(0),
+      q(99).toFixed(0),
+      (afterReturn.at(-1) ?? Number.NaN).toFixed(0),
+      `${failedTries} (${(failedTries / (awayS / 60)).toFixed(1)}/min)`,
+    ],
+  });
+}
+
 await runtime.stop();
+awayReceiver.closeAllConnections();
+await new Promise((r) => awayReceiver.close(r));
 receiver.closeAllConnections();
 await new Promise((r) => receiver.close(r));
 await tdb.drop();
@@ -158,4 +282,19 @@ printTable(
     ["samples measured", `${lat.length} of ${samples}`],
   ],
 );
+if (awayResults.length > 0)
+  printTable(
+    [
+      `receiver away under a burst of ${awayBurst}`,
+      "delivered",
+      "twice",
+      "oldest first",
+      "return → first ms",
+      "return → each p50 ms",
+      "p99 ms",
+      "max ms",
+      "attempts while away",
+    ],
+    awayResults.map((r) => r.row),
+  );
 process.exit(0);
