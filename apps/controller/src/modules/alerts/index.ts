@@ -32,8 +32,8 @@ export interface AlertsModule extends Module<AlertsService> {
 
 /**
  * Alerts: monitor state changes become events per matching policy and one delivery per channel (events.ts),
- * delivered by the notifier role of any controller with retries, a per-channel breaker and a log
- * (deliver.ts) over the eight channel types (channels/). Channel secrets are sealed at rest.
+ * delivered by the notifier role of any controller with a log, a failing channel tried again every few
+ * seconds (deliver.ts), over the eight channel types (channels/). Channel secrets are sealed at rest.
  */
 export function createAlerts(
   deps: AppDeps,
