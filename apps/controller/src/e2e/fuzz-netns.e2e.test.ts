@@ -300,12 +300,15 @@ const services = new Map<string, Service>();
 beforeAll(async () => {
   run = startHostileRun();
   buildIfStale("web", "controller");
-  const dataDir = await migratedDataDir(run.dir);
+  const template = migratedDataDir(run.dir);
   const ns = run.namespace({ tag: "fuzz", resolvConf: "nameserver 198.51.100.53\n" });
-  await ns.aide({
-    httpPort: 8080,
-    relays: [8001, 8002].map((p) => ({ unix: join(ns.dir, `p${p}.sock`), toPort: p })),
-  });
+  const [dataDir] = await Promise.all([
+    template,
+    ns.aide({
+      httpPort: 8080,
+      relays: [8001, 8002].map((p) => ({ unix: join(ns.dir, `p${p}.sock`), toPort: p })),
+    }),
+  ]);
   const env = {
     VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
     VANTAGE_PLAN_LIMITS: planLimitsEnv(),

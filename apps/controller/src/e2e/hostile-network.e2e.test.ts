@@ -188,7 +188,8 @@ const timing = (what: string) => {
 beforeAll(async () => {
   run = startHostileRun();
   buildIfStale("web", "controller", "agent");
-  const dataDir = await migratedDataDir(run.dir);
+  // The PGlite template is made while the aides start (both cost seconds of CPU, neither needs the other).
+  const template = migratedDataDir(run.dir);
   const bare = run.namespace({
     tag: "bare",
     resolvConf: "nameserver 198.51.100.53\n",
@@ -206,7 +207,8 @@ beforeAll(async () => {
   const natsSock = join(bare.dir, "nats.sock");
   const relays = (dir: string, ports: number[]) =>
     ports.map((p) => ({ unix: join(dir, `p${p}.sock`), toPort: p }));
-  await Promise.all([
+  const [dataDir] = await Promise.all([
+    template,
     bare.aide({
       httpPort: 8080,
       relays: [...relays(bare.dir, [8001, 8002, 8003, 8004, 8005, 8006]), { unix: natsSock, toPort: 4222 }],
