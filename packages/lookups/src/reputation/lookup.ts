@@ -183,8 +183,11 @@ function chosen(picking: Promise<Resolver>): Promise<Resolver | string> {
   return picking.catch((error: unknown) => failureReason(error));
 }
 
-/** Names that do not exist (or have no address) are `not_found`; the getaddrinfo codes saying so. */
-const NO_ADDRESS = /: (ENOTFOUND|ENODATA|EAI_NONAME|EAI_NODATA)$/;
+/**
+ * Names that do not exist (or have no address) are `not_found`; the getaddrinfo codes saying so, which the
+ * resolver's message ends with (bare, or after its words in parentheses).
+ */
+const NO_ADDRESS = /[ (](ENOTFOUND|ENODATA|EAI_NONAME|EAI_NODATA)\)?$/;
 
 /**
  * The first address `domain` resolves to, through ctx.lookup (getaddrinfo when omitted). The guard refuses
