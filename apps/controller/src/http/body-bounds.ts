@@ -13,7 +13,7 @@ import { z } from "@hono/zod-openapi";
 
 type Check = z.core.$ZodCheck;
 
-type Plan =
+export type Plan =
   | { kind: "object"; fields: [string, Plan][] }
   | { kind: "array"; over?: { max: number; surrogate: z.ZodType }; element?: Plan }
   | { kind: "record"; over?: { max: number; message: string }; value?: Plan }
@@ -153,4 +153,36 @@ export function boundsIssues(value: unknown, plan: Plan): z.core.$ZodIssue[] {
   };
   walk(value, plan, []);
   return issues;
+}
+
+/**
+ * `value` with every container over its count cut to the count and every string over its size cut to the
+ * size: what the validator may then look at in full to report the body's other problems beside the bounds,
+ * at a cost the bounds themselves cap.
+ */
+export function trimToBounds(value: unknown, plan: Plan): unknown {
+  switch (plan.kind) {
+    case "string":
+      return typeof value === "string" && value.length > plan.max ? value.slice(0, plan.max) : value;
+    case "array": {
+      if (!Array.isArray(value)) return value;
+      const kept = plan.over && value.length > plan.over.max ? value.slice(0, plan.over.max) : value;
+      const element = plan.element;
+      return element ? kept.map((v) => trimToBounds(v, element)) : kept;
+    }
+    case "record": {
+      if (!isPlainObject(value)) return value;
+      let keys = Object.keys(value);
+      if (plan.over && keys.length > plan.over.max) keys = keys.slice(0, plan.over.max);
+      const inner = plan.value;
+      return Object.fromEntries(keys.map((k) => [k, inner ? trimToBounds(value[k], inner) : value[k]]));
+    }
+    case "object": {
+      if (!isPlainObject(value)) return value;
+      const out: Record<string, unknown> = { ...value };
+      for (const [key, field] of plan.fields)
+        if (Object.hasOwn(value, key)) out[key] = trimToBounds(value[key], field);
+      return out;
+    }
+  }
 }

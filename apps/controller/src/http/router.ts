@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
-import { boundsIssues, boundsPlan } from "./body-bounds.js";
+import { boundsIssues, boundsPlan, trimToBounds } from "./body-bounds.js";
 import type { AppEnv } from "./context.js";
 import { ApiError } from "./errors.js";
 
@@ -97,8 +97,18 @@ export function bodyBounds(schema: z.ZodType): MiddlewareHandler<AppEnv> | undef
       return next();
     }
     const issues = boundsIssues(body, plan);
-    if (issues.length > 0) throw validationError(new z.ZodError(issues), "json");
-    return next();
+    if (issues.length === 0) return next();
+    // The body's other problems too, as the validator alone would list them: judged on a copy cut to the
+    // bounds, so their cost stays bounded.
+    const bounded = new Set(issues.map((i) => i.path.join(".")));
+    let rest: z.core.$ZodIssue[] = [];
+    try {
+      rest = schema.safeParse(trimToBounds(body, plan)).error?.issues ?? [];
+    } catch {
+      // A schema with asynchronous checks cannot be judged here; the bounds alone are the answer.
+    }
+    for (const issue of rest) if (!bounded.has(issue.path.join("."))) issues.push(issue);
+    throw validationError(new z.ZodError(issues), "json");
   };
 }
 
