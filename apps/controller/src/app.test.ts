@@ -27,7 +27,19 @@ function addEchoRoute(t: TestApp) {
         },
       },
     },
-    responses: { 200: { description: "echo", content: { "application/json": { schema: z.object({}) } } } },
+    responses: {
+      200: {
+        description: "echo",
+        content: {
+          "application/json": {
+            schema: z.object({
+              data: z.object({ name: z.string(), tags: z.array(z.string()).optional() }),
+              request_id: z.string(),
+            }),
+          },
+        },
+      },
+    },
   });
   t.app.openapi(route, (c) => c.json({ data: c.req.valid("json"), request_id: requestIdOf(c) }, 200));
   t.app.get("/v1/__boom", () => {

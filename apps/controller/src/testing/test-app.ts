@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import type { LookupContext } from "@vantage/lookups";
 import { createTestDatabase } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
@@ -8,6 +9,7 @@ import { connectDb, type Db, migrate } from "../db/connect.js";
 import { newInstanceId } from "../db/lease.js";
 import { HttpMetrics } from "../http/metrics.js";
 import type { Presence } from "../modules/nodes/index.js";
+import { contractCheck } from "./contract-check.js";
 import { migratedPgliteDump } from "./pglite-template.js";
 import { planLimitsEnv } from "./plan-limits.js";
 
@@ -160,6 +162,7 @@ export function makeTestApp(
     hostLookup: opts.hostLookup ?? refuseEveryName,
     ...(opts.bcryptCost === null ? {} : { bcryptCost: opts.bcryptCost ?? TEST_BCRYPT_COST }),
   });
+  const contract = contractCheck(built.app);
   const app: TableTestApp = {
     ...built,
     config,
@@ -180,10 +183,24 @@ export function makeTestApp(
       } catch {
         parsed = undefined;
       }
+      if (parsed !== undefined && res.headers.get("content-type")?.includes("json")) {
+        const mismatch = contract.check(method, path, res.status, parsed);
+        if (mismatch) reportMismatch(mismatch);
+      }
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
   };
   if (opts.presence === false) return app;
   // The presence role, subscribed at once; the nodes already known load on first use (`presence.ready`).
   return { ...app, presence: built.modules.nodes.presence.attach() };
+}
+
+/**
+ * A JSON answer that does not match its documented schema fails the test that received it. With
+ * VANTAGE_CONTRACT_LOG=<file> each mismatch is appended to the file instead, so one run lists them all.
+ */
+function reportMismatch(mismatch: string): void {
+  const file = process.env.VANTAGE_CONTRACT_LOG;
+  if (file) appendFileSync(file, `${mismatch}\n`);
+  else throw new Error(`answer does not match the OpenAPI document: ${mismatch}`);
 }

@@ -155,15 +155,47 @@ function configSchema<T extends MonitorType>(type: T) {
 }
 
 const schemas = {
-  http: configSchema("http").openapi("MonitorConfigHttp"),
-  ping: configSchema("ping").openapi("MonitorConfigPing"),
-  tcp: configSchema("tcp").openapi("MonitorConfigTcp"),
-  dns: configSchema("dns").openapi("MonitorConfigDns"),
-  traceroute: configSchema("traceroute").openapi("MonitorConfigTraceroute"),
+  http: configSchema("http"),
+  ping: configSchema("ping"),
+  tcp: configSchema("tcp"),
+  dns: configSchema("dns"),
+  traceroute: configSchema("traceroute"),
 };
 
 export type MonitorConfigs = { [K in MonitorType]: z.infer<(typeof schemas)[K]> };
 export type MonitorConfig = MonitorConfigs[MonitorType];
+
+/**
+ * The effective config as answers show it: the same fields, without the cross-checks a request must pass
+ * (the defaults fill `keyword_absent: false` on an http monitor that has no keyword).
+ */
+const viewSchemas = {
+  http: z
+    .strictObject({ ...commonShape, ...shapes.http })
+    .partial()
+    .openapi("MonitorConfigHttp"),
+  ping: z
+    .strictObject({ ...commonShape, ...shapes.ping })
+    .partial()
+    .openapi("MonitorConfigPing"),
+  tcp: z
+    .strictObject({ ...commonShape, ...shapes.tcp })
+    .partial()
+    .openapi("MonitorConfigTcp"),
+  dns: z
+    .strictObject({ ...commonShape, ...shapes.dns })
+    .partial()
+    .openapi("MonitorConfigDns"),
+  traceroute: z
+    .strictObject({ ...commonShape, ...shapes.traceroute })
+    .partial()
+    .openapi("MonitorConfigTraceroute"),
+};
+
+/** The schema of a monitor type's effective config in answers. */
+export function monitorConfigViewSchema<T extends MonitorType>(type: T): (typeof viewSchemas)[T] {
+  return viewSchemas[type];
+}
 
 /** The config schema of a monitor type (strict). */
 export function monitorConfigSchema<T extends MonitorType>(type: T): (typeof schemas)[T] {

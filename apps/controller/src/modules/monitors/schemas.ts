@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { dnsRecordTypes } from "@vantage/probes";
-import { monitorConfigSchema, monitorTypes } from "./config.js";
+import { monitorConfigViewSchema, monitorTypes } from "./config.js";
 import { MAX_INTERVAL_S } from "./service.js";
 
 // ---- request parts both forms share ----
@@ -155,11 +155,11 @@ export const listQueryB = z.object({
 
 const configView = z
   .union([
-    monitorConfigSchema("http"),
-    monitorConfigSchema("ping"),
-    monitorConfigSchema("tcp"),
-    monitorConfigSchema("dns"),
-    monitorConfigSchema("traceroute"),
+    monitorConfigViewSchema("http"),
+    monitorConfigViewSchema("ping"),
+    monitorConfigViewSchema("tcp"),
+    monitorConfigViewSchema("dns"),
+    monitorConfigViewSchema("traceroute"),
   ])
   .openapi({ description: "The effective settings: what was set, defaults for the rest" });
 
