@@ -1,6 +1,7 @@
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createLogger, flushLogger } from "./logger.js";
 import { type Runtime, startRuntime } from "./runtime.js";
+import { installUncaughtHandler } from "./uncaught.js";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -26,6 +27,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // From here on an error that escapes a lookup's socket callback is logged and survived (uncaught.ts).
+  installUncaughtHandler({
+    log,
+    registry: runtime.metrics.registry,
+    exit: (code) => {
+      flushLogger(log);
+      process.exit(code);
+    },
+  });
   if (runtime.url && process.argv.includes("--embedded")) printWelcome(runtime.url, config);
 
   // A controller without the api role has no server to keep the process alive; its roles' timers are
