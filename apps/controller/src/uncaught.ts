@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { Counter, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { counterOn } from "./http/metrics.js";
 
 /** Exit code of a controller that kept failing outside any request (sysexits' EX_SOFTWARE). */
 export const UNCAUGHT_EXIT_CODE = 70;
@@ -30,7 +31,12 @@ export function uncaughtHandler(opts: UncaughtOptions) {
   const windowMs = opts.windowMs ?? 60_000;
   const now = opts.now ?? Date.now;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
-  const counter = uncaughtMetric(opts.registry);
+  const counter = counterOn(
+    opts.registry,
+    "vantage_uncaught_errors_total",
+    "Errors that escaped every handler in the controller and were survived, by kind",
+    ["kind"],
+  );
   const recent: number[] = [];
   return (err: unknown, kind: "uncaughtException" | "unhandledRejection") => {
     counter.inc({ kind });
@@ -60,15 +66,4 @@ export function installUncaughtHandler(opts: UncaughtOptions): () => void {
     process.off("uncaughtException", onException);
     process.off("unhandledRejection", onRejection);
   };
-}
-
-function uncaughtMetric(registry: Registry): Counter<"kind"> {
-  const existing = registry.getSingleMetric("vantage_uncaught_errors_total");
-  if (existing) return existing as Counter<"kind">;
-  return new Counter({
-    name: "vantage_uncaught_errors_total",
-    help: "Errors that escaped every handler in the controller and were survived, by kind",
-    labelNames: ["kind"],
-    registers: [registry],
-  });
 }

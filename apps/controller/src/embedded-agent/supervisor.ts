@@ -9,7 +9,8 @@ import {
   TransportError,
 } from "@vantage/transport";
 import type { Logger } from "pino";
-import { Counter, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { counterOn } from "../http/metrics.js";
 import type { ChildArgs } from "./child-args.js";
 
 /**
@@ -63,17 +64,6 @@ function childEntry(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL("./embedded-agent.mjs", import.meta.url)), execArgv: [] };
 }
 
-function exitsMetric(registry: Registry): Counter<"reason"> {
-  const existing = registry.getSingleMetric("vantage_embedded_agent_exits_total");
-  if (existing) return existing as Counter<"reason">;
-  return new Counter({
-    name: "vantage_embedded_agent_exits_total",
-    help: "Exits of the embedded agent's child process outside shutdown, by reason (crashed, signal, exit code)",
-    labelNames: ["reason"],
-    registers: [registry],
-  });
-}
-
 interface Pending {
   jobId: string | undefined;
   resolve: (v: unknown) => void;
@@ -87,7 +77,12 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
   const stableAfterMs = opts.stableAfterMs ?? 60_000;
   const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   const stopGraceMs = opts.stopGraceMs ?? 10_000;
-  const exits = exitsMetric(opts.registry);
+  const exits = counterOn(
+    opts.registry,
+    "vantage_embedded_agent_exits_total",
+    "Exits of the embedded agent's child process outside shutdown, by reason (crashed, signal, exit code)",
+    ["reason"],
+  );
   const entry = childEntry();
   const link = bus.agent();
 

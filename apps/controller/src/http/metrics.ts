@@ -1,4 +1,16 @@
-import { collectDefaultMetrics, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Registry } from "prom-client";
+
+/** The counter `name` of `registry`, made on first use: a second runtime on one registry shares it. */
+export function counterOn<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Counter<L> {
+  const existing = registry.getSingleMetric(name);
+  if (existing) return existing as Counter<L>;
+  return new Counter({ name, help, labelNames, registers: [registry] });
+}
 
 const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
