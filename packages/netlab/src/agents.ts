@@ -4,6 +4,7 @@ import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import type { Lab } from "./lab.js";
 import { serviceScript, startInNamespace } from "./services/launch.js";
+import { joinSockets } from "./services/pipe.js";
 import { labNodes } from "./topology.js";
 
 /** Port the relay listens on inside every client namespace (its loopback is private to the namespace). */
@@ -39,13 +40,7 @@ function startHostRelay(lab: Lab, natsUrl: string): Promise<{ path: string; serv
   rmSync(path, { force: true });
   const server = createServer((inbound) => {
     const outbound = connect(port, host);
-    inbound.pipe(outbound).pipe(inbound);
-    const close = (): void => {
-      inbound.destroy();
-      outbound.destroy();
-    };
-    inbound.on("error", close).on("close", close);
-    outbound.on("error", close).on("close", close);
+    joinSockets(inbound, outbound);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -5,18 +5,13 @@
  * the host network. Usage: relay.ts <port> <unix socket path>.
  */
 import { connect, createServer } from "node:net";
+import { joinSockets } from "./pipe.js";
 
 const port = Number(process.argv[2]);
 const path = process.argv[3] ?? "";
 process.stdout.on("error", () => {});
 const server = createServer((inbound) => {
   const outbound = connect(path);
-  inbound.pipe(outbound).pipe(inbound);
-  const close = (): void => {
-    inbound.destroy();
-    outbound.destroy();
-  };
-  inbound.on("error", close).on("close", close);
-  outbound.on("error", close).on("close", close);
+  joinSockets(inbound, outbound);
 });
 server.listen(port, "127.0.0.1", () => process.stdout.write(`${JSON.stringify({ ready: true })}\n`));
