@@ -125,6 +125,19 @@ describe.each(["a", "b"] as const)("monitor and alert pages, Form %s", (form) =>
     const row = page.getByRole("row", { name: /ops hook/ });
     await row.getByText("secret: ********").waitFor();
     await row.getByText("Delivering").waitFor(); // the channel's delivery state (issue #33)
+    // Test sends come only from verified accounts (issue #26): the page says so, then sends once verified.
+    await row.getByRole("button", { name: "Send a test to ops hook" }).click();
+    await page
+      .getByText(/verify the account's email address first/)
+      .first()
+      .waitFor();
+    // The browser logs the refused request itself; that one console error is the expected 403.
+    expect(page.errors.splice(0)).toEqual([expect.stringMatching(/403/)]);
+    await d.runtime.db.kysely
+      .updateTable("users")
+      .set({ email_verified: true })
+      .where("email", "=", `alerts-${form}@example.com`)
+      .execute();
     await row.getByRole("button", { name: "Send a test to ops hook" }).click();
     await row.getByText("Test sent (HTTP 200).").waitFor();
 
