@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
+import { issuesToDetails, MAX_ERROR_DETAILS, validationError } from "./errors.js";
 import { handleError } from "./errors-handler.js";
-import { createRouter, issuesToDetails, MAX_ERROR_DETAILS, validationError } from "./router.js";
+import { createRouter } from "./router.js";
 
 const strict = z.strictObject({ name: z.string(), count: z.number().optional() });
 

@@ -1,7 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { lockAccount, ownedRow } from "../../db/owned.js";
-import { ApiError, type ErrorDetail } from "../../http/errors.js";
-import { validationError } from "../../http/router.js";
+import { ApiError, type ErrorDetail, fieldError, notFound, validationError } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
 import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
@@ -20,14 +19,8 @@ import type { ChannelType } from "./channels/types.js";
 
 const aadOf = (channelId: string) => `alert_channels:${channelId}`;
 
-const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
-
 const noBox = () =>
   new ApiError("unavailable", "VANTAGE_SECRET_KEY is not set: channels with secrets cannot be stored");
-
-function invalid(path: string, message: string, code: "validation_error" | "not_found" = "validation_error") {
-  return new ApiError(code, `${path}: ${message}`, [{ path, message }]);
-}
 
 /** The settings checked by the type's schema; 400 on `body.config.<key>` (never echoing a value). */
 function parseConfig(type: ChannelType, raw: Record<string, unknown>): Record<string, unknown> {
@@ -146,7 +139,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       if (v === null) out[k] = undefined;
       else if (v === SECRET_MASK && secretKeys.includes(k)) {
         if (!(k in stored))
-          throw invalid(`body.config.${k}`, "no stored value to keep: send the secret itself");
+          throw fieldError(`body.config.${k}`, "no stored value to keep: send the secret itself");
       } else out[k] = v;
     }
     return parseConfig(type, out);
@@ -173,7 +166,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       const { plain, secrets } = split(input.type, config);
       for (const k of Object.keys(secrets)) {
         if (secrets[k] === SECRET_MASK)
-          throw invalid(`body.config.${k}`, "is the mask of a stored secret: send the secret itself");
+          throw fieldError(`body.config.${k}`, "is the mask of a stored secret: send the secret itself");
       }
       const at = now();
       const id = newId("chn", at);
@@ -261,7 +254,7 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       const at = now();
       const row = await ctx.db.transaction().execute(async (tx) => {
         if (!(await repo.ownsMonitor(tx, owner.userId, input.monitorId)))
-          throw invalid("body.monitor_id", `monitor ${input.monitorId} not found`, "not_found");
+          throw fieldError("body.monitor_id", `monitor ${input.monitorId} not found`, "not_found");
         await checkChannels(tx, owner, channelIds);
         return repo.insertPolicy(tx, {
           id: newId("pol", at),

@@ -2,8 +2,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { Database } from "../../db/schema.js";
-import { ApiError } from "../../http/errors.js";
-import { validationError } from "../../http/router.js";
+import { ApiError, validationError } from "../../http/errors.js";
 import {
   checkoutSessionObject,
   eventEnvelope,

@@ -1,8 +1,7 @@
 import { notify } from "../../db/notify.js";
 import { lockAccount, ownedRow } from "../../db/owned.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
-import { ApiError } from "../../http/errors.js";
-import { validationError } from "../../http/router.js";
+import { ApiError, fieldError, notFound, validationError } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { type PlanLimits, planOf } from "../../lib/plans.js";
 import type { ProbesService } from "../probes/index.js";
@@ -71,8 +70,6 @@ export interface MonitorCrudService {
 export const DEFAULT_INTERVAL_S = 60;
 export const MAX_INTERVAL_S = 86_400;
 
-const notFound = () => new ApiError("not_found", "monitor not found");
-
 /** The same error with its detail paths (and the message's leading path) moved by `map`. */
 function remapPaths(err: unknown, map: (path: string) => string): unknown {
   if (!(err instanceof ApiError) || !Array.isArray(err.details)) return err;
@@ -130,7 +127,7 @@ export function createMonitorCrud(
     if (intervalS >= min) return;
     const path = paths("interval");
     const message = `must be at least ${min} seconds on the ${plan} plan`;
-    throw new ApiError("validation_error", `${path}: ${message}`, [{ path, message, minimum: min }]);
+    throw fieldError(path, message, "validation_error", { minimum: min });
   }
 
   /** The stored config with a patch merged in (see `MonitorPatch.config`), unknown keys refused. */
@@ -158,7 +155,7 @@ export function createMonitorCrud(
   ) {
     return ctx.db.transaction().execute(async (tx) => {
       const row = await ownedRow(tx, "monitors", owner.userId, id, { forUpdate: true });
-      if (!row) throw notFound();
+      if (!row) throw notFound("monitor");
       return fn(row, tx);
     });
   }
@@ -174,7 +171,7 @@ export function createMonitorCrud(
       // the limit and all insert (as API keys do).
       const row = await ctx.db.transaction().execute(async (tx) => {
         const account = await lockAccount(tx, owner.userId);
-        if (!account) throw new ApiError("not_found", "account not found");
+        if (!account) throw notFound("account");
         const plan = planOf(account.plan);
         const limits = ctx.plans[plan];
         const intervalS =
@@ -217,7 +214,7 @@ export function createMonitorCrud(
 
     async get(owner, id) {
       const row = await ownedRow(ctx.db, "monitors", owner.userId, id);
-      if (!row) throw notFound();
+      if (!row) throw notFound("monitor");
       return row;
     },
 
@@ -246,7 +243,7 @@ export function createMonitorCrud(
     },
 
     async remove(owner, id) {
-      if (!(await repo.deleteMonitor(ctx.db, owner.userId, id))) throw notFound();
+      if (!(await repo.deleteMonitor(ctx.db, owner.userId, id))) throw notFound("monitor");
       ctx.log.info({ user_id: owner.userId, monitor_id: id }, "monitor deleted");
     },
 

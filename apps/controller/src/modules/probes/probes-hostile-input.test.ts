@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ERROR_DETAILS } from "../../http/router.js";
+import { MAX_ERROR_DETAILS } from "../../http/errors.js";
 import { forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 

@@ -1,7 +1,6 @@
 import type { ProbeJobSpec, ProbeType } from "@vantage/probes";
-import { ApiError } from "../../http/errors.js";
+import { notFound, validationError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
-import { validationError } from "../../http/router.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult } from "./dispatch.js";
 import { followTask, type TaskFollow } from "./follow-task.js";
@@ -40,8 +39,8 @@ export async function getProbeTask(
   id: string,
   viewer: string | undefined,
 ): Promise<TaskRecord> {
-  const notFound = () => new ApiError("not_found", `probe task ${id} not found`);
-  if (!/^task_[a-z0-9]{1,40}$/.test(id)) throw notFound();
+  const missing = () => notFound(`probe task ${id}`);
+  if (!/^task_[a-z0-9]{1,40}$/.test(id)) throw missing();
   const now = Date.now();
   const createdAt = taskIdTime(id);
   const recent = createdAt !== undefined && createdAt > now - ABANDONED_AFTER_MS && createdAt < now + 60_000;
@@ -49,10 +48,10 @@ export async function getProbeTask(
   for (;;) {
     const task = deps.writer.peek(id) ?? (await findTask(deps.db, id));
     if (task) {
-      if (task.owner_id !== null && task.owner_id !== viewer) throw notFound();
+      if (task.owner_id !== null && task.owner_id !== viewer) throw missing();
       return task;
     }
-    if (Date.now() >= waitUntil) throw notFound();
+    if (Date.now() >= waitUntil) throw missing();
     await new Promise((r) => setTimeout(r, 25));
   }
 }
