@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { Context } from "hono";
 import { findUnstorableText } from "../lib/unstorable-text.js";
 import type { AppEnv } from "./context.js";
-import { ApiError } from "./errors.js";
+import { ApiError, fieldError } from "./errors.js";
 import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./json-shape.js";
 
 // The same rule as the route validators (@hono/zod-openapi): a JSON type, then only `; name=value`
@@ -52,7 +52,7 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
       problem === "too_deep"
         ? `JSON must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`
         : `JSON must not hold more than ${MAX_JSON_VALUES} values (array elements and object members, nested ones included)`;
-    throw new ApiError("validation_error", `body: ${message}`, [{ path: "body", message }]);
+    throw fieldError("body", message);
   }
   let parsed: unknown;
   try {
@@ -67,7 +67,7 @@ export async function guardBody(c: Context<AppEnv>, limit: number): Promise<void
   if (bad !== undefined) {
     const path = bad === "" ? "body" : `body.${bad}`;
     const message = "must not contain U+0000 or an unpaired UTF-16 surrogate";
-    throw new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
+    throw fieldError(path, message);
   }
 }
 

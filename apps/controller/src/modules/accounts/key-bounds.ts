@@ -1,5 +1,5 @@
 import type { Scope } from "../../http/context.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError, fieldError } from "../../http/errors.js";
 
 const DAY_MS = 86_400_000;
 export const ALL_SCOPES: readonly Scope[] = ["read", "write"];
@@ -67,7 +67,5 @@ function outlives(creatorExpiry: number, now: number): ApiError {
     (days >= 1
       ? `at most ${days} day${days === 1 ? "" : "s"}, or omit it to expire with that credential`
       : "omit it to expire with that credential");
-  return new ApiError("validation_error", `body.expires_days: ${message}`, [
-    { path: "body.expires_days", message },
-  ]);
+  return fieldError("body.expires_days", message);
 }

@@ -1,7 +1,7 @@
 import { lockAccount } from "../../db/owned.js";
 import type { ApiKeyKind } from "../../db/tables/accounts.js";
 import type { Principal, Scope } from "../../http/context.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError, notFound } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
 import { announceAccountChange } from "./account-changes.js";
@@ -101,7 +101,7 @@ async function storeKey(
   // connection, transactions queued by the dialect) the lock is uncontended and changes nothing.
   const row = await ctx.db.transaction().execute(async (tx) => {
     const user = await lockAccount(tx, userId);
-    if (!user) throw new ApiError("not_found", "account not found");
+    if (!user) throw notFound("account");
     const plan = planOf(user.plan);
     const limit = Math.min(ctx.plans[plan].api_keys ?? MAX_KEYS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT);
     if ((await repo.countActiveKeys(tx, userId, input.kind)) >= limit) {
@@ -156,7 +156,7 @@ export async function revokeKey(
     if (revoked) await announceAccountChange(tx, userId);
     return revoked;
   });
-  if (!done) throw new ApiError("not_found", `${kindNames[kind].one} not found`);
+  if (!done) throw notFound(kindNames[kind].one);
   ctx.credentials.forgetKey(id);
   ctx.log.info({ user_id: userId, key_id: id }, "credential revoked");
 }

@@ -1,5 +1,5 @@
 import type { Principal } from "../../http/context.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError, fieldError, notFound } from "../../http/errors.js";
 import {
   ipBucket,
   type RateLimiter,
@@ -215,7 +215,7 @@ export async function setPlan(
 
 export async function getUser(ctx: AccountsContext, userId: string): Promise<User> {
   const user = await repo.findUserById(ctx.db, userId);
-  if (!user) throw new ApiError("not_found", "account not found");
+  if (!user) throw notFound("account");
   return user;
 }
 
@@ -240,12 +240,12 @@ export async function updateProfile(
   if (patch.theme !== undefined) set.theme = patch.theme;
   if (patch.timezone !== undefined) set.timezone = canonicalTimeZone(patch.timezone);
   const user = await repo.updateUser(ctx.db, userId, set);
-  if (!user) throw new ApiError("not_found", "account not found");
+  if (!user) throw notFound("account");
   return user;
 }
 
 function badToken(message: string): ApiError {
-  return new ApiError("validation_error", `body.token: ${message}`, [{ path: "body.token", message }]);
+  return fieldError("body.token", message);
 }
 
 /**

@@ -1,15 +1,11 @@
 import { z } from "zod";
-import { ApiError } from "../../http/errors.js";
+import { fieldError } from "../../http/errors.js";
 
 /** Unicode characters (code points), as the limits in the spec count them. */
 export function charCount(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;
-}
-
-function invalidField(path: string, message: string): ApiError {
-  return new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
 }
 
 const emailCheck = z.email();
@@ -20,7 +16,7 @@ export function normaliseEmail(raw: string, path = "body.email"): string {
   const at = trimmed.lastIndexOf("@");
   const email = at > 0 ? `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}` : trimmed;
   if (email.length > 254 || at > 64 || !emailCheck.safeParse(email).success) {
-    throw invalidField(path, "not a valid email address");
+    throw fieldError(path, "not a valid email address");
   }
   return email;
 }
@@ -31,10 +27,10 @@ export const PASSWORD_MAX_BYTES = 72;
 
 export function checkNewPassword(password: string, path = "body.password"): void {
   if (charCount(password) < PASSWORD_MIN_CHARS) {
-    throw invalidField(path, `must be at least ${PASSWORD_MIN_CHARS} characters`);
+    throw fieldError(path, `must be at least ${PASSWORD_MIN_CHARS} characters`);
   }
   if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) {
-    throw invalidField(path, `must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8 (bcrypt's limit)`);
+    throw fieldError(path, `must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8 (bcrypt's limit)`);
   }
 }
 
@@ -47,7 +43,7 @@ export function canonicalTimeZone(tz: string, path = "body.timezone"): string {
       // fall through
     }
   }
-  throw invalidField(path, "not an IANA time zone name (e.g. Europe/Berlin, UTC)");
+  throw fieldError(path, "not an IANA time zone name (e.g. Europe/Berlin, UTC)");
 }
 
 /** `null`, blank → null (cleared); otherwise the trimmed text. */

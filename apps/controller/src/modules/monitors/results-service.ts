@@ -1,5 +1,5 @@
 import type { MonitorState } from "../../db/tables/monitors.js";
-import { ApiError } from "../../http/errors.js";
+import { notFound } from "../../http/errors.js";
 import type { MonitorsContext } from "./context.js";
 import * as repo from "./results-repo.js";
 import { runPassed } from "./state.js";
@@ -46,7 +46,7 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 export function createMonitorResults(ctx: MonitorsContext): MonitorResultsService {
   async function owned(userId: string, monitorId: string): Promise<repo.ResultsMonitor> {
     const m = await repo.findMonitor(ctx.db, monitorId);
-    if (!m || m.owner_id !== userId) throw new ApiError("not_found", "monitor not found");
+    if (!m || m.owner_id !== userId) throw notFound("monitor");
     return m;
   }
 

@@ -1,4 +1,4 @@
-import { ApiError } from "../../http/errors.js";
+import { notFound } from "../../http/errors.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { LiveEvent, LiveTasks } from "./live-tasks.js";
 import type { TaskRecord } from "./repo.js";
@@ -80,7 +80,7 @@ export async function followTask(
     stop = local.stop;
     if (local.task.owner_id !== null && local.task.owner_id !== viewer) {
       stop();
-      throw new ApiError("not_found", `probe task ${id} not found`);
+      throw notFound(`probe task ${id}`);
     }
     task = local.task;
   } else {

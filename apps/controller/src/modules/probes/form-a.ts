@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
-import { ApiError } from "../../http/errors.js";
+import { fieldError } from "../../http/errors.js";
 import {
   buildSpec,
   checkHttpOptions,
@@ -114,23 +114,22 @@ export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
 
 /** `host:port`, `[v6]:port`, or a bare host (or IPv6 address) whose port comes from params.port. */
 export function splitHostPort(target: string, paramPort: number | undefined): { host: string; port: number } {
-  const bad = (path: string, message: string) =>
-    new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
   let host = target;
   let port: number | undefined;
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
   if (m && isIP(target) === 0) {
     host = m[1]!;
     port = Number(m[2]);
-    if (port < 1 || port > 65_535) throw bad("body.target", "port must be 1–65535");
+    if (port < 1 || port > 65_535) throw fieldError("body.target", "port must be 1–65535");
     if (paramPort !== undefined && paramPort !== port)
-      throw bad("body.params.port", "differs from the port in target");
+      throw fieldError("body.params.port", "differs from the port in target");
   }
   host = toAsciiName(host);
-  if (host.length > 255 || !isHostOrIp(host)) throw bad("body.target", "must be host:port or a host name");
+  if (host.length > 255 || !isHostOrIp(host))
+    throw fieldError("body.target", "must be host:port or a host name");
   if (host.startsWith("[")) host = host.slice(1, -1);
   port ??= paramPort;
-  if (port === undefined) throw bad("body.params.port", "required when target has no port");
+  if (port === undefined) throw fieldError("body.params.port", "required when target has no port");
   return { host, port };
 }
 

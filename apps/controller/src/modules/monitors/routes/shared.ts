@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { MonitorType } from "../../../db/tables/monitors.js";
 import type { AppEnv } from "../../../http/context.js";
-import { ApiError } from "../../../http/errors.js";
+import { ApiError, fieldError } from "../../../http/errors.js";
 import { type ApiForm, authSecurity } from "../../../http/security.js";
 import type { createBodyB, patchBodyB } from "../schemas.js";
 import type { FieldPaths, MonitorPatch, NewMonitor } from "../service.js";
@@ -30,9 +30,6 @@ const hoistedB: Partial<Record<MonitorType, readonly string[]>> = {
   tcp: ["port"],
   dns: ["record_type", "server"],
 };
-
-const invalid = (path: string, message: string) =>
-  new ApiError("validation_error", `${path}: ${message}`, [{ path, message }]);
 
 /** Form B's paths of the service's fields: `interval`, the DNS settings and the port at the top level. */
 function pathsB(targetField: string): FieldPaths {
@@ -64,7 +61,7 @@ export function fromCreateB(b: z.infer<typeof createBodyB>): NewMonitor {
     (k) => b[k] !== undefined,
   );
   for (const k of given) {
-    if (k !== "url" && !allowed.has(k)) throw invalid(`body.${k}`, `not a field of ${b.type} monitors`);
+    if (k !== "url" && !allowed.has(k)) throw fieldError(`body.${k}`, `not a field of ${b.type} monitors`);
   }
   refuseHoistedInConfig(b.type, b.config);
   const config: Record<string, unknown> = { ...b.config };
@@ -74,17 +71,17 @@ export function fromCreateB(b: z.infer<typeof createBodyB>): NewMonitor {
   const main = targetFieldsB[b.type][0]!;
   if (b.url !== undefined) {
     const clash = given.find((k) => k === "host" || k === "domain" || k === "port");
-    if (clash) throw invalid(`body.${clash}`, "url already names the target: give one of them");
+    if (clash) throw fieldError(`body.${clash}`, "url already names the target: give one of them");
     return { ...base, target: b.url, paths: pathsB("url") };
   }
-  if (b.type === "http") throw invalid("body.url", "required for http monitors");
+  if (b.type === "http") throw fieldError("body.url", "required for http monitors");
   if (b.type === "dns") {
-    if (b.domain === undefined) throw invalid("body.domain", "required for dns monitors (or url)");
+    if (b.domain === undefined) throw fieldError("body.domain", "required for dns monitors (or url)");
     return { ...base, target: b.domain, paths: pathsB("domain") };
   }
-  if (b.host === undefined) throw invalid(`body.${main}`, `required for ${b.type} monitors (or url)`);
+  if (b.host === undefined) throw fieldError(`body.${main}`, `required for ${b.type} monitors (or url)`);
   if (b.type === "tcp") {
-    if (b.port === undefined) throw invalid("body.port", "required for tcp monitors");
+    if (b.port === undefined) throw fieldError("body.port", "required for tcp monitors");
     return { ...base, target: hostPort(b.host, b.port), paths: pathsB("host") };
   }
   return { ...base, target: b.host, paths: pathsB("host") };
@@ -93,7 +90,8 @@ export function fromCreateB(b: z.infer<typeof createBodyB>): NewMonitor {
 /** A Form B PATCH body as the service's patch; `type` is the monitor's (the DNS fields are dns only). */
 export function fromPatchB(b: z.infer<typeof patchBodyB>, type: MonitorType): MonitorPatch {
   for (const k of ["record_type", "server"] as const) {
-    if (b[k] !== undefined && type !== "dns") throw invalid(`body.${k}`, `not a field of ${type} monitors`);
+    if (b[k] !== undefined && type !== "dns")
+      throw fieldError(`body.${k}`, `not a field of ${type} monitors`);
   }
   refuseHoistedInConfig(type, b.config);
   let config = b.config;
