@@ -64,29 +64,6 @@ export function requirePrincipal(c: Context<AppEnv>): Principal {
   return p;
 }
 
-/**
- * The ownership guard: a resource exists for a caller only if the caller owns it. Returns the row, or
- * throws 404 `not_found` — the same answer for "no such id" and "someone else's id", so ids of other
- * accounts cannot be probed. Repositories should still filter by owner in SQL where they can
- * (`where owner = principal.userId`); this guard is for rows loaded by id.
- */
-export function ownedOr404<T>(
-  row: T | null | undefined,
-  principal: Principal,
-  ownerOf: (row: T) => string | null | undefined,
-  what = "resource",
-): T {
-  if (row === null || row === undefined || ownerOf(row) !== principal.userId) {
-    throw new ApiError("not_found", `${what} not found`);
-  }
-  return row;
-}
-
-/** Throws 404 unless `found` (for writes filtered by owner in SQL that touched nothing). */
-export function foundOr404(found: boolean, what = "resource"): void {
-  if (!found) throw new ApiError("not_found", `${what} not found`);
-}
-
 /** Two middlewares as one, in order (auth, then a limit gate that needs its principal). */
 export function chain(
   first: MiddlewareHandler<AppEnv>,

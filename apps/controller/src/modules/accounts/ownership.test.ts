@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { pino } from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ownedOr404, requireAuth, requirePrincipal } from "../../http/auth.js";
+import { requireAuth, requirePrincipal } from "../../http/auth.js";
 import { installCore } from "../../http/core.js";
 import { envelope, ok } from "../../http/envelope.js";
+import { notFound } from "../../http/errors.js";
 import { handleError } from "../../http/errors-handler.js";
 import { createRouter } from "../../http/router.js";
 import { authSecurity } from "../../http/security.js";
@@ -66,7 +67,7 @@ describe.each(dbKinds)("ownership on %s", (kind) => {
 
     it("the exported guard: another account's resource is 404, the owner's is served", async () => {
       // A module of its own, built the way other modules use requireAuth (with the process's one
-      // authenticator, as the composition root hands it out) and ownedOr404.
+      // authenticator, as the composition root hands it out) and notFound for another account's row.
       const authenticator = t.modules.accounts.service.authenticator;
       const notes = new Map([["note_1", { id: "note_1", owner_id: a.userId, text: "alice's note" }]]);
       const app = createRouter();
@@ -92,12 +93,8 @@ describe.each(dbKinds)("ownership on %s", (kind) => {
         },
       });
       app.openapi(route, (c) => {
-        const note = ownedOr404(
-          notes.get(c.req.valid("param").id),
-          requirePrincipal(c),
-          (n) => n.owner_id,
-          "note",
-        );
+        const note = notes.get(c.req.valid("param").id);
+        if (note?.owner_id !== requirePrincipal(c).userId) throw notFound("note");
         return ok(c, { id: note.id, text: note.text }, 200);
       });
       app.onError(handleError);
