@@ -3,6 +3,7 @@ import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 import { type AppEnv, requestIdOf } from "../../http/context.js";
+import { errorBody } from "../../http/errors.js";
 import type { Router } from "../../http/router.js";
 import { htmlPolicy } from "../../http/security-headers.js";
 
@@ -63,10 +64,7 @@ export function dashboard(dir: string, form: "a" | "b") {
         if (!listing().has(name)) {
           names = undefined; // a build since the last look
           if (!listing().has(name))
-            return c.json(
-              { error: { code: "not_found", message: "no such file" }, request_id: requestIdOf(c) },
-              404,
-            );
+            return c.json(errorBody("not_found", "no such file", requestIdOf(c)), 404);
         }
         let body = cache.get(name);
         if (!body) {
