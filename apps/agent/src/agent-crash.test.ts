@@ -71,7 +71,7 @@ describe("an agent process whose job throws asynchronously", () => {
     );
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    const exited = new Promise<number | null>((r) => child.once("close", (code) => r(code)));
     const watcher = await connect({
       servers: nats.url,
       authenticator: nkeyAuthenticator(new TextEncoder().encode(creds.controller.seed)),

@@ -320,7 +320,8 @@ describe("agent process", () => {
     );
     inflight.catch(() => {}); // awaited below; keeps an early failure from being reported twice
     await until("the probe's request to arrive", () => (httpHit ? true : undefined), 8000);
-    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    // "close", not "exit": it comes once stdout has ended too, so the exit line has been read.
+    const exited = new Promise<number | null>((r) => child.once("close", (code) => r(code)));
     const drainingFrom = heartbeats.length;
     child.kill("SIGTERM");
 

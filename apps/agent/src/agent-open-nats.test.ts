@@ -55,7 +55,7 @@ describe("agent process on a NATS server without authorization", () => {
     let log = "";
     agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
     agent.stderr?.on("data", (d: Buffer) => (log += d.toString()));
-    const exited = new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
+    const exited = new Promise<number | null>((r) => agent.once("close", (c) => r(c)));
     try {
       const port = (tcp.address() as { port: number }).port;
       const spec = { type: "tcp", params: { host: "127.0.0.1", port } };
