@@ -35,6 +35,9 @@ export class ExitLog {
       if (this.log) {
         if (code === 0) this.log.info({ exit_code: code, reason: this.reason }, text);
         else this.log.error({ exit_code: code, reason: this.reason }, text);
+        // The last line: anything still run by the exit (another listener, a connection's close status)
+        // stays unwritten.
+        this.log.level = "silent";
         return;
       }
     } catch {

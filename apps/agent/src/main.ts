@@ -146,7 +146,9 @@ async function main(): Promise<void> {
   const probeSubject = authorizationProbeSubject();
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "ping" || s.type === "reconnecting") log.debug({ nats: s.type }, "nats status");
+      // A close while stopping is the drain's own end, not news.
+      if (s.type === "ping" || s.type === "reconnecting" || (s.type === "close" && shuttingDown))
+        log.debug({ nats: s.type }, "nats status");
       else if (s.type === "error" && isAuthorizationProbeRefusal(s.error, probeSubject))
         log.debug({ nats: s.type, error: s.error.message }, "nats status: the permission check was refused");
       else if (s.type === "error") {
