@@ -43,7 +43,8 @@ export async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: numb
   });
   let log = "";
   agent.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-  const code = await new Promise<number | null>((r) => agent.once("exit", (c) => r(c)));
+  // "close", not "exit": it comes once stdout has ended, so the last lines have been read.
+  const code = await new Promise<number | null>((r) => agent.once("close", (c) => r(c)));
   return { code, log };
 }
 
