@@ -31,6 +31,9 @@ describe("plan table", () => {
 
   it("refuses what it cannot read, naming the problem", () => {
     expect(parsePlanLimits("{free:")).toMatch(/JSON object/);
+    // What `set -a; . ./controller.env` leaves of VANTAGE_PLAN_LIMITS={"free":{"monitors":7}}.
+    expect(parsePlanLimits("{free:{monitors:7}}")).toMatch(/double quotes are gone.*single quotes/);
+    expect(parsePlanLimits("[1]")).not.toMatch(/double quotes/);
     expect(parsePlanLimits('{"gold":{}}')).toMatch(/unknown plan gold/);
     expect(parsePlanLimits('{"free":{"lookups_per_week":1}}')).toMatch(
       /^free: unknown limit lookups_per_week/,

@@ -114,7 +114,12 @@ export function parsePlanLimits(text: string | undefined): Record<PlanRow, PlanL
   try {
     json = JSON.parse(text);
   } catch {
-    return 'must be a JSON object such as {"free":{"lookups_per_day":20000}}';
+    const shape = 'must be a JSON object such as {"free":{"lookups_per_day":20000}}';
+    // `{free:{lookups_per_day:20000}}`: what a shell (or an env file sourced by one) leaves of unquoted JSON.
+    return /^\s*\{\s*[a-z_]+\s*:/.test(text)
+      ? `${shape}; its double quotes are gone: in an env file or a shell, wrap the JSON in single quotes, ` +
+          `VANTAGE_PLAN_LIMITS='{"free":{"lookups_per_day":20000}}'`
+      : shape;
   }
   const parsed = overridesSchema.safeParse(json);
   if (!parsed.success) {
