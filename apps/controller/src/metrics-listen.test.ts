@@ -4,8 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { exitOf, listeningPorts, logLines, startController } from "./testing/controller-process.js";
 
 /**
- * VANTAGE_METRICS_LISTEN on a real controller process: `/metrics` moves to a server of its own, opened and
- * closed with the api role, and the API port no longer has it.
+ * VANTAGE_METRICS_LISTEN on a real controller process: `/metrics` moves to a server of its own, opened
+ * whatever the roles, and the API port no longer has it. Each series is exported by the role that owns it
+ * only: the HTTP ones by the api role, the monitor scheduler's by the scheduler role.
  */
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -52,7 +53,8 @@ describe("VANTAGE_METRICS_LISTEN (controller process)", () => {
     const exited = exitOf(child);
     running.push({ kill: () => child.kill("SIGTERM"), exited });
     const log = logLines(child);
-    const started = await log.waitFor((l) => l.msg === "controller running");
+    // A start takes seconds under tsx, and much longer on a machine busy with other test files.
+    const started = await log.waitFor((l) => l.msg === "controller running", 90_000);
     return { port, metricsPort, child, log, started, exited };
   }
 
@@ -88,23 +90,50 @@ describe("VANTAGE_METRICS_LISTEN (controller process)", () => {
     expect(text).toMatch(/vantage_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1\n/);
     expect(text).toContain("vantage_process_cpu_seconds_total");
     expect(text).not.toContain('route="/metrics"');
+    // The scheduler's series are not this controller's to report, not even as zeros.
+    expect(text).not.toContain("vantage_monitor_");
     // The metrics server serves nothing else.
     expect((await fetch(`${metrics}/healthz`)).status).toBe(404);
     expect((await fetch(`${metrics}/v1/nodes`)).status).toBe(404);
 
-    // Stopped with the api role: both ports close, and the process exits cleanly.
+    // Stopped: both ports close, and the process exits cleanly.
     running.splice(0);
     child.kill("SIGTERM");
     expect((await exited).code).toBe(0);
     expect(await accepts(port)).toBe(false);
     expect(await accepts(metricsPort)).toBe(false);
-  });
+  }, 120_000);
 
-  it("without the api role no metrics server opens either", async () => {
-    const { port, metricsPort, child, started } = await controller({ VANTAGE_ROLES: "scheduler" });
+  it("scheduler only: serves its own series on the metrics address and opens no API port", async () => {
+    const { port, metricsPort, child, started, exited } = await controller({
+      VANTAGE_ROLES: "scheduler",
+      VANTAGE_METRICS_TOKEN: TOKEN,
+    });
     expect(started.roles).toEqual(["scheduler"]);
-    expect(listeningPorts(child.pid!)).toEqual([]);
+    expect(listeningPorts(child.pid!)).toEqual([metricsPort]);
     expect(await accepts(port)).toBe(false);
+
+    const metrics = `http://127.0.0.1:${metricsPort}`;
+    expect((await fetch(`${metrics}/metrics`)).status).toBe(401);
+    const ok = await fetch(`${metrics}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    const text = await ok.text();
+    for (const name of [
+      "vantage_monitor_runs_total",
+      "vantage_monitor_duplicate_rows_total",
+      "vantage_monitor_schedule_lag_seconds",
+      "vantage_monitor_runs_in_flight",
+    ])
+      expect(text).toContain(`# TYPE ${name} `);
+    expect(text).toMatch(/^vantage_monitor_duplicate_rows_total 0$/m);
+    expect(text).toContain("vantage_process_cpu_seconds_total");
+    // No API here: none of its series, not even their headers.
+    expect(text).not.toContain("vantage_http_");
+    expect((await fetch(`${metrics}/v1/nodes`)).status).toBe(404);
+
+    running.splice(0);
+    child.kill("SIGTERM");
+    expect((await exited).code).toBe(0);
     expect(await accepts(metricsPort)).toBe(false);
-  });
+  }, 120_000);
 });

@@ -27,7 +27,7 @@ export interface Runtime extends App {
   db: Db;
   transport: ControllerTransport;
   bus: InProcessBus | undefined;
-  /** What /metrics shows (HTTP, process, and the roles' own series). */
+  /** What /metrics shows: the process's series, and those of the roles running (HTTP: the api role's). */
   metrics: HttpMetrics;
   /** The embedded mode's local agent (a supervised child process); undefined with NATS. */
   embeddedAgent: EmbeddedAgent | undefined;
@@ -40,9 +40,10 @@ export interface Runtime extends App {
 
 /**
  * One entry per role: what it starts and how it stops. The runtime starts the entries of the roles it was
- * given, in this order (`embedded` is the in-process agent of the all-in-one mode, run whenever there is
- * no NATS), and stops them in reverse. The api role comes last, so the port opens only once everything
- * behind it runs; a controller without it opens no port.
+ * given, in this order (`metrics` is the VANTAGE_METRICS_LISTEN server, run with any roles when it is set;
+ * `embedded` is the in-process agent of the all-in-one mode, run whenever there is no NATS), and stops
+ * them in reverse. The api role comes last, so the port opens only once everything behind it runs; a
+ * controller without it opens no API port.
  */
 function roleEntries(
   built: App,
@@ -58,7 +59,31 @@ function roleEntries(
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: EmbeddedAgent | undefined;
-  const entries: ({ role: Role | "embedded" } & Worker)[] = [
+  const entries: ({ role: Role | "metrics" | "embedded" } & Worker)[] = [
+    // VANTAGE_METRICS_LISTEN: /metrics on its own server (the API port then has none), whatever the roles,
+    // so a controller without the api role can be scraped too. Opened first and closed last: it shows each
+    // role's series while that role runs.
+    {
+      role: "metrics",
+      async start() {
+        const { config, log } = ctx;
+        if (!config.VANTAGE_METRICS_LISTEN) return;
+        metricsHttp = await listenMetrics({
+          metrics: ctx.metrics,
+          token: config.VANTAGE_METRICS_TOKEN,
+          ...config.VANTAGE_METRICS_LISTEN,
+          graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
+          log,
+        });
+        log.info(
+          { url: `${metricsHttp.url}/metrics`, token: !!config.VANTAGE_METRICS_TOKEN },
+          "metrics listening",
+        );
+      },
+      async stop() {
+        await metricsHttp?.close();
+      },
+    },
     // Heartbeats → the node directory (memory) and the `nodes` table.
     { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
     // Background sweeps (probe tasks a stopped controller left unfinished become `failed`) and monitors
@@ -105,28 +130,12 @@ function roleEntries(
         // Account changes made on any controller (plan, revoked keys and sessions) evict this one's
         // credential cache: listening before the port opens, so no request is served from a stale entry.
         await accounts.watcher.start();
-        // VANTAGE_METRICS_LISTEN: /metrics on its own server (the API port has none), opened first and
-        // closed last with the API's.
-        if (config.VANTAGE_METRICS_LISTEN) {
-          metricsHttp = await listenMetrics({
-            metrics: ctx.metrics,
-            token: config.VANTAGE_METRICS_TOKEN,
-            ...config.VANTAGE_METRICS_LISTEN,
-            graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
-            log,
-          });
-          log.info(
-            { url: `${metricsHttp.url}/metrics`, token: !!config.VANTAGE_METRICS_TOKEN },
-            "metrics listening",
-          );
-        } else {
-          const warning = publicMetricsWarning({
-            host: config.HOST,
-            token: config.VANTAGE_METRICS_TOKEN,
-            listen: config.VANTAGE_METRICS_LISTEN,
-          });
-          if (warning) log.warn({ host: config.HOST }, warning);
-        }
+        const warning = publicMetricsWarning({
+          host: config.HOST,
+          token: config.VANTAGE_METRICS_TOKEN,
+          listen: config.VANTAGE_METRICS_LISTEN,
+        });
+        if (warning) log.warn({ host: config.HOST }, warning);
         // The IP data is loaded before the port opens (about 0.1 s from its compiled cache), so the first
         // lookups do not wait for it. Data that fails to load is logged; IP lookups then answer 503.
         await built.modules.info.service.ipData
@@ -147,7 +156,6 @@ function roleEntries(
             log,
           });
         } catch (err) {
-          await metricsHttp?.close();
           await accounts.watcher.stop();
           throw err;
         }
@@ -155,7 +163,6 @@ function roleEntries(
       },
       async stop() {
         await http?.close();
-        await metricsHttp?.close();
         // Last: requests served until the port closed still heard of account changes.
         await accounts.watcher.stop();
       },
@@ -243,7 +250,8 @@ export async function startRuntime(
     log.info("NATS_URL unset: using the in-process transport");
   }
 
-  const metrics = new HttpMetrics();
+  // The HTTP series belong to the api role: a controller without it does not export them.
+  const metrics = new HttpMetrics(true, { http: config.VANTAGE_ROLES.includes("api") });
   const instanceId = newInstanceId();
   const lease = startLease(db, instanceId, log);
   const built = createApp({ config, db, log, transport, metrics, instanceId });
@@ -255,7 +263,7 @@ export async function startRuntime(
     probeModule: opts.embeddedProbeModule,
   });
   const selected = entries.filter((e) =>
-    e.role === "embedded" ? !!bus : config.VANTAGE_ROLES.includes(e.role),
+    e.role === "embedded" ? !!bus : e.role === "metrics" || config.VANTAGE_ROLES.includes(e.role),
   );
   const running: typeof entries = [];
 
@@ -281,7 +289,7 @@ export async function startRuntime(
     await stop().catch(() => {});
     throw err;
   }
-  const roles = running.flatMap((e) => (e.role === "embedded" ? [] : [e.role]));
+  const roles = running.flatMap((e) => (e.role === "embedded" || e.role === "metrics" ? [] : [e.role]));
   log.info({ roles }, "controller running");
 
   return { ...built, config, db, transport, bus, metrics, embeddedAgent: agent(), roles, url: url(), stop };

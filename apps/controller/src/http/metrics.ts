@@ -24,16 +24,24 @@ interface Series {
 /**
  * Request counts and latency histograms by method, route pattern and status, rendered in the Prometheus
  * text format. Kept by hand (a map lookup and a bucket walk per request) because a general-purpose client
- * cost a quarter of the throughput of a small route; process metrics still come from prom-client.
+ * cost a quarter of the throughput of a small route; process metrics still come from prom-client, and so
+ * do the roles' own series, which each role registers on `registry` when it starts.
  */
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly routes = new Map<string, RouteSeries>();
   /** Every series, in the order they were first observed (the order they are rendered in). */
   private readonly series: Series[] = [];
+  /** Whether the HTTP families are exported: only by a controller that serves the API (the api role). */
+  private readonly http: boolean;
 
-  constructor(defaults = true) {
+  /**
+   * `defaults`: the process metrics (CPU, memory, event loop). `http: false` (a controller without the api
+   * role) leaves the HTTP families out of `text()` altogether rather than exporting them empty.
+   */
+  constructor(defaults = true, opts: { http?: boolean } = {}) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: "vantage_" });
+    this.http = opts.http ?? true;
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -55,6 +63,7 @@ export class HttpMetrics {
   }
 
   async text(): Promise<string> {
+    if (!this.http) return this.registry.metrics();
     const out: string[] = [
       "# HELP vantage_http_requests_total HTTP requests by method, route and status",
       "# TYPE vantage_http_requests_total counter",

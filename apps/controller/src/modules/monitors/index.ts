@@ -1,4 +1,3 @@
-import { Counter, Gauge } from "prom-client";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -6,6 +5,7 @@ import type { Router } from "../../http/router.js";
 import type { ProbesService } from "../probes/index.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
+import { registerSchedulerMetrics } from "./metrics.js";
 import { createMonitorResults } from "./results-service.js";
 import { createRollupJob } from "./rollups.js";
 import { registerMonitorCrudRoutes } from "./routes/register.js";
@@ -53,68 +53,7 @@ export function createMonitors(
   const crud = createMonitorCrud(ctx, services.probes);
   const results = createMonitorResults(ctx);
   const rollups = createRollupJob(ctx, { retentionDays: config.VANTAGE_MONITOR_RETENTION_DAYS });
-  const registry = deps.metrics.registry;
   let running: { scheduler: Scheduler; writer: RunWriter; listening: { close(): Promise<void> } } | undefined;
-  const metricsOf = () => running;
-  new Counter({
-    name: "vantage_monitor_runs_total",
-    help: "Monitor runs finished by this controller's scheduler",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(metricsOf()?.scheduler.stats.finished ?? 0);
-    },
-  });
-  new Counter({
-    name: "vantage_monitor_duplicate_rows_total",
-    help: "Monitor run rows refused as already stored (a slot run twice); 0 in a healthy deployment",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(metricsOf()?.writer.stats.duplicateRows ?? 0);
-    },
-  });
-  new Gauge({
-    name: "vantage_monitor_schedule_lag_seconds",
-    help: "Schedule lag of this controller's last 10,000 monitor runs (dispatch time − slot), by quantile",
-    labelNames: ["quantile"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const lags = [...(metricsOf()?.scheduler.stats.lagMs ?? [])].sort((x, y) => x - y);
-      if (lags.length === 0) return;
-      for (const q of [0.5, 0.99]) {
-        const v = lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? 0;
-        this.set({ quantile: String(q) }, v / 1000);
-      }
-    },
-  });
-  new Counter({
-    name: "vantage_monitor_runs_skipped_total",
-    help: "Monitor runs not made: no node online or able to run them (node-level errors), or an invalid probe",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(metricsOf()?.scheduler.stats.skipped ?? 0);
-    },
-  });
-  new Counter({
-    name: "vantage_monitor_node_errors_total",
-    help: "Node entries left out of monitor runs because the node could not run the probe (busy, offline, silent)",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(metricsOf()?.scheduler.stats.nodeErrors ?? 0);
-    },
-  });
-  new Gauge({
-    name: "vantage_monitor_runs_in_flight",
-    help: "Monitor runs dispatched and not yet finished",
-    registers: [registry],
-    collect() {
-      this.set(metricsOf()?.scheduler.stats.inFlight ?? 0);
-    },
-  });
 
   return {
     service: crud,
@@ -141,6 +80,7 @@ export function createMonitors(
           () => scheduler.wake(),
         );
         running = { scheduler, writer, listening };
+        registerSchedulerMetrics(deps.metrics.registry, () => running);
         await rollups.start();
       },
       async stop() {

@@ -74,7 +74,7 @@ function registerSystem(app: Router, deps: AppDeps): void {
   });
 
   // Prometheus text, outside the OpenAPI document. With VANTAGE_METRICS_LISTEN it is served by its own
-  // server (runtime.ts, api role) and this port has no /metrics; VANTAGE_METRICS_TOKEN guards it on either.
+  // server (runtime.ts, with any roles) and this port has no /metrics; VANTAGE_METRICS_TOKEN guards it on either.
   if (!deps.config.VANTAGE_METRICS_LISTEN) {
     app.get("/metrics", metricsHandler(deps.metrics, deps.config.VANTAGE_METRICS_TOKEN));
   }
