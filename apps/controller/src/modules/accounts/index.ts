@@ -1,6 +1,7 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
+import { securedRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import type { PlanName } from "../../lib/plans.js";
 import type { DeliveryService } from "../delivery/index.js";
@@ -14,7 +15,6 @@ import { registerGetProfile } from "./routes/get-profile.js";
 import { registerListKeys } from "./routes/list-keys.js";
 import { registerMcpTokenRoutes } from "./routes/mcp-tokens.js";
 import { registerRevokeKey } from "./routes/revoke-key.js";
-import { securedRoute } from "./routes/secured-route.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerUpdateProfile } from "./routes/update-profile.js";
 import { setPlan } from "./service.js";
@@ -89,7 +89,7 @@ export function createAccounts(
     routes(app: Router) {
       const auth = requireAuth(ctx.credentials);
       registerAuthRoutes(app, ctx, auth);
-      const secured = securedRoute(ctx, auth);
+      const secured = securedRoute("account", ctx.form, auth);
       registerGetProfile(app, ctx, secured);
       registerUpdateProfile(app, ctx, secured);
       registerCreateKey(app, ctx, secured);

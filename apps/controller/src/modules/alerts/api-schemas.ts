@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { listA, listB, pageFieldsA, pageFieldsB } from "../../http/page-schemas.js";
 import { SECRET_MASK } from "./api-types.js";
 import { channelTypes } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
@@ -34,8 +33,9 @@ export const eventIdParam = z.object({
 });
 
 /** Channels and policies: one page of 100 holds what a client that does not page expects (every item). */
-const WHOLE_LIST = 100;
-const EVENTS_PAGE = 20;
+/** Page sizes of the lists when the query names none: channels and policies whole, events by 20. */
+export const WHOLE_LIST = 100;
+export const EVENTS_PAGE = 20;
 
 // ---- channels ----
 
@@ -127,11 +127,6 @@ export const channelSchema = z
   })
   .openapi("AlertChannel");
 
-export const channelListQueryA = z.object(pageFieldsA(WHOLE_LIST));
-export const channelListQueryB = z.object(pageFieldsB(WHOLE_LIST));
-export const channelListA = listA(channelSchema);
-export const channelListB = listB(channelSchema);
-
 const attemptSchema = z
   .object({
     at: time("When the attempt was made"),
@@ -222,10 +217,8 @@ export const policySchema = z
 
 const monitorFilter = idString.optional().openapi({ description: "Only this monitor's" });
 
-export const policyListQueryA = z.object({ ...pageFieldsA(WHOLE_LIST), monitor_id: monitorFilter });
-export const policyListQueryB = z.object({ ...pageFieldsB(WHOLE_LIST), monitor_id: monitorFilter });
-export const policyListA = listA(policySchema);
-export const policyListB = listB(policySchema);
+/** The policy list's filter (its page fields come from http/route-kit.ts). */
+export const policyFilters = { monitor_id: monitorFilter };
 
 // ---- events ----
 
@@ -272,12 +265,8 @@ export const eventWithDeliveries = eventSchema
   .extend({ deliveries: z.array(deliverySchema) })
   .openapi("AlertEventWithDeliveries");
 
-const eventFilters = {
+/** The event list's filters (its page fields come from http/route-kit.ts). */
+export const eventFilters = {
   monitor_id: monitorFilter,
   type: z.enum(eventTypes).optional().openapi({ description: "down, up, reminder or test" }),
 };
-
-export const eventListQueryA = z.object({ ...pageFieldsA(EVENTS_PAGE), ...eventFilters });
-export const eventListQueryB = z.object({ ...pageFieldsB(EVENTS_PAGE), ...eventFilters });
-export const eventListA = listA(eventSchema);
-export const eventListB = listB(eventSchema);

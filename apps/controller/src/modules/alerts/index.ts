@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { logRoundFailure } from "../../db/availability.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -99,7 +100,7 @@ export function createAlerts(
         if (n < DELIVERY_BATCH || stopped) break;
       }
     } catch (err) {
-      deps.log.warn({ err }, "alert events or deliveries failed this round; trying again");
+      logRoundFailure(deps.log, err, "alert events or deliveries failed this round; trying again");
     }
   };
   const loop = () => {

@@ -1,12 +1,12 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
+import { securedRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import { registerCancelAndPortal } from "./routes/cancel.js";
 import { registerGetSubscription } from "./routes/get-subscription.js";
 import { registerListInvoices } from "./routes/list-invoices.js";
 import { registerSubscribe } from "./routes/subscribe.js";
-import { securedRoute } from "./routes/views.js";
 import { registerWebhook } from "./routes/webhook.js";
 import { type BillingService, createBillingService } from "./service.js";
 import { billingSettings } from "./stripe.js";
@@ -60,7 +60,11 @@ export function createBilling(
     worker,
     configured: settings.stripe !== undefined && settings.missing.length === 0,
     routes(app: Router) {
-      const common = securedRoute(deps.config.VANTAGE_API_FORM, requireAuth(services.authenticator));
+      const common = securedRoute(
+        "billing",
+        deps.config.VANTAGE_API_FORM,
+        requireAuth(services.authenticator),
+      );
       registerSubscribe(app, service, common);
       registerGetSubscription(app, service, common);
       registerListInvoices(app, service, common, deps.config.VANTAGE_API_FORM);

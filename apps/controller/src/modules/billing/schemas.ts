@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { listA, listB, pageFieldsA, pageFieldsB } from "../../http/page-schemas.js";
 import { paidPlans } from "./plan-state.js";
 
 const time = (description: string) => z.string().openapi({ description, format: "date-time" });
@@ -66,11 +65,8 @@ export const invoiceSchema = z
   })
   .openapi("Invoice");
 
-const INVOICES_PAGE = 20;
-export const invoiceListQueryA = z.object(pageFieldsA(INVOICES_PAGE));
-export const invoiceListQueryB = z.object(pageFieldsB(INVOICES_PAGE));
-export const invoiceListA = listA(invoiceSchema);
-export const invoiceListB = listB(invoiceSchema);
+/** Invoices per page when the query names none. */
+export const INVOICES_PAGE = 20;
 
 export const webhookAckSchema = z
   .object({

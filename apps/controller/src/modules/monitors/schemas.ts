@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { dnsRecordTypes } from "@vantage/probes";
+import { pageFieldsA, pageFieldsB } from "../../http/page-schemas.js";
 import { monitorConfigViewSchema, monitorTypes } from "./config.js";
 import { MAX_INTERVAL_S } from "./service.js";
 
@@ -81,16 +82,11 @@ export const patchBodyA = z
   })
   .openapi("MonitorPatchA", { description: "Omitted fields are unchanged; any other field → 400." });
 
-export const listQueryA = z.object({
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(1)
-    .openapi({ description: "From 1, default 1" }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "1–100, default 20" }),
-});
+/** Monitors per page when the query names none. */
+export const MONITORS_PAGE = 20;
+
+/** The list's query in each form (the route is http/route-kit.ts's; MCP's list tool takes the same). */
+export const listQueryA = z.object(pageFieldsA(MONITORS_PAGE));
 
 // ---- Form B ----
 
@@ -140,16 +136,7 @@ export const patchBodyB = z
   })
   .openapi("MonitorPatchB", { description: "Omitted fields are unchanged; any other field → 400." });
 
-export const listQueryB = z.object({
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(1)
-    .openapi({ description: "From 1, default 1" }),
-  per_page: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "1–100, default 20" }),
-});
+export const listQueryB = z.object(pageFieldsB(MONITORS_PAGE));
 
 // ---- responses ----
 
@@ -217,20 +204,6 @@ export const monitorB = z
     ...stateFields,
   })
   .openapi("MonitorB");
-
-export const monitorListA = z.object({
-  items: z.array(monitorA),
-  total: z.number().int(),
-  page: z.number().int(),
-  limit: z.number().int(),
-});
-
-export const monitorListB = z.object({
-  items: z.array(monitorB),
-  total: z.number().int(),
-  page: z.number().int(),
-  per_page: z.number().int(),
-});
 
 export const pausedResult = z
   .object({ id: z.string(), status: z.literal("paused") })

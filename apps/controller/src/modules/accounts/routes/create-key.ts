@@ -1,13 +1,13 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { secretPrefix } from "../credential-formats.js";
 import { createKeyAs, type KeyRequest } from "../keys.js";
 import { createdKeyA, createdKeyB, createKeyBodyA, createKeyBodyB } from "../schemas.js";
 import { toKeyA, toKeyB } from "../views.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 /** Form A default and maximum key lifetime, in days. */
 export const DEFAULT_EXPIRES_DAYS = 90;

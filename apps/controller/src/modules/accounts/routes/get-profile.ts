@@ -1,12 +1,12 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { profileA, profileB } from "../schemas.js";
 import { getUser } from "../service.js";
 import { toProfileA, toProfileB } from "../views.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 /** The same contract in both forms but for the profile's schema. */
 const getRoute = <S extends z.ZodType>(common: SecuredRoute, profile: S) =>

@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { listKeys } from "../keys.js";
 import { keyListA, keyListB, pageQuery } from "../schemas.js";
 import { toKeyA, toKeyB } from "../views.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 /** Form B has no paging parameters: its list answers with up to this many keys (the per-account cap). */
 const FORM_B_LIST_LIMIT = 100;

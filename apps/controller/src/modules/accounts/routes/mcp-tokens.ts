@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { createKeyAs, listKeys } from "../keys.js";
@@ -8,7 +9,6 @@ import { createdMcpToken, createPatBody, mcpTokenList, pageQuery } from "../sche
 import { toPat } from "../views.js";
 import { FORM_A_KEY_TERMS, formAKeyRequest } from "./create-key.js";
 import { registerRevokeKey } from "./revoke-key.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 /**
  * MCP tokens (Form A only): the credential an MCP client (Claude Desktop, an IDE) is given. Accepted only

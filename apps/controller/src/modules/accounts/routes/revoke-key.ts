@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { revokeKey } from "../keys.js";
 import { idParam } from "../schemas.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 const paths = {
   api_key: "/v1/account/api-keys/{id}",

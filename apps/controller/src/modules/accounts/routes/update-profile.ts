@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { AccountsContext } from "../context.js";
 import { profileA, profilePatchA, profilePatchB, profilePatchResultB } from "../schemas.js";
 import { updateProfile } from "../service.js";
 import { toProfileA } from "../views.js";
-import type { SecuredRoute } from "./secured-route.js";
 
 const patchA = (common: SecuredRoute) =>
   createRoute({

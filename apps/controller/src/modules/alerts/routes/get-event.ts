@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { eventIdParam, eventWithDeliveries } from "../api-schemas.js";
 import type { AlertsApi } from "../api-types.js";
-import { type SecuredRoute, toDeliveryView, toEventView } from "./shared.js";
+import { toDeliveryView, toEventView } from "./shared.js";
 
 /** `GET /v1/alert-events/{id}`: the same contract in both forms. */
 export function registerGetEvent(app: Router, api: AlertsApi, common: SecuredRoute): void {

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
+import { securedRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import type { AlertsApi } from "../api-types.js";
@@ -15,7 +16,6 @@ import { registerGetPolicy } from "./get-policy.js";
 import { registerListChannels } from "./list-channels.js";
 import { registerListEvents } from "./list-events.js";
 import { registerListPolicies } from "./list-policies.js";
-import { securedRoute } from "./shared.js";
 import { registerTestChannel } from "./test-channel.js";
 import { registerUpdateChannel } from "./update-channel.js";
 import { registerUpdatePolicy } from "./update-policy.js";
@@ -31,7 +31,7 @@ export function registerAlertRoutes(
   form: ApiForm,
   testSends: TestSends,
 ): void {
-  const common = securedRoute(form, auth);
+  const common = securedRoute("alerts", form, auth);
   registerListChannels(app, api, common, form);
   registerCreateChannel(app, api, common);
   registerGetChannel(app, api, common);

@@ -1,14 +1,4 @@
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../../http/context.js";
-import { type ApiForm, authSecurity } from "../../../http/security.js";
 import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "../api-types.js";
-
-/** What every alerts route shares: its tag, the form's security and the auth check (scope by method). */
-export function securedRoute(form: ApiForm, auth: MiddlewareHandler<AppEnv>) {
-  return { tags: ["alerts"], security: authSecurity(form), middleware: auth };
-}
-
-export type SecuredRoute = ReturnType<typeof securedRoute>;
 
 // The views are the same in both forms: only the list routes' page fields differ.
 

@@ -3,11 +3,11 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import { rateLimitHeaders } from "../../../http/rate-limit/index.js";
 import { setResponseHeader } from "../../../http/response-headers.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { idParam, testResultSchema } from "../api-schemas.js";
 import type { AlertsApi } from "../api-types.js";
 import type { TestSends } from "../test-sends.js";
-import type { SecuredRoute } from "./shared.js";
 
 const limitHeader = (description: string) => ({ description, schema: { type: "integer" as const } });
 

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { channelPatchBody, channelSchema, idParam } from "../api-schemas.js";
 import type { AlertsApi } from "../api-types.js";
-import { type SecuredRoute, toChannelView } from "./shared.js";
+import { toChannelView } from "./shared.js";
 
 /** `PATCH /v1/alert-channels/{id}`: the same contract in both forms. */
 export function registerUpdateChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { policyIdParam, policyPatchBody, policySchema } from "../api-schemas.js";
 import type { AlertsApi } from "../api-types.js";
-import { type SecuredRoute, toPolicyView } from "./shared.js";
+import { toPolicyView } from "./shared.js";
 
 /** `PATCH /v1/alert-policies/{id}`: the same contract in both forms. */
 export function registerUpdatePolicy(app: Router, api: AlertsApi, common: SecuredRoute): void {

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { subscriptionSchema } from "../schemas.js";
 import type { BillingService } from "../service.js";
-import { type SecuredRoute, toSubscriptionView } from "./views.js";
+import { toSubscriptionView } from "./views.js";
 
 /** `GET /v1/billing/subscription`: the same contract in both forms. */
 export function registerGetSubscription(app: Router, billing: BillingService, common: SecuredRoute): void {

@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { checkoutSchema, subscribeBody } from "../schemas.js";
 import type { BillingService } from "../service.js";
-import type { SecuredRoute } from "./views.js";
 
 /** `POST /v1/billing/subscribe`: the same contract in both forms. */
 export function registerSubscribe(app: Router, billing: BillingService, common: SecuredRoute): void {

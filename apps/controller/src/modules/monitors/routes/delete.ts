@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { idParam } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
-import type { SecuredRoute } from "./shared.js";
 
 /** `DELETE /v1/monitors/{id}`: the same contract in both forms. */
 export function registerDelete(app: Router, svc: MonitorCrudService, common: SecuredRoute): void {

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { MonitorResultsService, RunResult } from "../results-service.js";
 import { idParam } from "../schemas.js";
-import type { SecuredRoute } from "./shared.js";
 
 const nodeRun = z.object({
   node_id: z.string(),

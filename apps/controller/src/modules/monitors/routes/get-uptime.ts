@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import {
   type MonitorResultsService,
@@ -9,7 +10,6 @@ import {
   type UptimeWindow,
 } from "../results-service.js";
 import { idParam } from "../schemas.js";
-import type { SecuredRoute } from "./shared.js";
 
 const windows = Object.keys(UPTIME_WINDOWS) as [UptimeWindow, ...UptimeWindow[]];
 const time = (description: string) => z.string().openapi({ description, format: "date-time" });

@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import { idParam, monitorA, monitorB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
-import type { SecuredRoute } from "./shared.js";
 
 const getRoute = (common: SecuredRoute, form: ApiForm) =>
   createRoute({

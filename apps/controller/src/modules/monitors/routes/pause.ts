@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { idParam, pausedResult } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
-import type { SecuredRoute } from "./shared.js";
 
 /** `POST /v1/monitors/{id}/pause`: the same contract in both forms. */
 export function registerPause(app: Router, svc: MonitorCrudService, common: SecuredRoute): void {

@@ -1,11 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
+import { securedRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import type { MonitorResultsService } from "../results-service.js";
 import { registerGetResults } from "./get-results.js";
 import { registerGetUptime } from "./get-uptime.js";
-import { securedRoute } from "./shared.js";
 
 /**
  * A monitor's results and uptime, the same shape in both forms. `auth` is `requireAuth(authenticator)`
@@ -17,7 +17,7 @@ export function registerMonitorResultRoutes(
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
 ): void {
-  const common = securedRoute(form, auth);
+  const common = securedRoute("monitors", form, auth);
   registerGetResults(app, svc, common);
   registerGetUptime(app, svc, common);
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../../http/context.js";
+import { securedRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import type { MonitorCrudService } from "../service.js";
@@ -9,7 +10,6 @@ import { registerGet } from "./get.js";
 import { registerList } from "./list.js";
 import { registerPause } from "./pause.js";
 import { registerResume } from "./resume.js";
-import { securedRoute } from "./shared.js";
 import { registerUpdate } from "./update.js";
 
 /**
@@ -22,7 +22,7 @@ export function registerMonitorCrudRoutes(
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
 ): void {
-  const common = securedRoute(form, auth);
+  const common = securedRoute("monitors", form, auth);
   registerList(app, svc, common, form);
   registerCreate(app, svc, common, form);
   registerGet(app, svc, common, form);

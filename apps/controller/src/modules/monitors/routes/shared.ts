@@ -1,18 +1,8 @@
 import type { z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import type { MonitorType } from "../../../db/tables/monitors.js";
-import type { AppEnv } from "../../../http/context.js";
 import { ApiError, fieldError } from "../../../http/errors.js";
-import { type ApiForm, authSecurity } from "../../../http/security.js";
 import type { createBodyB, patchBodyB } from "../schemas.js";
 import type { FieldPaths, MonitorPatch, NewMonitor } from "../service.js";
-
-/** What every monitor route shares: its tag, the form's security and the auth check (scope by method). */
-export function securedRoute(form: ApiForm, auth: MiddlewareHandler<AppEnv>) {
-  return { tags: ["monitors"], security: authSecurity(form), middleware: auth };
-}
-
-export type SecuredRoute = ReturnType<typeof securedRoute>;
 
 // ---- Form B: the target in the probe bodies' names ----
 

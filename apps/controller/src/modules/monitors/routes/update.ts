@@ -1,12 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import { idParam, monitorA, monitorB, patchBodyA, patchBodyB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
-import { fromPatchB, type SecuredRoute } from "./shared.js";
+import { fromPatchB } from "./shared.js";
 
 const summary = "Change a monitor's name, interval or settings; answers with the whole monitor";
 const rules =
