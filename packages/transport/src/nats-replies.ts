@@ -54,21 +54,27 @@ export class ReplyMux {
   close(): void {
     this.sub?.unsubscribe();
     this.sub = undefined;
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new TransportError("closed", "NATS connection is closed"));
-    }
+    this.rejectAll(new TransportError("closed", "NATS connection is closed"));
+  }
+
+  /**
+   * Rejects every request open now with `err` and returns how many there were. The inbox subscription
+   * stays (nats.js renews it on a reconnect), so requests made afterwards get their replies as usual.
+   */
+  rejectAll(err: TransportError): number {
+    const open = [...this.pending.values()];
     this.pending.clear();
+    for (const p of open) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    return open.length;
   }
 
   private onReply(err: Error | null, msg: Msg): void {
     if (err) {
       // The inbox subscription itself failed (e.g. a permissions violation): nothing will answer.
-      for (const p of this.pending.values()) {
-        clearTimeout(p.timer);
-        p.reject(new TransportError("transport_error", err.message));
-      }
-      this.pending.clear();
+      this.rejectAll(new TransportError("transport_error", err.message));
       this.sub = undefined;
       return;
     }

@@ -121,8 +121,17 @@ export function natsControllerTransport(
   let up = true;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "disconnect") up = false;
-      else if (s.type === "reconnect") up = true;
+      if (s.type === "disconnect") {
+        up = false;
+        // The requests in flight when the connection drops are answered now (`transport_lost`), not at
+        // their deadline. Their job may have died with the server, or reached the agent, whose reply
+        // is lost while this controller's inbox has no subscription on any server: nothing tells which.
+        // Sending them again after the reconnect is no option: agents do not remember job ids, so a job
+        // that had arrived would run twice. A reply that would still have come after the reconnect is
+        // dropped (a late reply to a settled request is ignored); the caller knows at once, and
+        // can try again as soon as the connection is back (usually well under a second).
+        replies.rejectAll(new TransportError("transport_lost", "NATS connection lost"));
+      } else if (s.type === "reconnect") up = true;
     }
   })();
   return {
@@ -241,6 +250,11 @@ export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentL
 
 function toTransportError(err: unknown, nodeId: string, timeoutMs: number): TransportError {
   if (err instanceof TransportError) {
+    if (err.code === "transport_lost")
+      return new TransportError(
+        "transport_lost",
+        `the controller lost its connection to NATS while node ${nodeId}'s job was out; it may or may not have run`,
+      );
     if (err.code === "no_responders")
       return new TransportError("no_responders", `no agent serves node ${nodeId}`);
     if (err.code === "timeout")

@@ -6,11 +6,17 @@ export type TransportErrorCode =
   /** The agent's process ended with the job in flight, for a cause not tied to the job (e.g. SIGKILL). */
   | "agent_exited"
   /** The agent crashed with the job in flight and said so (its `crashed_jobs`): the job may be the cause. */
-  | "agent_crashed";
+  | "agent_crashed"
+  /**
+   * The controller's NATS connection dropped with the request in flight (nats.js reconnects by itself):
+   * the job may or may not have reached the agent and run; its reply would most likely be lost.
+   */
+  | "transport_lost";
 
 /**
- * A request that did not get a reply: nobody listens (`no_responders`), the deadline passed, the link broke,
- * or the agent's process ended while running it (`agent_exited`, `agent_crashed`).
+ * A request that did not get a reply: nobody listens (`no_responders`), the deadline passed, the link broke
+ * (`transport_lost`: it dropped with the request in flight), or the agent's process ended while running it
+ * (`agent_exited`, `agent_crashed`).
  */
 export class TransportError extends Error {
   constructor(
