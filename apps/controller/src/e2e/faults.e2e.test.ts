@@ -123,7 +123,9 @@ describe("fault suite (real processes)", () => {
       expect(task.body.data.results).toHaveLength(ids.length);
       if (opts.nodesMayFail && task.body.data.status === "failed") {
         for (const r of task.body.data.results as { error?: { code: string } }[])
-          expect(["node_offline", "node_timeout", "node_error"], `Form A ${id}`).toContain(r.error?.code);
+          expect(["node_offline", "node_timeout", "node_error", "transport_lost"], `Form A ${id}`).toContain(
+            r.error?.code,
+          );
       } else expect(task.body.data.status, `Form A ${id}`).toBe("done");
     }
     // Form B writes land behind the answers: give the writer a moment after the database is back.

@@ -32,6 +32,7 @@ export const nodeErrorCodes = [
   "node_error",
   "incompatible_version",
   "probe_quarantined",
+  "transport_lost",
 ] as const;
 
 export interface DispatchInput {
@@ -91,6 +92,9 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     // The agent's process ended with the job in flight: answered now, not at the deadline. A crash it
     // reported (or a fatal signal) makes this probe a suspect: held back from every node, monitors paused.
     if (code === "agent_exited") return failed("node_error", (err as TransportError).message);
+    // This controller's NATS connection dropped with the job out (the transport answers such jobs when
+    // it drops, not at their deadline): whether the job ran is unknown, and the node is not to blame.
+    if (code === "transport_lost") return failed("transport_lost", (err as TransportError).message);
     if (code === "agent_crashed") {
       input.quarantine?.add(input.spec, node.id, input.jobId);
       return { ...failed("node_error", (err as TransportError).message), agent_crash: true };

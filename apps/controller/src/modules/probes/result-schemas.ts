@@ -30,7 +30,8 @@ const baseResult = {
     .object({
       code: z.string().openapi({
         description:
-          "Node-level: node_offline, node_timeout, node_busy, node_error, incompatible_version. Probe-level: " +
+          "Node-level: node_offline, node_timeout, node_busy, node_error, incompatible_version, " +
+          "probe_quarantined, transport_lost. Probe-level: " +
           "target_not_allowed, dns_resolution_failed, connection_refused, host_unreachable, " +
           "network_unreachable, timeout, tls_error, icmp_unavailable, ipv6_unavailable, resources_exhausted, " +
           "too_many_redirects, invalid_target, probe_error.",
