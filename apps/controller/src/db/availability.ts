@@ -6,6 +6,7 @@ import type {
   QueryResult,
   TransactionSettings,
 } from "kysely";
+import type { Logger } from "pino";
 
 /** Thrown instead of waiting while the database is known to be away (see `AvailabilityGate`). */
 export class DatabaseUnavailableError extends Error {
@@ -29,6 +30,28 @@ export function isDatabaseUnavailable(err: unknown): boolean {
       return true;
   }
   return err instanceof Error && /PGlite is closed/i.test(err.message);
+}
+
+/** `code: message` of a database error, in one short line (no stack): what a log line needs of it. */
+export function describeDbError(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === "string" ? e.message : String(err);
+  return typeof e?.code === "string" ? `${e.code}: ${message}` : message;
+}
+
+/**
+ * Logs a failed round of background work (a poll, a sweep, a claim): at `level` with the error, unless
+ * the database is away; the outage is then logged once by the gate's change (runtime.ts), and the round
+ * adds a short debug line without a stack (the loops run every few hundred milliseconds).
+ */
+export function logRoundFailure(
+  log: Pick<Logger, "warn" | "error" | "debug">,
+  err: unknown,
+  msg: string,
+  level: "warn" | "error" = "warn",
+): void {
+  if (isDatabaseUnavailable(err)) log.debug({ db_error: describeDbError(err) }, msg);
+  else log[level]({ err }, msg);
 }
 
 export interface AvailabilityOptions {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { isDatabaseUnavailable } from "../db/availability.js";
+import { describeDbError, isDatabaseUnavailable } from "../db/availability.js";
 import { type AppEnv, logOf, requestIdOf } from "./context.js";
 import { ApiError, errorBody, unavailableError } from "./errors.js";
 
@@ -9,7 +9,13 @@ export function handleError(thrown: Error, c: Context<AppEnv>): Response {
   const requestId = requestIdOf(c);
   let err = thrown;
   if (isDatabaseUnavailable(err)) {
-    logOf(c)?.warn({ err, method: c.req.method, path: c.req.path }, "database unavailable");
+    // The outage is logged once when it begins and once when it ends (the availability gate's change,
+    // runtime.ts); each request it refuses adds a short debug line, never a stack: at warn with its stack,
+    // every refused request wrote kilobytes, 7–11 KB/s per controller during an outage.
+    logOf(c)?.debug(
+      { method: c.req.method, path: c.req.path, db_error: describeDbError(err) },
+      "database unavailable: answered 503",
+    );
     err = unavailableError("the database is unavailable; try again shortly");
   }
   if (err instanceof ApiError) {

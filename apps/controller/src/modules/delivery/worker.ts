@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
 import type { Channel, ChannelPayloads, Channels, ChannelType } from "./channels/index.js";
 import { claimDue, markFailed, markSent } from "./outbox.js";
@@ -60,7 +61,7 @@ export function startDeliveryWorker(opts: {
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     runOnce()
-      .catch((err: unknown) => opts.log.error({ err }, "delivery outbox poll failed"))
+      .catch((err: unknown) => logRoundFailure(opts.log, err, "delivery outbox poll failed", "error"))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, interval);
       });

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { logRoundFailure } from "../../db/availability.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import { nodeErrorCodes, type ProbePlan, type ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
@@ -204,7 +205,7 @@ export function startScheduler(
       try {
         return await claim();
       } catch (err) {
-        ctx.log.warn({ err }, "monitor claim failed; trying again");
+        logRoundFailure(ctx.log, err, "monitor claim failed; trying again");
         return 0;
       }
     })();

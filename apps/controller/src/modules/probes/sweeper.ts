@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import { logRoundFailure } from "../../db/availability.js";
 import { LEASE_TTL_MS } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
 import { failAbandonedTasks } from "./repo.js";
@@ -54,7 +55,7 @@ export function startTaskSweeper(opts: {
   };
   const tick = () => {
     running = runOnce().catch((err: unknown) => {
-      opts.log.warn({ err }, "sweeping abandoned probe tasks failed; trying again");
+      logRoundFailure(opts.log, err, "sweeping abandoned probe tasks failed; trying again");
       return 0;
     });
   };

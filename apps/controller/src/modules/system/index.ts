@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { describeDbError, isDatabaseUnavailable } from "../../db/availability.js";
 import type { AppDeps } from "../../deps.js";
 import { logOf, requestIdOf } from "../../http/context.js";
 import { type DirectAnswer, directRoute } from "../../http/direct-routes.js";
@@ -64,7 +65,10 @@ function registerSystem(app: Router, deps: AppDeps): void {
     try {
       await deps.db.ping();
     } catch (err) {
-      logOf(c)?.warn({ err }, "readiness: database unreachable");
+      // An outage is logged once, when it begins (runtime.ts); a load balancer polls this all along.
+      if (isDatabaseUnavailable(err))
+        logOf(c)?.debug({ db_error: describeDbError(err) }, "readiness: database unreachable");
+      else logOf(c)?.warn({ err }, "readiness: database unreachable");
       throw unavailableError("database unreachable");
     }
     if (!deps.transport.connected()) {
