@@ -37,10 +37,20 @@ describe("NATS credentials", () => {
     }
   });
 
-  it("creates a controller user that sends jobs and hears heartbeats and replies", () => {
+  it("creates a controller user that sends jobs, hears heartbeats and replies, and keeps the results log", () => {
     const c = createControllerCredentials();
     expect(c.user.permissions).toEqual({
-      publish: { allow: ["probe.v1.node.*.job"] },
+      publish: {
+        allow: [
+          "probe.v1.node.*.job",
+          "vantage.results.v1.*",
+          "$JS.API.STREAM.CREATE.VANTAGE_RESULTS",
+          "$JS.API.STREAM.UPDATE.VANTAGE_RESULTS",
+          "$JS.API.STREAM.INFO.VANTAGE_RESULTS",
+          "$JS.API.STREAM.PURGE.VANTAGE_RESULTS",
+          "$JS.API.STREAM.MSG.GET.VANTAGE_RESULTS",
+        ],
+      },
       subscribe: { allow: ["probe.v1.node.*.hb", "_INBOX.>"] },
     });
     expect(controllerPermissions({ inboxPrefix: "_INBOX_ctl" }).subscribe?.allow).toContain("_INBOX_ctl.>");

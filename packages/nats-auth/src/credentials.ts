@@ -1,5 +1,5 @@
 import { createUser } from "@nats-io/nkeys";
-import { nodeIdPattern, subjects } from "@vantage/protocol";
+import { nodeIdPattern, resultsLog, subjects } from "@vantage/protocol";
 
 /** A nats-server `authorization.users[].permissions` block (the subset Vantage uses). */
 export interface NatsPermissions {
@@ -50,14 +50,24 @@ export function agentPermissions(nodeId: string): NatsPermissions {
   };
 }
 
-/** The controller sends jobs to any node, hears every heartbeat, and receives replies on its inbox. */
+/**
+ * The controller sends jobs to any node, hears every heartbeat, and receives replies on its inbox. It also
+ * keeps the results write-ahead log (ADR 0012): publishes to the stream's subjects and uses the JetStream
+ * API on that one stream only (create or update it, read, purge), the answers coming to its inbox.
+ */
 export function controllerPermissions(opts: { inboxPrefix?: string | undefined } = {}): NatsPermissions {
   const prefix = opts.inboxPrefix ?? DEFAULT_CONTROLLER_INBOX_PREFIX;
   if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) {
     throw new Error(`invalid inbox prefix ${JSON.stringify(prefix)}`);
   }
   return {
-    publish: { allow: [subjects.job("*")] },
+    publish: {
+      allow: [
+        subjects.job("*"),
+        resultsLog.allSubjects,
+        ...resultsLog.apiVerbs.map((v) => resultsLog.api(v)),
+      ],
+    },
     subscribe: { allow: [subjects.allHeartbeats, `${prefix}.>`] },
   };
 }

@@ -12,6 +12,19 @@ export const subjects = {
   nodeWildcard: (nodeId: string) => `probe.v1.node.${nodeId}.>`,
 } as const;
 
+/**
+ * The results write-ahead log (ADR 0012): a JetStream stream of answered Form B tasks, one subject per
+ * controller process, and the JetStream API subjects the controllers use on it (nothing else of JetStream).
+ */
+export const resultsLog = {
+  stream: "VANTAGE_RESULTS",
+  /** Token 3 is the controller's instance id (`ctl_…`). */
+  subject: (controllerId: string) => `vantage.results.v1.${controllerId}`,
+  allSubjects: "vantage.results.v1.*",
+  api: (verb: "CREATE" | "UPDATE" | "INFO" | "PURGE" | "MSG.GET") => `$JS.API.STREAM.${verb}.VANTAGE_RESULTS`,
+  apiVerbs: ["CREATE", "UPDATE", "INFO", "PURGE", "MSG.GET"] as const,
+} as const;
+
 /** Extracts the node id from a heartbeat subject, or undefined when the subject is not one. */
 export function nodeIdFromSubject(subject: string): string | undefined {
   const parts = subject.split(".");

@@ -21,9 +21,13 @@ export function natsServerBinary(): string {
   return process.env.NATS_SERVER_BIN ?? "nats-server";
 }
 
-/** Renders a nats-server configuration: loopback, given port, optional nkey users. */
-export function renderNatsConfig(port: number, users: NatsUser[] | undefined): string {
+/**
+ * Renders a nats-server configuration: loopback, given port, optional nkey users, and JetStream when given
+ * a directory to store it in.
+ */
+export function renderNatsConfig(port: number, users: NatsUser[] | undefined, jetstreamDir?: string): string {
   const lines = ["host: 127.0.0.1", `port: ${port}`, "max_payload: 1MB"];
+  if (jetstreamDir) lines.push(`jetstream: { store_dir: ${JSON.stringify(jetstreamDir)} }`);
   if (users && users.length > 0) {
     lines.push(`authorization: { users: ${JSON.stringify(users, null, 2)} }`);
   }
@@ -32,13 +36,19 @@ export function renderNatsConfig(port: number, users: NatsUser[] | undefined): s
 
 /**
  * Spawns a nats-server on a random loopback port; `stop()` kills it and removes its files, `restart()`
- * kills it and starts a new one on the same port and configuration (clients see a server restart).
+ * kills it and starts a new one on the same port and configuration (clients see a server restart; with
+ * `jetstream`, its streams are kept on disk across the restart).
  */
-export async function startNatsServer(opts: { users?: NatsUser[] } = {}): Promise<NatsServer> {
+export async function startNatsServer(
+  opts: { users?: NatsUser[]; jetstream?: boolean } = {},
+): Promise<NatsServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vantage-nats-"));
   const configPath = join(dir, "nats.conf");
-  writeFileSync(configPath, renderNatsConfig(port, opts.users));
+  writeFileSync(
+    configPath,
+    renderNatsConfig(port, opts.users, opts.jetstream ? join(dir, "jetstream") : undefined),
+  );
   let child = await spawnServer(configPath, port);
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {

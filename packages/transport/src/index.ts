@@ -17,6 +17,14 @@ export {
   natsControllerTransport,
 } from "./nats.js";
 export {
+  type LoggedRecord,
+  openResultsLog,
+  RESULTS_STREAM,
+  type ResultsLog,
+  ResultsLogError,
+  type ResultsLogOptions,
+} from "./results-log.js";
+export {
   type AgentLink,
   type ControllerTransport,
   type JobHandler,
