@@ -1,5 +1,5 @@
 import type { LookupContext } from "@vantage/lookups";
-import type { ControllerTransport } from "@vantage/transport";
+import type { ControllerTransport, ResultsLog } from "@vantage/transport";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
@@ -18,6 +18,11 @@ export interface AppDeps {
   metrics: HttpMetrics;
   /** This controller process (`ctl_…`, one per start): the id of its lease in `controller_leases`. */
   instanceId: string;
+  /**
+   * The results write-ahead log on JetStream (ADR 0012): answered Form B tasks are in it before the answer.
+   * Undefined in embedded mode and when the NATS server has no JetStream (write-behind alone, ADR 0005).
+   */
+  resultsLog?: ResultsLog | undefined;
   /**
    * Resolves the names lookups connect to (SSL, WHOIS, ICP servers): the system's resolver when omitted.
    * Tests replace it, so that no made-up name ever reaches the machine's resolver.

@@ -7,6 +7,7 @@ import {
   isAuthorizationProbeRefusal,
   isNatsAuthorizationError,
   natsControllerTransport,
+  type ResultsLog,
 } from "@vantage/transport";
 import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
@@ -20,6 +21,7 @@ import { type Listening, listen } from "./http/listen.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { listenMetrics, publicMetricsWarning } from "./http/metrics-endpoint.js";
 import { resolveJwtSecret } from "./modules/accounts/index.js";
+import { openResultsLogOrSay } from "./results-log.js";
 
 /** Everything a running controller holds, with one stop function that releases it in reverse order. */
 export interface Runtime extends App {
@@ -206,8 +208,10 @@ export async function startRuntime(
   const applied = await migrate(db);
   log.info({ database: db.kind, applied }, "database ready");
 
+  const instanceId = newInstanceId();
   let transport: ControllerTransport;
   let bus: InProcessBus | undefined;
+  let resultsLog: ResultsLog | undefined;
   if (config.NATS_URL) {
     log.info({ servers: config.NATS_URL }, "connecting to NATS (retries until the server answers)");
     // The start-up check's own subscription is refused on purpose: not worth a warning.
@@ -244,6 +248,7 @@ export async function startRuntime(
     }
     transport = natsControllerTransport(nc);
     log.info({ servers: config.NATS_URL }, "connected to NATS");
+    resultsLog = await openResultsLogOrSay(nc, instanceId, log);
   } else {
     bus = new InProcessBus();
     transport = bus.controller();
@@ -252,9 +257,8 @@ export async function startRuntime(
 
   // The HTTP series belong to the api role: a controller without it does not export them.
   const metrics = new HttpMetrics(true, { http: config.VANTAGE_ROLES.includes("api") });
-  const instanceId = newInstanceId();
   const lease = startLease(db, instanceId, log);
-  const built = createApp({ config, db, log, transport, metrics, instanceId });
+  const built = createApp({ config, db, log, transport, metrics, instanceId, resultsLog });
   const { entries, url, agent } = roleEntries(built, {
     config,
     log,

@@ -94,6 +94,11 @@ export interface ClusterOptions {
   nats?: (opts: { users: NatsUser[] }) => Promise<NatsServer>;
   /** More environment for an agent (e.g. its own NATS_URL, its preferred server first). */
   agentEnv?: (agentId: string) => Record<string, string>;
+  /**
+   * JetStream on the default server (the results write-ahead log, ADR 0012); default true. False: a
+   * server without it, as before the log (answered Form B tasks only written behind the answer).
+   */
+  jetstream?: boolean;
 }
 
 export async function startCluster(
@@ -104,9 +109,10 @@ export async function startCluster(
   const seedFile = (name: string, seed: string) => writeSeedFile(dir, name, seed);
   const controllerCreds = createControllerCredentials();
   const agentCreds = agentSpecs.map((a) => ({ spec: a, creds: createAgentCredentials(a.id) }));
-  const nats = await (opts.nats ?? startNatsServer)({
-    users: [controllerCreds.user, ...agentCreds.map((a) => a.creds.user)],
-  });
+  const users = [controllerCreds.user, ...agentCreds.map((a) => a.creds.user)];
+  const nats = await (opts.nats
+    ? opts.nats({ users })
+    : startNatsServer({ users, jetstream: opts.jetstream ?? true }));
   const db: TestDatabase = opts.databaseUrl
     ? { url: opts.databaseUrl, name: "external", drop: async () => {} }
     : await createTestDatabase();

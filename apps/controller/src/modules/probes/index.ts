@@ -8,12 +8,13 @@ import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
 import { LiveTasks } from "./live-tasks.js";
 import { ProbeQuarantine } from "./quarantine.js";
+import { ResultWal, startResultLogDrain } from "./result-wal.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
 import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
-import { startTaskSweeper, type TaskSweeper } from "./sweeper.js";
+import { SWEEP_EVERY_MS, startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
 
@@ -31,7 +32,10 @@ export type { Created, ProbeInput, ProbePlan, ProbeRequest, ProbesService, Start
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 
 export interface ProbesModule extends Module<ProbesService> {
-  /** The scheduler role's share: probe tasks a stopped controller left unfinished become `failed`. */
+  /**
+   * The scheduler role's share: probe tasks a stopped controller left unfinished become `failed`, and the
+   * answered tasks a killed one left in the results write-ahead log are stored (ADR 0012).
+   */
   readonly sweeper: Worker;
   /**
    * Form A dispatches and Form B writes in flight: awaited on shutdown. Writes
@@ -57,12 +61,17 @@ export function createProbes(
     listen: (channel, onMessage, onListen) => deps.db.listen(channel, onMessage, onListen),
     log: deps.log,
   });
+  const wal = deps.resultsLog && new ResultWal(deps.resultsLog, deps.instanceId, background, deps.log);
   const probeDeps: ProbeDeps = {
     db: deps.db.kysely,
     transport: deps.transport,
     directory: services.nodes.directory,
     background,
-    writer: new ResultWriter(deps.db.kysely, background, deps.log, { retry }),
+    writer: new ResultWriter(deps.db.kysely, background, deps.log, {
+      retry,
+      ...(wal ? { onSettled: (batch) => wal.stored(batch) } : {}),
+    }),
+    wal,
     retry,
     controllerId: deps.instanceId,
     live: new LiveTasks(),
@@ -80,6 +89,7 @@ export function createProbes(
   };
   const service = probesService(probeDeps);
   let sweeper: TaskSweeper | undefined;
+  let walDrain: { stop(): Promise<void> } | undefined;
   return {
     service,
     routes(app: Router) {
@@ -100,8 +110,18 @@ export function createProbes(
     sweeper: {
       async start() {
         sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log });
+        if (deps.resultsLog)
+          walDrain ??= startResultLogDrain({
+            log: deps.resultsLog,
+            db: deps.db.kysely,
+            ownId: deps.instanceId,
+            logger: deps.log,
+            intervalMs: SWEEP_EVERY_MS,
+          });
       },
       async stop() {
+        await walDrain?.stop();
+        walDrain = undefined;
         await sweeper?.stop();
         sweeper = undefined;
       },

@@ -8,6 +8,7 @@ import type { BackgroundWork } from "./background.js";
 import type { LiveTasks } from "./live-tasks.js";
 import type { ProbeQuarantine } from "./quarantine.js";
 import type { ProbeLimits } from "./quota.js";
+import type { ResultWal } from "./result-wal.js";
 import type { ResultWriter } from "./result-writer.js";
 import type { TaskWatch } from "./task-watch.js";
 import type { WriteRetry } from "./write-retry.js";
@@ -20,6 +21,8 @@ export interface ProbeDeps {
   background: BackgroundWork;
   /** Form B's results go in behind the answer (ADR 0003). */
   writer: ResultWriter;
+  /** With JetStream: each finished Form B task is in this log before it is answered (ADR 0012). */
+  wal?: ResultWal | undefined;
   /** Form A's writes, retried while the database is away (shared with the writer: shutdown ends both). */
   retry: WriteRetry;
   /** This controller process (its lease in `controller_leases`); Form A tasks carry it. */

@@ -19,6 +19,8 @@ export interface ResultWriterOptions {
   retryDelaysMs?: readonly number[];
   /** Shared with the other writers of the module: shutdown ends the retries. */
   retry?: WriteRetry;
+  /** Called with each batch once it is stored or given up (the write-ahead log purges its records). */
+  onSettled?: (batch: readonly TaskRecord[]) => void;
 }
 
 /**
@@ -44,6 +46,7 @@ export class ResultWriter {
   private readonly maxBacklog: number;
   private readonly retryDelaysMs: readonly number[];
   private readonly retry: WriteRetry;
+  private readonly onSettled: ((batch: readonly TaskRecord[]) => void) | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -56,6 +59,7 @@ export class ResultWriter {
     this.maxBacklog = opts.maxBacklog ?? 10_000;
     this.retryDelaysMs = opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.retry = opts.retry ?? new WriteRetry(log);
+    this.onSettled = opts.onSettled;
   }
 
   /** Shutdown: writes still failing `graceMs` from now are given up (logged with their task ids). */
@@ -140,6 +144,7 @@ export class ResultWriter {
 
   private settle(batch: readonly TaskRecord[]): void {
     for (const task of batch) this.unwritten.delete(task.id);
+    this.onSettled?.(batch);
   }
 }
 

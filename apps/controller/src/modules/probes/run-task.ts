@@ -139,8 +139,11 @@ export async function startProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
   deps.live.begin(recordOf(task, "running", []));
   const finished = dispatchAll(deps, task, req.spec, nodes, async (r) => {
     deps.live.result(task.id, r);
-  }).then((results) => {
+  }).then(async (results) => {
     const record = recordOf(task, finalStatus(results), results);
+    // Durable before it is answered (ADR 0012): a SIGKILL from here on loses nothing another controller
+    // cannot store. Without JetStream, write-behind alone (ADR 0005).
+    await deps.wal?.append(record);
     deps.writer.write(record);
     deps.live.finish(record);
     return record;
