@@ -40,6 +40,11 @@ const warmup = Number(process.env.BENCH_KILL_WARMUP ?? 500);
 // A busy host: this many processes spinning on the CPU for the whole bench (the machine has 2 cores).
 const busy = Number(process.env.BENCH_KILL_BUSY ?? 0);
 const settleMs = 500;
+// With JetStream (default) answers are in the results write-ahead log first (ADR 0012): after each kill a
+// second controller drains what the killed one left. BENCH_JETSTREAM=0: a server without it, as before.
+const jetstream = process.env.BENCH_JETSTREAM !== "0";
+// The killed controller's lease must go stale (LEASE_TTL_MS, 20 s) and a drain run (every 5 s) first.
+const drainTimeoutMs = 60_000;
 const verbose = process.env.BENCH_VERBOSE === "1";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -65,6 +70,11 @@ const median = (xs: readonly number[]) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
+const withLog =
+  "with JetStream: the results write-ahead log on, what a killed controller left in it stored by a second " +
+  "controller started after the kill";
+const withoutLog = "without JetStream: write-behind alone";
+const minMedMax = (xs: readonly number[]) => `${Math.min(...xs)} / ${median(xs)} / ${Math.max(...xs)}`;
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "–");
 
 interface KillRun {
@@ -73,6 +83,10 @@ interface KillRun {
   answered: number;
   lastSecond: number;
   lost: number;
+  /** Answered tasks not in PostgreSQL after the kill, stored afterwards from the write-ahead log. */
+  fromLog: number;
+  /** Kill → every answered task stored, ms (the drain), or NaN. */
+  drainMs: number;
   /** kill − answer time of each lost task, ms (0 for answers that reached the client after the kill). */
   lostAges: number[];
   /** How long before the kill the newest stored task was answered, ms. */
@@ -89,7 +103,7 @@ interface KillRun {
 }
 
 const [cluster, target] = await Promise.all([
-  startCluster(agents),
+  startCluster(agents, { jetstream }),
   startServer(new URL("./servers/tcp-target.ts", import.meta.url).pathname),
 ]);
 
@@ -189,17 +203,35 @@ async function killRun(rate: number): Promise<KillRun> {
     await controller.stop(); // reaps the child (already dead)
     // A statement PostgreSQL had received before the kill still commits; give it time to.
     await sleep(settleMs);
-    const stored = await storedTasks(since);
+    const storedAtKill = await storedTasks(since);
     const rolledBack = (await rollbacks()) - rollbacksBefore;
+    let stored = storedAtKill;
+    let drainMs = Number.NaN;
+    if (jetstream) {
+      // Another controller (scheduler role) stores what the killed one left in the log.
+      const drainer = await cluster.startController({ VANTAGE_API_FORM: "b" });
+      try {
+        const deadline = performance.now() + drainTimeoutMs;
+        while (load.answers.some((a) => !stored.has(a.taskId)) && performance.now() < deadline) {
+          await sleep(500);
+          stored = await storedTasks(since);
+        }
+        if (load.answers.every((a) => stored.has(a.taskId))) drainMs = performance.now() - killAt;
+      } finally {
+        await drainer.stop();
+      }
+    }
 
     const answers = load.answers;
     const lostAges = answers.filter((a) => !stored.has(a.taskId)).map((a) => Math.max(0, killAt - a.at));
-    const storedAnswers = answers.filter((a) => stored.has(a.taskId));
+    const fromLog = answers.filter((a) => stored.has(a.taskId) && !storedAtKill.has(a.taskId)).length;
+    // The writer's batches, as they were at the kill (drained tasks form batches of their own).
+    const storedAnswers = answers.filter((a) => storedAtKill.has(a.taskId));
     const newestStoredAge = killAt - Math.max(...storedAnswers.map((a) => a.at));
     // Batches: tasks written by one statement share its transaction id (xmin).
     const batches = new Map<string, { end: number; size: number }>();
     for (const a of storedAnswers) {
-      const xmin = stored.get(a.taskId)!;
+      const xmin = storedAtKill.get(a.taskId)!;
       const b = batches.get(xmin) ?? { end: 0, size: 0 };
       b.end = Math.max(b.end, a.at);
       b.size++;
@@ -213,6 +245,8 @@ async function killRun(rate: number): Promise<KillRun> {
       answered: answers.length,
       lastSecond: answers.filter((a) => a.at > killAt - 1000).length,
       lost: lostAges.length,
+      fromLog,
+      drainMs,
       lostAges,
       newestStoredAge,
       batchEndAges: recent.map((b) => killAt - b.end).slice(-4),
@@ -226,6 +260,7 @@ async function killRun(rate: number): Promise<KillRun> {
       const list = (xs: readonly number[], sep = " ") => xs.map(f1).join(sep);
       process.stderr.write(
         `${killWall.toISOString()} kill, rate ${rate}: answered ${run.answered}, lost ${run.lost} ` +
+          `(from the log ${fromLog}, all stored ${f1(drainMs / 1000)} s after the kill) ` +
           `[${list(sorted(lostAges))}] ms, last batches ended ${list(run.batchEndAges, ", ")} ms before ` +
           `the kill, cycles [${list(cycles)}], batches [${run.batchSizes.join(" ")}], transactions cut ` +
           `${rolledBack}, answer p50 per second [${list(perSecondP50(answers, start))}] ms, ` +
@@ -256,6 +291,7 @@ try {
       "rate /s (sent)",
       "kills",
       "lost per kill min / med / max",
+      "stored from the log per kill min / med / max",
       "window ms med / max",
       "window max per kill, med",
       "lost % of last second",
@@ -276,6 +312,7 @@ try {
         `${rate} (${Math.round(median(rs.map((r) => r.achieved)))})`,
         rs.length,
         `${Math.min(...lost)} / ${median(lost)} / ${Math.max(...lost)}`,
+        jetstream ? minMedMax(rs.map((r) => r.fromLog)) : "– (no JetStream)",
         ages.length ? `${f1(median(ages))} / ${f1(maxOf(ages))}` : "– (none lost)",
         f1(median(rs.map((r) => maxOf(r.lostAges)))),
         `${((100 * lost.reduce((s, n) => s + n, 0)) / lastSecond).toFixed(1)} %`,
@@ -304,7 +341,7 @@ try {
       `pg_stat_database.xact_rollback over the run; ${repeats} kills per rate after ${killAfterMs} ms of ` +
       `open-loop traffic, after ${warmup} sequential warm-up requests; ` +
       `${busy} CPU-spinning processes besides; ` +
-      `Form B tcp, 3 agents, PostgreSQL, nats-server; load = 1-minute load average before each kill, which ` +
+      `Form B tcp, 3 agents, PostgreSQL, nats-server ${jetstream ? withLog : withoutLog}; load = 1-minute load average before each kill, which ` +
       `includes the bench's own processes, 2 cores)\n`,
   );
 } finally {

@@ -11,6 +11,8 @@ import { printTable, startServer } from "./lib/run.js";
  *   response time − the slowest node's own time (its reported connect time, and the agent's whole job
  *   duration read back from probe_results);
  * - throughput: autocannon, 32 connections, BENCH_SECONDS (default 10) after a 2 s warm-up.
+ * nats-server runs with JetStream, so answers wait for the results write-ahead log (ADR 0012);
+ * BENCH_JETSTREAM=0 runs it without (write-behind alone, as before the log).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const samples = Number(process.env.BENCH_SAMPLES ?? 1000);
@@ -22,7 +24,8 @@ const agents = [
 
 // The target listener runs in a process of its own, as a real target is elsewhere (bench/servers).
 const [cluster, target] = await Promise.all([
-  startCluster(agents),
+  // BENCH_JETSTREAM=0: a NATS server without JetStream, so no results write-ahead log (ADR 0012).
+  startCluster(agents, { jetstream: process.env.BENCH_JETSTREAM !== "0" }),
   startServer(new URL("./servers/tcp-target.ts", import.meta.url).pathname),
 ]);
 const controller = await cluster.startController({
