@@ -90,6 +90,19 @@ module.exports = {
       to: { path: "^apps/" },
     },
     {
+      name: "test-support-only-in-tests",
+      comment:
+        "Test support (fixtures, harnesses, fake peers) lives in `testing/` folders or `testing-*.ts` files; " +
+        "tests live in `*.test.ts` files and `test/` and `e2e/` folders. Production code imports none of " +
+        "them, so nothing built for a test (a fixture server, a planted secret, vitest itself) can reach a " +
+        "release. Tests and other test support may import them freely.",
+      severity: "error",
+      from: {
+        pathNot: ["\\.test\\.ts$", "(^|/)(testing|test|e2e)/", "(^|/)testing-"],
+      },
+      to: { path: ["(^|/)(testing|test|e2e)/", "(^|/)testing-", "\\.test\\.ts$"] },
+    },
+    {
       name: "no-unresolvable-imports",
       comment:
         "An import dependency-cruiser cannot resolve is an edge it cannot check: without this rule a broken " +

@@ -78,6 +78,7 @@ describe("architecture (dependency-cruiser, .dependency-cruiser.cjs)", () => {
           `deps-is-a-leaf: ${src}/deps.ts → ${src}/modules/x/index.ts`,
           `packages-never-import-apps: packages/widgets/src/index.ts → ${src}/app.ts`,
           `no-unresolvable-imports: ${src}/lib/broken.ts → ./missing.js`,
+          `test-support-only-in-tests: ${src}/lib/uses-test-support.ts → ${src}/testing/harness.ts`,
         ].sort(),
       );
     });
@@ -88,11 +89,13 @@ describe("architecture (dependency-cruiser, .dependency-cruiser.cjs)", () => {
       expect(cycle?.cycle?.every((step) => step.dependencyTypes.includes("type-only"))).toBe(true);
     });
 
-    it("allows a module's public face, a module's own files, and testing/ → app.ts", () => {
+    it("allows a module's public face, a module's own files, testing/ → app.ts, tests → test support", () => {
       const allowed = [
         [`${src}/modules/y/index.ts`, `${src}/modules/x/index.ts`],
         [`${src}/modules/x/index.ts`, `${src}/modules/x/secret.ts`],
         [`${src}/testing/harness.ts`, `${src}/app.ts`],
+        [`${src}/modules/x/test/checks.ts`, `${src}/modules/x/testing/fake-secret.ts`],
+        [`${src}/modules/x/testing/fake-secret.ts`, `${src}/modules/x/secret.ts`],
       ];
       for (const [from, to] of allowed) {
         const edge = fixtures.modules

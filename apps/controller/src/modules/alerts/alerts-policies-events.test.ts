@@ -3,7 +3,7 @@ import { jsonb } from "../../db/json.js";
 import { newUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { alertsApiHelpers } from "./alerts-api-testing.js";
+import { alertsApiHelpers } from "./testing/alerts-api.js";
 
 /** Alert policies and events through the API: defaults, changes, lists and deletes; references to other accounts' monitors and channels; events paged and filtered with their deliveries. */
 describe.each(dbKinds)("alerts API: policies and events on %s", (kind) => {

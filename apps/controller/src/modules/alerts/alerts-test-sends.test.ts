@@ -4,8 +4,8 @@ import { markVerified, newUser, type TestUser } from "../../testing/accounts.js"
 import { freshWindow } from "../../testing/fresh-window.js";
 import { forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { whsec } from "./alerts-api-testing.js";
 import { TEST_SEND_WINDOW_MS } from "./test-sends.js";
+import { whsec } from "./testing/alerts-api.js";
 
 /**
  * Test sends are no flood source: a verified account only, so many per channel and per account an hour,

@@ -6,10 +6,10 @@ import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { testContext, useReceiver } from "./channels/channel-testing.js";
 import { sendHttp } from "./channels/send.js";
 import { channelRetryMs, createDeliverer, defaultRetry } from "./deliver.js";
 import { makeEvents } from "./events.js";
+import { testContext, useReceiver } from "./testing/channels.js";
 
 const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 

@@ -3,7 +3,7 @@ import { newUser } from "../../testing/accounts.js";
 import { invoiceObject, signedDelivery, stripeEvent } from "../../testing/stripe-fixture.js";
 import { forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { useStripeBilling, WEBHOOK_SECRET } from "./billing-api-testing.js";
+import { useStripeBilling, WEBHOOK_SECRET } from "./testing/billing-api.js";
 
 describe.each(forms)("billing without Stripe settings, Form %s", (form) => {
   const db = useTestDb("pglite");

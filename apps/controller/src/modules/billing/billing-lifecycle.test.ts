@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { issueKey, keyHeaders } from "../../testing/accounts.js";
 import { invoiceObject, stripeEvent, subscriptionObject } from "../../testing/stripe-fixture.js";
 import { forms } from "../../testing/test-app.js";
-import { PERIOD_END, useStripeBilling } from "./billing-api-testing.js";
+import { PERIOD_END, useStripeBilling } from "./testing/billing-api.js";
 
 /** A subscription's life through Stripe's webhooks: paid, past due, deleted, and Stripe failing meanwhile. */
 describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (form) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { invoiceObject, stripeEvent, subscriptionObject } from "../../testing/stripe-fixture.js";
-import { useStripeBilling } from "./billing-api-testing.js";
+import { useStripeBilling } from "./testing/billing-api.js";
 
 type Json = Record<string, unknown>;
 

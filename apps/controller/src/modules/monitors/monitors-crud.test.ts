@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createBody, formFields, useMonitorsApi } from "./monitors-api-testing.js";
 import { phaseMs } from "./slots.js";
+import { createBody, formFields, useMonitorsApi } from "./testing/monitors-api.js";
 
 /** Monitors through the API: create, read, list, change, delete, pause and resume; ownership, scopes and the plan's count. */
 describe.each(dbKinds)("monitor CRUD on %s", (kind) => {

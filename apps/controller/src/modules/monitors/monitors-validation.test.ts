@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
 import { dbKinds, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createBody, formFields, useMonitorsApi } from "./monitors-api-testing.js";
+import { createBody, formFields, useMonitorsApi } from "./testing/monitors-api.js";
 
 /** Monitor bodies the API refuses: invalid fields with their path (400), fields PATCH does not take, and private or reserved targets (422). */
 describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {

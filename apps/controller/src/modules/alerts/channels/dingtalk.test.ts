@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { deliver, sampleMessage, testContext, useReceiver } from "./channel-testing.js";
+import { deliver, sampleMessage, testContext, useReceiver } from "../testing/channels.js";
 import { dingtalkChannel } from "./dingtalk.js";
 
 const receiver = useReceiver();

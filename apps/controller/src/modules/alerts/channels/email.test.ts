@@ -1,7 +1,7 @@
 import { createTransport } from "nodemailer";
 import { describe, expect, it } from "vitest";
 import { startSmtp } from "../../../testing/smtp-server.js";
-import { sampleMessage, testContext } from "./channel-testing.js";
+import { sampleMessage, testContext } from "../testing/channels.js";
 import { emailChannel } from "./email.js";
 
 const ctx = testContext("http://127.0.0.1:9");

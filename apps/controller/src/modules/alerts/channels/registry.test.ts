@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sampleMessage, testContext } from "./channel-testing.js";
+import { sampleMessage, testContext } from "../testing/channels.js";
 import { alertChannels, buildAlert, channelTypes } from "./registry.js";
 
 describe("alert channel registry", () => {

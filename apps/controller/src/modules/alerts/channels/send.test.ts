@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { useReceiver } from "./channel-testing.js";
+import { useReceiver } from "../testing/channels.js";
 import { SendError, sendHttp } from "./send.js";
 import type { OutgoingRequest } from "./types.js";
 

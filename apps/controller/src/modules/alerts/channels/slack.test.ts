@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deliver, sampleMessage, testContext, useReceiver } from "./channel-testing.js";
+import { deliver, sampleMessage, testContext, useReceiver } from "../testing/channels.js";
 import { slackChannel } from "./slack.js";
 
 const receiver = useReceiver();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sampleMessage } from "./channel-testing.js";
+import { sampleMessage } from "../testing/channels.js";
 import { alertText, truncate, truncateBytes, utcTime } from "./text.js";
 import type { AlertMessage } from "./types.js";
 

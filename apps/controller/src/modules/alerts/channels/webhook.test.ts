@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { deliver, sampleMessage, testContext, useReceiver } from "./channel-testing.js";
+import { deliver, sampleMessage, testContext, useReceiver } from "../testing/channels.js";
 import { webhookChannel } from "./webhook.js";
 
 const receiver = useReceiver();

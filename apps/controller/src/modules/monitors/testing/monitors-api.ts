@@ -1,7 +1,7 @@
 import { beforeAll } from "vitest";
-import { newUser, type TestUser } from "../../testing/accounts.js";
-import type { Form, TestApp } from "../../testing/test-app.js";
-import type { TestDbFixture } from "../../testing/use-test-db.js";
+import { newUser, type TestUser } from "../../../testing/accounts.js";
+import type { Form, TestApp } from "../../../testing/test-app.js";
+import type { TestDbFixture } from "../../../testing/use-test-db.js";
 
 /** What the monitors API's test files share: create bodies and field names in each form. */
 

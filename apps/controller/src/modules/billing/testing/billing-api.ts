@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect } from "vitest";
-import { newUser, type TestUser } from "../../testing/accounts.js";
-import { StripeFixture, signedDelivery } from "../../testing/stripe-fixture.js";
-import type { Form, TestApp } from "../../testing/test-app.js";
-import { useTestDb } from "../../testing/use-test-db.js";
+import { newUser, type TestUser } from "../../../testing/accounts.js";
+import { StripeFixture, signedDelivery } from "../../../testing/stripe-fixture.js";
+import type { Form, TestApp } from "../../../testing/test-app.js";
+import { useTestDb } from "../../../testing/use-test-db.js";
 
 export const WEBHOOK_SECRET = "whsec_dGVzdC1zZWNyZXQtZm9yLXZhbnRhZ2UtYmlsbGluZw";
 export const PERIOD_END = Math.floor(Date.UTC(2026, 11, 25) / 1000);

@@ -1,8 +1,14 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { sendHttp } from "./send.js";
-import type { AlertChannel, AlertMessage, ChannelContext, OutgoingRequest, Verdict } from "./types.js";
+import { sendHttp } from "../channels/send.js";
+import type {
+  AlertChannel,
+  AlertMessage,
+  ChannelContext,
+  OutgoingRequest,
+  Verdict,
+} from "../channels/types.js";
 
 /** One request as a receiver saw it. */
 export interface Received {
