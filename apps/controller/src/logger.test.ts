@@ -71,17 +71,20 @@ describe("access log line", () => {
     const { writes, sink } = recordingSink();
     const log = createLogger("info", "vantage-controller", sink);
     const write = accessLog(log);
-    const cases: [string, string, number, number][] = [
+    const cases: [string, string, number, number, string?][] = [
       ["/healthz", "GET", 200, 0.004],
       ["/v1/nodes", "HEAD", 404, 0.07],
       ['/a "quoted" \\ path', "POST", 400, 1.5],
       ["/節點/ü", "DELETE", 204, 12.345],
       ["/slow", "GET", 503, 30_000.999],
+      // A probe's line names the task it created, after the path.
+      ["/v1/probe/tcp", "POST", 200, 1234.5, "task_mhb0v3k2x9a1b2c3d4e5f6a7"],
     ];
-    for (const [path, method, status, ms] of cases) {
-      write("req_abc-1.2:3", method, path, status, ms);
+    for (const [path, method, status, ms, taskId] of cases) {
+      write("req_abc-1.2:3", method, path, status, ms, taskId);
+      const task = taskId === undefined ? {} : { task_id: taskId };
       log.info(
-        { request_id: "req_abc-1.2:3", method, path, status, ms: Math.round(ms * 100) / 100 },
+        { request_id: "req_abc-1.2:3", method, path, ...task, status, ms: Math.round(ms * 100) / 100 },
         "request",
       );
     }
@@ -93,6 +96,7 @@ describe("access log line", () => {
       const [direct, viaPino] = [lines[2 * i]!, lines[2 * i + 1]!];
       expect(withoutTime(direct)).toBe(withoutTime(viaPino));
       expect(JSON.parse(direct)).toMatchObject({ path: cases[i]![0], msg: "request", level: 30 });
+      expect(JSON.parse(direct).task_id).toBe(cases[i]![4]);
     }
   });
 

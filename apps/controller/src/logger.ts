@@ -25,12 +25,21 @@ const ownStreams = new WeakMap<Logger, TurnBatch>();
 /**
  * Writes the access log line of one request. `requestId` and `method` go into the line as they are: the
  * core's ids match `[A-Za-z0-9._:-]` and an HTTP method is a token, so neither holds anything JSON escapes.
+ * `taskId`: the probe task the request created (`task_id` in the line), so a probe's request and its task
+ * can be found from each other.
  */
-export type AccessLog = (requestId: string, method: string, path: string, status: number, ms: number) => void;
+export type AccessLog = (
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  ms: number,
+  taskId?: string,
+) => void;
 
 /**
  * The access log, one line per request at `info`. For a logger from `createLogger` the line is built
- * directly — what `log.info({request_id, method, path, status, ms}, "request")` writes, with `ms` rounded
+ * directly — what `log.info({request_id, method, path, task_id?, status, ms}, "request")` writes, with `ms` rounded
  * to hundredths — because pino's generic serialisation was most of what the access log cost per request:
  * the part up to the request id is made once per millisecond, and `ms` is formatted from whole hundredths
  * (formatting a fraction was a visible share of the line's cost). Any other logger (tests, embedding) gets
@@ -39,8 +48,18 @@ export type AccessLog = (requestId: string, method: string, path: string, status
 export function accessLog(log: Logger): AccessLog {
   const stream = ownStreams.get(log);
   if (!stream) {
-    return (requestId, method, path, status, ms) =>
-      log.info({ request_id: requestId, method, path, status, ms: Math.round(ms * 100) / 100 }, "request");
+    return (requestId, method, path, status, ms, taskId) =>
+      log.info(
+        {
+          request_id: requestId,
+          method,
+          path,
+          ...(taskId === undefined ? {} : { task_id: taskId }),
+          status,
+          ms: Math.round(ms * 100) / 100,
+        },
+        "request",
+      );
   }
   const info = log.levels.values.info ?? 30;
   const head = `{"level":${info}`;
@@ -48,15 +67,16 @@ export function accessLog(log: Logger): AccessLog {
   const bindings = (log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? "";
   let prefixTime = "";
   let prefix = "";
-  return (requestId, method, path, status, ms) => {
+  return (requestId, method, path, status, ms, taskId) => {
     if (log.levelVal > info) return;
     const time = cachedIsoTime();
     if (time !== prefixTime) {
       prefixTime = time;
       prefix = `${head}${time}${bindings},"request_id":"`;
     }
+    const task = taskId === undefined ? "" : `,"task_id":${quote(taskId)}`;
     stream.write(
-      `${prefix}${requestId}","method":"${method}","path":${quote(path)},"status":${status},"ms":${hundredths(ms)},"msg":"request"}\n`,
+      `${prefix}${requestId}","method":"${method}","path":${quote(path)}${task},"status":${status},"ms":${hundredths(ms)},"msg":"request"}\n`,
     );
   };
 }

@@ -26,6 +26,8 @@ export interface RequestState {
   readonly clientIp: string;
   /** The logger with `request_id` bound, made when first used. */
   readonly log: Logger;
+  /** The probe task the request created, for its access log line (`noteTaskId`). */
+  taskId: string | undefined;
 }
 
 /**
@@ -55,6 +57,12 @@ export function requestIdOf(c: WithBindings): string {
 /** The caller's IP address, as rate limits and the IP lookup's default see it. */
 export function clientIpOf(c: WithBindings): string {
   return (c.env as AppBindings | undefined)?.vantage?.clientIp ?? "unknown";
+}
+
+/** Puts the probe task a request created into its access log line (`task_id`). */
+export function noteTaskId(c: WithBindings, taskId: string): void {
+  const state = (c.env as AppBindings | undefined)?.vantage;
+  if (state) state.taskId = taskId;
 }
 
 /** The request's logger (`request_id` bound); `fallback` outside a request the core has seen. */

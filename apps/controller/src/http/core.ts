@@ -178,6 +178,7 @@ class Exchange implements RequestState {
   private readonly start = performance.now();
   private child: Logger | undefined;
   private ip: string | undefined;
+  taskId: string | undefined = undefined;
 
   constructor(
     private readonly core: Core,
@@ -227,7 +228,16 @@ class Exchange implements RequestState {
 
   private record(res: Response, route: Route): Response {
     if (this.core.refusals && isRefusal(res.status)) this.core.refusals.record(this.clientIp);
-    recordAnswer(this.core, route, this.requestId, this.method, this.path, res.status, this.start);
+    recordAnswer(
+      this.core,
+      route,
+      this.requestId,
+      this.method,
+      this.path,
+      res.status,
+      this.start,
+      this.taskId,
+    );
     return res;
   }
 }
@@ -241,10 +251,11 @@ export function recordAnswer(
   path: string,
   status: number,
   start: number,
+  taskId?: string,
 ): void {
   const ms = performance.now() - start;
   route.series?.observe(status, ms / 1000);
-  core.writeAccess?.(requestId, method, path, status, ms);
+  core.writeAccess?.(requestId, method, path, status, ms, taskId);
 }
 
 /** Outside Node's server: the page headers go on the `Response` itself. */

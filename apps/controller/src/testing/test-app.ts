@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import type { LookupContext } from "@vantage/lookups";
 import { createTestDatabase } from "@vantage/testing";
 import { InProcessBus } from "@vantage/transport";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { type App, createApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
 import { connectDb, type Db, migrate } from "../db/connect.js";
@@ -114,6 +114,8 @@ export interface TestAppOptions {
    * hashing; the password tests ask for the real cost.
    */
   bcryptCost?: number | null;
+  /** The app's logger, for tests that read its lines (`captureLog`); silent unless VANTAGE_TEST_LOG. */
+  log?: Logger;
 }
 
 /** bcrypt's lowest cost: a hash in well under a millisecond instead of 50–80 ms of CPU at 10. */
@@ -150,7 +152,7 @@ export function makeTestApp(
 ): TestApp | TableTestApp {
   const config = testConfig(form, env);
   const bus = opts.bus ?? new InProcessBus();
-  const log = pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
+  const log = opts.log ?? pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
   const transport = bus.controller();
   const built = createApp({
     config,

@@ -1,7 +1,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../../http/context.js";
+import { type AppEnv, noteTaskId } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
 import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
 import type { Router } from "../../../http/router.js";
@@ -107,10 +107,12 @@ export function registerCreateProbes(
       if (wantsEventStream(c))
         return openStream(c, form, live, async () => {
           const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
+          noteTaskId(c, created.value);
           setQuotaHeaders(c, created.quota);
           return probes.follow(created.value, viewer(c));
         });
       const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
+      noteTaskId(c, created.value);
       setQuotaHeaders(c, created.quota);
       return ok(c, toFormA(created.value), 202);
     };
@@ -135,10 +137,12 @@ export function registerCreateProbes(
     if (wantsEventStream(c))
       return openStream(c, form, live, async () => {
         const started = await probes.start({ ...input, caller: quotaCallerOf(c) });
+        noteTaskId(c, started.value.id);
         setQuotaHeaders(c, started.quota);
         return probes.follow(started.value.id, viewer(c));
       });
     const created = await probes.run({ ...input, caller: quotaCallerOf(c) });
+    noteTaskId(c, created.value.id);
     setQuotaHeaders(c, created.quota);
     return ok(c, toFormB(created.value), 200);
   };
