@@ -35,7 +35,12 @@ function configDir(opts: { port?: number } = {}) {
   const conf = readFileSync(template, "utf8");
   if (opts.port !== undefined) {
     expect(conf).toMatch(/^port: 4222$/m);
-    writeFileSync(join(dir, "nats-server.conf"), conf.replace(/^port: 4222$/m, `port: ${opts.port}`));
+    expect(conf).toMatch(/^ {2}store_dir: "\/var\/lib\/nats\/jetstream"$/m);
+    // The running server's JetStream store goes in the test's directory, not the machine's /var/lib.
+    const local = conf
+      .replace(/^port: 4222$/m, `port: ${opts.port}`)
+      .replace(/^ {2}store_dir: .*$/m, `  store_dir: ${JSON.stringify(join(dir, "jetstream"))}`);
+    writeFileSync(join(dir, "nats-server.conf"), local);
   } else copyFileSync(template, join(dir, "nats-server.conf"));
   const agent = createAgentCredentials("fra-1");
   writeFileSync(
