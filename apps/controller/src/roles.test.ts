@@ -146,7 +146,7 @@ describe("controller roles (VANTAGE_ROLES)", () => {
     expect(await accepts(port)).toBe(false);
   });
 
-  it("api only: serves HTTP on its port, and neither sends mail nor registers nodes", async () => {
+  it("api only: serves HTTP on its port, knows nodes from their heartbeats, and neither sends mail nor registers nodes", async () => {
     await db.kysely.deleteFrom("nodes").execute();
     const smtp = await startSmtp();
     try {
@@ -169,9 +169,15 @@ describe("controller roles (VANTAGE_ROLES)", () => {
         .executeTakeFirstOrThrow();
       expect(queued).toEqual({ sent_at: null, attempts: 0 });
       expect(smtp.inbox).toEqual([]);
-      // The embedded agent heartbeats, but without the presence role nobody registers it.
-      const nodes = await fetch(`http://127.0.0.1:${port}/v1/nodes`);
-      expect(((await nodes.json()) as { data: { items: unknown[] } }).data.items).toEqual([]);
+      // The embedded agent heartbeats: the api role hears it (node choice needs no table), but without the
+      // presence role nobody writes it to the table.
+      const items = await until(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/nodes`);
+        const listed = ((await res.json()) as { data: { items: { id: string; status: string }[] } }).data;
+        return listed.items.length > 0 ? listed.items : undefined;
+      });
+      expect(items.map((n) => [n.id, n.status])).toEqual([["local", "online"]]);
+      expect(await db.kysely.selectFrom("nodes").select("id").execute()).toEqual([]);
     } finally {
       await smtp.stop();
     }

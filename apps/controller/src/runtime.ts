@@ -86,13 +86,14 @@ function roleEntries(
         await metricsHttp?.close();
       },
     },
-    // Heartbeats → the node directory (memory) and the `nodes` table.
+    // Heartbeats → the in-memory node directory and the `nodes` table; node log lines, version notices.
     { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
     // Background sweeps (probe tasks a stopped controller left unfinished become `failed`) and monitors
     // (due runs claimed and dispatched, their results written, rolled up and trimmed).
     {
       role: "scheduler",
       async start() {
+        await nodes.watcher.start();
         await probes.sweeper.start();
         await monitors.scheduler.start();
         await billing.worker.start();
@@ -101,6 +102,7 @@ function roleEntries(
         await billing.worker.stop();
         await monitors.scheduler.stop();
         await probes.sweeper.stop();
+        await nodes.watcher.stop();
       },
     },
     // The delivery outbox (mail by SMTP with SMTP_URL, else logged) and alerts (state changes → events →
@@ -129,6 +131,8 @@ function roleEntries(
       role: "api",
       async start() {
         const { config, log } = ctx;
+        // Heartbeats → the node directory probes pick from (memory: node choice never needs the database).
+        await nodes.watcher.start();
         // Account changes made on any controller (plan, revoked keys and sessions) evict this one's
         // credential cache: listening before the port opens, so no request is served from a stale entry.
         await accounts.watcher.start();
@@ -159,6 +163,7 @@ function roleEntries(
           });
         } catch (err) {
           await accounts.watcher.stop();
+          await nodes.watcher.stop();
           throw err;
         }
         log.info({ url: http.url, form: config.VANTAGE_API_FORM }, "listening");
@@ -167,6 +172,7 @@ function roleEntries(
         await http?.close();
         // Last: requests served until the port closed still heard of account changes.
         await accounts.watcher.stop();
+        await nodes.watcher.stop();
       },
     },
   ];

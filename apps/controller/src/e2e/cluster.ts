@@ -33,6 +33,7 @@ export interface AgentSpec {
 }
 
 export interface Controller {
+  /** Where its API listens (nothing listens there on a controller without the api role). */
   url: string;
   /** SIGTERM, as a service manager stops it; SIGKILL after 10 s. */
   stop(): Promise<void>;
@@ -44,6 +45,10 @@ export interface Cluster {
   nats: NatsServer;
   db: TestDatabase;
   agents: Map<string, ChildProcess>;
+  /**
+   * Starts a controller process; resolves once its port is open, or, when `VANTAGE_ROLES` leaves out the
+   * api role (no port), once it logs `controller running`.
+   */
   startController(env?: Record<string, string>): Promise<Controller>;
   /** Waits until `GET /v1/nodes` lists these nodes online. */
   waitForNodes(url: string, ids: readonly string[], timeoutMs?: number): Promise<void>;
@@ -76,6 +81,26 @@ function spawnTs(
     }
   });
   return child;
+}
+
+/** Resolves when the child writes a stdout line containing `text`. */
+function logged(child: ChildProcess, text: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let rest = "";
+    const onData = (d: Buffer) => {
+      const lines = (rest + d.toString()).split("\n");
+      rest = lines.pop() ?? "";
+      if (!lines.some((l) => l.includes(text))) return;
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      child.stdout?.off("data", onData);
+      reject(new Error(`no log line with ${text} in ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.stdout?.on("data", onData);
+  });
 }
 
 async function kill(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
@@ -149,6 +174,8 @@ export async function startCluster(
     agents,
     async startController(env = {}) {
       const port = await freePort();
+      const roles = env.VANTAGE_ROLES?.split(",").map((r) => r.trim());
+      const serves = !roles || roles.includes("api");
       const child = spawnTs(
         controllerMain,
         {
@@ -161,6 +188,8 @@ export async function startCluster(
           VANTAGE_ACCESS_LOG: "false",
           // Every test client is 127.0.0.1; the limits have their own tests.
           VANTAGE_PLAN_LIMITS: planLimitsEnv(),
+          // Without a port, its start is seen in the log (`controller running`, at info).
+          ...(serves ? {} : { VANTAGE_LOG_LEVEL: "info" }),
           ...env,
         },
         "controller",
@@ -169,7 +198,10 @@ export async function startCluster(
       const exited = new Promise<never>((_, reject) =>
         child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
       );
-      await Promise.race([waitForPort(port, "127.0.0.1", 60_000), exited]);
+      await Promise.race([
+        serves ? waitForPort(port, "127.0.0.1", 60_000) : logged(child, '"msg":"controller running"', 60_000),
+        exited,
+      ]);
       return {
         url: `http://127.0.0.1:${port}`,
         async stop() {

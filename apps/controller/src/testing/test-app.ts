@@ -97,8 +97,8 @@ export { planLimitsEnv };
 
 export interface TestAppOptions {
   /**
-   * Starts the presence role (the default). Without it the nodes directory reads the `nodes` table, as on a
-   * controller whose `VANTAGE_ROLES` leave presence out: pair it with a presence app on the same `bus`.
+   * Starts the presence role (the default). Without it the app follows heartbeats as an api-only controller
+   * does (the in-memory directory, writing no `nodes` row): pair it with a presence app on the same `bus`.
    */
   presence?: boolean;
   /** The in-process bus to join (another test app's), instead of a new one. */
@@ -128,8 +128,11 @@ export const refuseEveryName: NonNullable<LookupContext["lookup"]> = async (host
   });
 };
 
-/** A test application built without the presence role (`{presence: false}`): it has no `presence`. */
-export type TableTestApp = Omit<TestApp, "presence">;
+/**
+ * A test application built without the presence role (`{presence: false}`): it has no `presence`; its
+ * `nodes.watcher` holds the directory (stopped with `modules.nodes.watcher.stop()`).
+ */
+export type ApiOnlyTestApp = Omit<TestApp, "presence">;
 
 /** Builds the full application (in-process transport) over an open test database. */
 export function makeTestApp(
@@ -143,13 +146,13 @@ export function makeTestApp(
   form: Form,
   env: Record<string, string> | undefined,
   opts: TestAppOptions & { presence: false },
-): TableTestApp;
+): ApiOnlyTestApp;
 export function makeTestApp(
   testDb: TestDb,
   form: Form,
   env: Record<string, string> = {},
   opts: TestAppOptions = {},
-): TestApp | TableTestApp {
+): TestApp | ApiOnlyTestApp {
   const config = testConfig(form, env);
   const bus = opts.bus ?? new InProcessBus();
   const log = opts.log ?? pino({ level: process.env.VANTAGE_TEST_LOG ?? "silent" });
@@ -165,7 +168,7 @@ export function makeTestApp(
     ...(opts.bcryptCost === null ? {} : { bcryptCost: opts.bcryptCost ?? TEST_BCRYPT_COST }),
   });
   const contract = contractCheck(built.app);
-  const app: TableTestApp = {
+  const app: ApiOnlyTestApp = {
     ...built,
     config,
     db: testDb.db,
@@ -192,7 +195,11 @@ export function makeTestApp(
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
   };
-  if (opts.presence === false) return app;
+  if (opts.presence === false) {
+    // The api role's heartbeat subscription, at once; the nodes already known load on first use.
+    built.modules.nodes.watcher.attach();
+    return app;
+  }
   // The presence role, subscribed at once; the nodes already known load on first use (`presence.ready`).
   return { ...app, presence: built.modules.nodes.presence.attach() };
 }

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from "vitest";
 import {
+  type ApiOnlyTestApp,
   type DbKind,
   type Form,
   makeTestApp,
   openTestDb,
-  type TableTestApp,
   type TestApp,
   type TestAppOptions,
   type TestDb,
@@ -15,12 +15,12 @@ export interface TestDbFixture {
   readonly testDb: TestDb;
   /** Builds the application over the database; it is stopped when the block ends. */
   app(form: Form, env?: Record<string, string>, opts?: TestAppOptions & { presence?: true }): TestApp;
-  /** The same without the presence role: its node directory reads the `nodes` table. */
+  /** The same without the presence role: it follows heartbeats as an api-only controller does. */
   app(
     form: Form,
     env: Record<string, string> | undefined,
     opts: TestAppOptions & { presence: false },
-  ): TableTestApp;
+  ): ApiOnlyTestApp;
   /** An application over an empty node table, its presence loaded, so a test sees only its own agents. */
   freshApp(form: Form, env?: Record<string, string>): Promise<TestApp>;
 }
@@ -31,7 +31,7 @@ export interface TestDbFixture {
  */
 export function useTestDb(kind: DbKind): TestDbFixture {
   let opened: TestDb | undefined;
-  const apps: Array<TestApp | TableTestApp> = [];
+  const apps: Array<TestApp | ApiOnlyTestApp> = [];
   beforeAll(async () => {
     opened = await openTestDb(kind);
   });
@@ -39,6 +39,7 @@ export function useTestDb(kind: DbKind): TestDbFixture {
     for (const t of apps) {
       await t.drain();
       if ("presence" in t) await t.presence.stop();
+      else await t.modules.nodes.watcher.stop();
       await t.modules.accounts.close();
     }
     await opened?.close();
@@ -53,12 +54,12 @@ export function useTestDb(kind: DbKind): TestDbFixture {
     form: Form,
     env: Record<string, string> | undefined,
     opts: TestAppOptions & { presence: false },
-  ): TableTestApp;
+  ): ApiOnlyTestApp;
   function app(
     form: Form,
     env: Record<string, string> = {},
     opts: TestAppOptions = {},
-  ): TestApp | TableTestApp {
+  ): TestApp | ApiOnlyTestApp {
     const t =
       opts.presence === false
         ? makeTestApp(fixture.testDb, form, env, { ...opts, presence: false })

@@ -1,6 +1,6 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import type { Router } from "../../http/router.js";
-import { dbNodeDirectory, isOnline, type NodeDirectory, type NodeState } from "./directory.js";
+import { isOnline, type NodeDirectory, type NodeState } from "./directory.js";
 import { NodeList, type NodeView, toNodeViews } from "./node-list.js";
 import { type Presence, startPresence } from "./presence.js";
 import { registerListNodes } from "./routes/list-nodes.js";
@@ -13,8 +13,9 @@ export { nodeSchema } from "./routes/list-nodes.js";
 /** What other modules ask of the node directory. */
 export interface NodesService {
   /**
-   * The directory probes pick nodes from: the presence role's memory (fed by heartbeats) on a controller
-   * that runs it, else the `nodes` table (cached for a second).
+   * The directory probes pick nodes from: in memory, fed by heartbeats, on every controller that runs
+   * `api`, `scheduler` or `presence` (the table only seeds it at start), so node choice never waits for the
+   * database. On a controller with none of them (notifier only: it picks no nodes) it is empty.
    */
   readonly directory: NodeDirectory;
   /** Every known node in the API's view, ordered by id. */
@@ -23,28 +24,45 @@ export interface NodesService {
   online(): Promise<NodeState[]>;
 }
 
-/** The presence role's worker. */
-export interface PresenceWorker extends Worker {
+/** A worker holding the module's in-memory directory (one heartbeat subscription per process). */
+export interface DirectoryWorker extends Worker {
   /**
-   * Subscribes to heartbeats now and returns the in-memory directory, without waiting for the nodes already
-   * in the table (they load on first use): the synchronous half of `start()`, for test harnesses.
+   * Subscribes to heartbeats now (the first worker to do so) and returns the in-memory directory, without
+   * waiting for the nodes already in the table (they load on first use): the synchronous half of
+   * `start()`, for test harnesses. Each call holds the directory until one call of this worker's `stop()`.
    */
   attach(): Presence;
 }
 
 export interface NodesModule extends Module<NodesService> {
   /**
-   * The presence role: heartbeats → the in-memory directory and the `nodes` table. `start()` subscribes at
-   * once and resolves when the nodes already known are loaded.
+   * The presence role: heartbeats → the in-memory directory and the `nodes` table; the node log lines and
+   * version notices. `start()` subscribes at once and resolves when the nodes already known are loaded (or
+   * their load failed: it is then retried in the background).
    */
-  readonly presence: PresenceWorker;
+  readonly presence: DirectoryWorker;
+  /**
+   * The roles that pick nodes (`api`, `scheduler`): the same directory, which writes and logs nothing
+   * unless the presence role runs here too. The directory stops once every worker holding it has stopped.
+   */
+  readonly watcher: DirectoryWorker;
 }
+
+/** The directory of a controller that holds none (notifier only): no node, nothing to pick. */
+const noNodes: NodeDirectory = {
+  list: async () => [],
+  peek: () => [],
+  reserve() {},
+  release() {},
+  pending: () => 0,
+  markOffline() {},
+};
 
 export function createNodes(deps: AppDeps): NodesModule {
   const offlineAfterMs = deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS;
-  const fromTable = dbNodeDirectory(deps.db.kysely, { log: deps.log });
-  let presence: Presence | undefined;
-  const source = (): NodeDirectory => presence ?? fromTable;
+  let memory: Presence | undefined;
+  let holders = 0;
+  const source = (): NodeDirectory => memory ?? noNodes;
   const directory: NodeDirectory = {
     list: () => source().list(),
     peek: () => source().peek?.(),
@@ -52,6 +70,36 @@ export function createNodes(deps: AppDeps): NodesModule {
     release: (id) => source().release(id),
     pending: (id) => source().pending(id),
     markOffline: (id) => source().markOffline(id),
+  };
+  const worker = (writes: boolean): DirectoryWorker => {
+    // Holds taken by this worker's `attach()`/`start()` and not yet given back by `stop()` (the api and
+    // scheduler roles share the watcher: each stop gives back one).
+    let held = 0;
+    return {
+      attach() {
+        if (!memory) {
+          memory = startPresence({
+            db: deps.db.kysely,
+            transport: deps.transport,
+            log: deps.log,
+            offlineAfterMs,
+            writes,
+          });
+        } else if (writes) memory.startWriting();
+        held++;
+        holders++;
+        return memory;
+      },
+      async start() {
+        await this.attach().ready;
+      },
+      async stop() {
+        if (held === 0) return;
+        held--;
+        // The directory keeps serving what it knew; only the subscription and the writes end.
+        if (--holders === 0) await memory?.stop();
+      },
+    };
   };
   return {
     service: {
@@ -67,23 +115,7 @@ export function createNodes(deps: AppDeps): NodesModule {
     routes(app: Router) {
       registerListNodes(app, new NodeList(directory, offlineAfterMs), deps.config.VANTAGE_API_FORM);
     },
-    presence: {
-      attach() {
-        presence ??= startPresence({
-          db: deps.db.kysely,
-          transport: deps.transport,
-          log: deps.log,
-          offlineAfterMs,
-        });
-        return presence;
-      },
-      async start() {
-        await this.attach().ready;
-      },
-      async stop() {
-        // The directory keeps serving what it knew; only the subscription and the writes end.
-        await presence?.stop();
-      },
-    },
+    presence: worker(true),
+    watcher: worker(false),
   };
 }

@@ -76,8 +76,8 @@ interface View {
 }
 
 /**
- * `GET /v1/nodes` as prepared JSON text of the `data` object, from the node directory (the presence role's
- * memory, or the `nodes` table cached for a second), never the database per request: under load every
+ * `GET /v1/nodes` as prepared JSON text of the `data` object, from the node directory (in memory, fed by
+ * heartbeats), never the database per request: under load every
  * request used to queue on the database (PGlite runs one query at a time), and with 10,000 nodes building
  * and serialising the list per request (2.3 MB) took the whole controller. Now:
  * - the list in id order, each node's status and JSON object, and the default answer `{"items": […]}`

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
+import { PerNodeLimit } from "./per-node-limit.js";
 import { upsertNodes } from "./repo.js";
 
 export interface PresenceOptions {
@@ -30,13 +31,29 @@ export interface PresenceOptions {
    * a node from going offline within this time) makes the next `list()` a new snapshot at once.
    */
   snapshotMaxAgeMs?: number;
+  /**
+   * Whether this directory also speaks for the presence role (default true): writes the `nodes` table,
+   * tells agents of another protocol version, and logs nodes registering, going quiet, returning and
+   * dropped heartbeats. False on a controller that picks nodes without that role (`api`, `scheduler`):
+   * the same directory from the same heartbeats, writing and saying nothing that another controller's
+   * presence already does. `startWriting()` turns it on later.
+   */
+  writes?: boolean;
+  /** After a failed load of the known nodes (database away), the next attempt this much later (default 2000 ms). */
+  loadRetryMs?: number;
 }
 
 export interface Presence extends NodeDirectory {
-  /** Loads the nodes already in the database (once); resolves when they are in the directory. */
+  /**
+   * Loads the nodes already in the database (once); resolves when they are in the directory, or when that
+   * first attempt failed: the directory then serves what heartbeats bring and loads again in the background
+   * every `loadRetryMs` until a load succeeds.
+   */
   readonly ready: Promise<void>;
   /** Writes buffered heartbeats now (tests, shutdown). */
   flush(): Promise<void>;
+  /** From now on as with `writes: true` (the presence role starts on a process that already follows heartbeats). */
+  startWriting(): void;
   stop(): Promise<void>;
 }
 
@@ -63,32 +80,15 @@ function firstIssue(error: z.ZodError): string {
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-/** Per node: allows one event per interval (log lines, notices), so a broken agent cannot flood anything. */
-class PerNodeLimit {
-  private readonly last = new Map<string, number>();
-  constructor(private readonly intervalMs: number) {}
-  allow(nodeId: string, now = performance.now()): boolean {
-    const last = this.last.get(nodeId);
-    if (last !== undefined && now - last < this.intervalMs) return false;
-    this.last.set(nodeId, now);
-    return true;
-  }
-  forget(nodeId: string): void {
-    this.last.delete(nodeId);
-  }
-  /** Drops entries whose interval has passed (they would allow anyway), so the map stays small. */
-  prune(now = performance.now()): void {
-    for (const [id, at] of this.last) if (now - at >= this.intervalMs) this.last.delete(id);
-  }
-}
-
 /**
- * The presence role: heartbeats → an in-memory directory (used to pick nodes) and, batched, the `nodes`
- * table (read by `GET /v1/nodes` and by controllers without this role). The node id is taken from the
- * subject only; a payload naming another node is dropped.
+ * Heartbeats → an in-memory directory (used to pick nodes and for `GET /v1/nodes`), so node choice never
+ * waits for the database; with `writes` (the presence role), batched into the `nodes` table too, which
+ * keeps nodes known across restarts (every directory loads it once at start). The node id is taken from
+ * the subject only; a payload naming another node is dropped.
  */
 export function startPresence(opts: PresenceOptions): Presence {
   const { db, log } = opts;
+  let writing = opts.writes ?? true;
   const nodes = new Map<string, NodeState>();
   const dirty = new Set<string>();
   // When a node was last told (and the log last warned) that its protocol version is refused.
@@ -102,6 +102,7 @@ export function startPresence(opts: PresenceOptions): Presence {
   const silent = new Set<string>();
   const offlineAfterMs = opts.offlineAfterMs ?? 15_000;
   const snapshotMaxAgeMs = opts.snapshotMaxAgeMs ?? 1000;
+  const loadRetryMs = opts.loadRetryMs ?? 2000;
   // What `list()` hands out until the next change (see NodeDirectory.list). Plain heartbeats (only
   // `lastSeen`, the load) do not end it at once: 10,000 agents send 2,000 a second, and every reader derives
   // things from a snapshot (the node list's JSON, node selection's candidates). They set `beatsPending`,
@@ -113,7 +114,7 @@ export function startPresence(opts: PresenceOptions): Presence {
   let stopped = false;
 
   const malformed = (nodeId: string, issue: string) => {
-    if (!malformedWarnings.allow(nodeId)) return;
+    if (!writing || !malformedWarnings.allow(nodeId)) return;
     log.warn({ node_id: nodeId, issue }, "malformed heartbeat dropped");
   };
 
@@ -128,7 +129,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     }
     const v = versioned.data.v;
     if (!isCompatibleVersion(v)) {
-      if (versionNotices.allow(nodeId)) {
+      if (writing && versionNotices.allow(nodeId)) {
         log.warn(
           { node_id: nodeId, version: v, expected: PROTOCOL_VERSION },
           "heartbeat with another protocol version: node not registered; the agent was told on its job " +
@@ -154,7 +155,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     }
     const hb = parsed.data;
     if (hb.node.id !== nodeId) {
-      if (malformedWarnings.allow(nodeId)) {
+      if (writing && malformedWarnings.allow(nodeId)) {
         log.warn(
           { node_id: nodeId, claimed: hb.node.id },
           "heartbeat names another node than its subject: dropped",
@@ -163,8 +164,9 @@ export function startPresence(opts: PresenceOptions): Presence {
       return;
     }
     const previous = nodes.get(nodeId);
-    if (silent.delete(nodeId)) log.info({ node_id: nodeId }, "node back online: heartbeats again");
-    else if (previous?.markedOfflineAt !== undefined) {
+    if (silent.delete(nodeId)) {
+      if (writing) log.info({ node_id: nodeId }, "node back online: heartbeats again");
+    } else if (previous?.markedOfflineAt !== undefined) {
       log.info({ node_id: nodeId }, "node back online: heartbeat after a probe found it offline");
     }
     const now = Date.now();
@@ -195,6 +197,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     ) {
       snapshot = undefined;
     } else beatsPending = true;
+    if (!writing) return;
     dirty.add(nodeId);
     // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
     if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
@@ -242,7 +245,7 @@ export function startPresence(opts: PresenceOptions): Presence {
   };
 
   const timer = setInterval(() => {
-    noticeSilence();
+    if (writing) noticeSilence();
     versionNotices.prune();
     malformedWarnings.prune();
     void schedule();
@@ -262,25 +265,50 @@ export function startPresence(opts: PresenceOptions): Presence {
     return snapshot;
   };
 
-  // Loaded on first use, not at construction: building an app must not touch the database by itself.
+  // Loaded on first use, not at construction: building an app must not touch the database by itself. A
+  // failed load (the database away) is retried in the background; meanwhile heartbeats fill the directory.
   let loaded: Promise<void> | undefined;
   let loadDone = false;
+  let attempt: Promise<void> = Promise.resolve();
+  let retry: NodeJS.Timeout | undefined;
+  let loadFailed = false;
+  const loadOnce = async () => {
+    let rows: NodeState[];
+    try {
+      rows = await readNodeRows(db);
+    } catch (err) {
+      if (!loadFailed) {
+        log.warn(
+          { err, retry_ms: loadRetryMs },
+          "loading known nodes failed: serving the nodes heard from, loading again in the background",
+        );
+      }
+      loadFailed = true;
+      if (!stopped) {
+        retry = setTimeout(() => {
+          retry = undefined;
+          attempt = loadOnce();
+        }, loadRetryMs);
+        retry.unref();
+      }
+      return;
+    }
+    for (const r of rows) {
+      if (nodes.has(r.id)) continue;
+      nodes.set(r.id, r);
+      // Known from before this start and quiet since: not news worth a warning.
+      if (Date.now() - r.lastSeen > offlineAfterMs) silent.add(r.id);
+    }
+    snapshot = undefined;
+    if (loadFailed) log.info({ nodes: rows.length }, "known nodes loaded");
+  };
   const load = () => {
-    loaded ??= readNodeRows(db).then(
-      (rows) => {
-        for (const r of rows) {
-          if (nodes.has(r.id)) continue;
-          nodes.set(r.id, r);
-          // Known from before this start and quiet since: not news worth a warning.
-          if (Date.now() - r.lastSeen > offlineAfterMs) silent.add(r.id);
-        }
-        snapshot = undefined;
-      },
-      (err: unknown) => log.error({ err }, "presence: loading known nodes failed"),
-    );
-    void loaded.then(() => {
-      loadDone = true;
-    });
+    if (!loaded) {
+      attempt = loadOnce();
+      loaded = attempt.then(() => {
+        loadDone = true;
+      });
+    }
     return loaded;
   };
 
@@ -308,12 +336,16 @@ export function startPresence(opts: PresenceOptions): Presence {
       );
     },
     flush: () => schedule(),
+    startWriting() {
+      writing = true;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      clearTimeout(retry);
       unsubscribe();
-      if (loaded) await loaded;
+      await attempt;
       await schedule();
     },
   };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Listen } from "../../db/listen.js";
 import { type SseEvent, SseReader } from "../../http/sse.js";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
-import type { TableTestApp, TestApp } from "../../testing/test-app.js";
+import type { ApiOnlyTestApp, TestApp } from "../../testing/test-app.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { until } from "../../testing/until.js";
 import { useTestDb } from "../../testing/use-test-db.js";
@@ -19,7 +19,7 @@ import { TaskWatch } from "./task-watch.js";
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
 const data = (e: SseEvent | undefined): any => JSON.parse(e?.data ?? "null");
 
-async function openStream(t: TestApp | TableTestApp, path: string) {
+async function openStream(t: TestApp | ApiOnlyTestApp, path: string) {
   const res = await t.app.request(path, { headers: { accept: "text/event-stream" } });
   if (!res.body) throw new Error("no body");
   return { res, events: new SseReader(res.body) };
@@ -53,7 +53,7 @@ describe.each(dbKinds)("live streams across controllers on %s", (kind) => {
   it("a GET stream on another controller gets each result as it is stored, before the task ends (form A)", async () => {
     const env = { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" };
     const runner = await db.freshApp("a", env);
-    // Another controller on the same database (and bus); its node directory is the nodes table.
+    // Another controller on the same database (and bus), without the presence role: it follows heartbeats.
     const other = db.app("a", env, { bus: runner.bus, presence: false });
     serveNode(runner.bus, { id: "fast", country: "DE" });
     const mid = serveHeld(runner, "mid", 20);

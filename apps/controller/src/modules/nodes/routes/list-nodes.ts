@@ -105,8 +105,8 @@ const smallEnvelope = (data: string, requestId: string) =>
   `{"data":${data},"request_id":${JSON.stringify(requestId)}}`;
 
 /**
- * The whole list's answer when it is in the presence role's memory and small: made without a promise, by the
- * router's handler and by the direct route alike; `undefined` otherwise.
+ * The whole list's answer when the directory has it at hand (once loaded) and small: made without a promise,
+ * by the router's handler and by the direct route alike; `undefined` otherwise.
  */
 function smallWholeList(list: NodeList, requestId: string): string | undefined {
   const data = list.peekJson();
@@ -119,8 +119,8 @@ const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
  * `GET /v1/nodes`: the prepared JSON of the data object (see `NodeList`) inside the envelope, as `ok()`
  * would build it; a large list as prepared bytes, gzip for clients that accept it (see `PreparedEnvelope`).
  * The handler sends prepared text, so the route is documented from its definition and served by a plain
- * handler; a request without a query string (the common one) parses nothing, and when the presence role
- * has the list in memory it is answered without a promise, as `/healthz` is.
+ * handler; a request without a query string (the common one) parses nothing, and once the directory has the
+ * list at hand it is answered without a promise, as `/healthz` is.
  */
 export function registerListNodes(app: Router, list: NodeList, form: ApiForm): void {
   const route = listNodesRoute(form);
@@ -138,7 +138,7 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
   };
   app.get(route.path, (c) => {
     if (c.req.url.indexOf("?") === -1) {
-      // The common request: the whole list, at hand in the presence role's memory, answered without a promise.
+      // The common request: the whole list, at hand in the directory's memory, answered without a promise.
       const small = smallWholeList(list, requestIdOf(c));
       if (small !== undefined) return c.body(small, 200, jsonType);
       const data = list.peekJson();
