@@ -1,8 +1,11 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { makeTestApp } from "../testing/test-app.js";
 import { usePgCluster } from "../testing/use-pg-cluster.js";
-import { AvailabilityGate } from "./availability.js";
+import { AvailabilityGate, isDatabaseUnavailable } from "./availability.js";
+import { connectDb } from "./connect.js";
 import { InFlight } from "./postgres-dialect.js";
 
 describe("AvailabilityGate", () => {
@@ -167,5 +170,114 @@ describe("PostgreSQL away and back", () => {
       if (!ok) await new Promise((r) => setTimeout(r, 100));
     }
     expect(ok).toBe(true);
+  });
+});
+
+/**
+ * PostgreSQL that accepts TCP connections but not sessions yet answers them with 57P03 (cannot_connect_now:
+ * "the database system is starting up", "… not yet accepting connections", a standby without hot standby).
+ * That is the database being away, not a bug: 503 with Retry-After, the gate closed, and back by itself
+ * once it accepts sessions. The cluster is made a standby without hot standby, which answers every
+ * connection so for as long as it runs, then started again as a primary.
+ */
+describe("PostgreSQL up but not accepting connections (57P03)", () => {
+  const pg = usePgCluster();
+
+  it("the server's error on a connection it ended is not taken for the next connection's (postgres.js patch)", async () => {
+    // postgres.js kept the FATAL error (57P01 here, 57P03 while starting up) of a connection the server
+    // closed under a query, and failed the first query of that connection's next session with it, on a
+    // healthy server, however much later that came: the spurious 503 of issue #27 item 6.
+    const db = await connectDb({ databaseUrl: pg.cluster.url, dataDir: "unused", maxConnections: 1 });
+    try {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely);
+      const pid = rows[0]!.pid;
+      const sleeping = sql`select pg_sleep(10)`.execute(db.kysely).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      for (let i = 0; i < 100; i++) {
+        const active = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where pid = ${pid} and state = 'active' and query like 'select pg_sleep%'`.execute(pg.db.kysely);
+        if (active.rows[0]!.n === 1) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await sql`select pg_terminate_backend(${pid})`.execute(pg.db.kysely);
+      expect(isDatabaseUnavailable(await sleeping)).toBe(true);
+      // The next queries go to a new session of a server that is fine: none fails with the old one's error.
+      const errors: unknown[] = [];
+      let answered = 0;
+      const end = Date.now() + 10_000;
+      while (answered < 3 && Date.now() < end) {
+        try {
+          await sql`select 1`.execute(db.kysely);
+          answered++;
+        } catch (err) {
+          errors.push(err);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      expect(answered).toBe(3);
+      // Only the gate's own refusals while it waits to let a query through (≤ 0.5 s after the close).
+      for (const err of errors) expect(err).toMatchObject({ code: "DB_UNAVAILABLE" });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("is the database away: 503 with Retry-After, gate closed, not an unexpected error", async () => {
+    const t = makeTestApp(pg.testDb, "b");
+    const read = () => t.call("GET", "/v1/probe/tasks/task_mhb0v3k2x9a1b2c3d4e5f6a7");
+    expect((await read()).status).toBe(404);
+    const { rows } = await sql<{ data_directory: string }>`show data_directory`.execute(pg.db.kysely);
+    const dataDir = rows[0]!.data_directory;
+    await sql`alter system set hot_standby = off`.execute(pg.db.kysely);
+    await pg.cluster.stop();
+    writeFileSync(join(dataDir, "standby.signal"), "");
+    try {
+      await pg.cluster.start();
+      // A new connection is refused by the server itself: 57P03, which the database layer takes for the
+      // database being away (the gate closes and says so, once).
+      const changes: { up: boolean; err?: unknown }[] = [];
+      const fresh = await connectDb({
+        databaseUrl: pg.cluster.url,
+        dataDir: "unused",
+        maxConnections: 1,
+        onAvailabilityChange: (up, err) => changes.push({ up, err }),
+      });
+      try {
+        expect(changes).toHaveLength(1);
+        expect(changes[0]!.up).toBe(false);
+        expect(changes[0]!.err).toMatchObject({ code: "57P03" });
+        expect(isDatabaseUnavailable(changes[0]!.err)).toBe(true);
+        expect(fresh.available).toBe(false);
+      } finally {
+        await fresh.close();
+      }
+      // Every request that needs the database: 503 at once, for as long as the server refuses sessions.
+      const until = Date.now() + 3000;
+      while (Date.now() < until) {
+        const res = await read();
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("unavailable");
+        expect(res.headers.get("retry-after")).toBe("5");
+        expect(pg.db.available).toBe(false);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await pg.cluster.stop();
+      rmSync(join(dataDir, "standby.signal"), { force: true });
+      await pg.cluster.start();
+    }
+    const back = Date.now();
+    let res = await read();
+    while (res.status !== 404 && Date.now() - back < 15_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await read();
+    }
+    expect(res.status).toBe(404);
+    expect(pg.db.available).toBe(true);
+    await t.drain();
+    await t.presence.stop();
   });
 });

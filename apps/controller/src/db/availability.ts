@@ -16,7 +16,8 @@ export class DatabaseUnavailableError extends Error {
 /**
  * The database is away or refusing connections, as opposed to a bug: no connection (postgres.js
  * `CONNECTION_*`/`CONNECT_TIMEOUT`, a socket error), PostgreSQL's connection-exception (08), resource (53)
- * and operator-intervention (57P, e.g. shutting down) classes, a closed PGlite, or the gate's own refusal.
+ * and operator-intervention (57P: 57P01 shutting down, 57P03 starting up) classes, a closed PGlite, or the
+ * gate's own refusal.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
