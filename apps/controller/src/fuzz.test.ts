@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCodes } from "./http/errors.js";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from "./http/json-shape.js";
 import { StripeFixture } from "./testing/stripe-fixture.js";
+import type { Form } from "./testing/test-app.js";
 import { useTestDb } from "./testing/use-test-db.js";
 
-type Form = "a" | "b";
 type TestApp = ReturnType<ReturnType<typeof useTestDb>["app"]>;
 
 /**

@@ -9,7 +9,9 @@ import type { Json, Reply, Service } from "./hostile-ns.js";
  * timeout field: 5 s), and the checks every answer
  * must pass.
  */
-export type Form = "a" | "b";
+import type { Form } from "./test-app.js";
+
+export type { Form };
 
 export interface ProbeSpec {
   type: ProbeType;

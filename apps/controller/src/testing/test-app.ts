@@ -8,13 +8,15 @@ import { type Config, loadConfig } from "../config.js";
 import { connectDb, type Db, migrate } from "../db/connect.js";
 import { newInstanceId } from "../db/lease.js";
 import { HttpMetrics } from "../http/metrics.js";
+import type { ApiForm } from "../http/security.js";
 import type { Presence } from "../modules/nodes/index.js";
 import { contractCheck } from "./contract-check.js";
 import { migratedPgliteDump } from "./pglite-template.js";
 import { planLimitsEnv } from "./plan-limits.js";
 
 export type DbKind = "pglite" | "postgres";
-export type Form = "a" | "b";
+/** The API form a test runs in: the deployment's `VANTAGE_API_FORM`. */
+export type Form = ApiForm;
 
 /** Every test that touches the database runs against both. */
 export const dbKinds: readonly DbKind[] = ["pglite", "postgres"];
