@@ -102,7 +102,9 @@ describe.each(dbKinds)("presence on %s", (kind) => {
   });
 
   it("batched writes keep every node's status right: in memory, on a controller without presence, and in the table", async () => {
-    const env = { VANTAGE_NODE_OFFLINE_AFTER_MS: "1000" };
+    // Long enough that 300 heartbeats, a flush and six list requests fit in it on a loaded machine.
+    const offlineAfterMs = 3000;
+    const env = { VANTAGE_NODE_OFFLINE_AFTER_MS: String(offlineAfterMs) };
     const t = await fresh(env);
     const api = db.app("b", env, { presence: false, bus: t.bus });
     const link = t.bus.agent();
@@ -123,7 +125,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
     // What a controller starting at `at` would load (the table is each directory's seed).
     const tableTotals = async (at: number) => {
       const rows = await readNodeRows(db.testDb.db.kysely);
-      const online = rows.filter((n) => isOnline(n, 1000, at)).length;
+      const online = rows.filter((n) => isOnline(n, offlineAfterMs, at)).length;
       return { online, offline: rows.length - online };
     };
     await beat(ids);
@@ -135,7 +137,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
     // m0 says goodbye, m1–m149 keep beating, m150–m299 stop.
     const alive = ids.slice(1, 150);
     await beat(["m0", ...alive], "m0");
-    await new Promise((r) => setTimeout(r, 1100));
+    await new Promise((r) => setTimeout(r, offlineAfterMs + 100));
     await beat(alive);
     beaten = Date.now();
     expect(await totals(t)).toEqual({ online: 149, offline: 151 });
