@@ -5,8 +5,9 @@
 //
 // Entry points: main.mjs (the server) and the operator commands beside it, migrate.mjs, account-plan.mjs,
 // secrets-rotate.mjs, add-agent.mjs (`pnpm agent:add`, `pnpm nats:controller-user`), password-worker.mjs
-// (the bcrypt worker threads piscina starts from beside the bundle) and embedded-agent.mjs (the embedded
-// mode's agent child process); shared code in chunk-*.mjs.
+// (the bcrypt worker threads piscina starts from beside the bundle), embedded-agent.mjs (the embedded
+// mode's agent child process) and compile-worker.mjs (the thread a data reload runs on); shared code in
+// chunk-*.mjs.
 //
 // The workspace packages (@vantage/*, whose exports are TypeScript sources) are bundled; npm packages stay
 // external and load from node_modules at run time, so their own files (PGlite's wasm and data, Scalar's
@@ -43,12 +44,15 @@ const entryPoints = {
   "password-worker": join(here, "src/modules/accounts/password-worker.mjs"),
   // The embedded mode's agent child process (src/embedded-agent/supervisor.ts forks it).
   "embedded-agent": join(here, "src/embedded-agent/child.ts"),
+  // The worker thread a SIGHUP reload compiles the IP and reputation data on (@vantage/lookups' off-thread.ts).
+  "compile-worker": join(root, "packages/lookups/src/worker/compile-worker.ts"),
 };
 
 /** Sources whose `import.meta.url` names a file built into dist/: `new URL("./password-worker.mjs", …)`. */
 const bundleRelative = new Set([
   join(here, "src/modules/accounts/password-hasher.ts"),
   join(here, "src/embedded-agent/supervisor.ts"),
+  join(root, "packages/lookups/src/worker/off-thread.ts"),
 ]);
 
 /** Besides the sources: a change to any of these (a new install, another lockfile) means a new build. */

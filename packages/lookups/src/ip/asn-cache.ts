@@ -20,12 +20,19 @@ export interface AsnSource {
   onEvent?: ((event: IpDataEvent) => void) | undefined;
 }
 
+export interface LoadedAsnTable {
+  table: AsnTable;
+  cacheFile: string;
+  /** The table in the cache file's layout (what decodeAsnTable reads): the file read, or the one written. */
+  bytes: Buffer;
+}
+
 /**
  * The ASN table of `source`: read from the cache file when one matches (same data version, same format,
  * same CSV sizes and modification times), else compiled from the CSVs and written there for next time.
  * A cache that cannot be written costs the next start a compile, nothing more; a bad CSV throws.
  */
-export async function loadAsnTable(source: AsnSource): Promise<{ table: AsnTable; cacheFile: string }> {
+export async function loadAsnTable(source: AsnSource): Promise<LoadedAsnTable> {
   const emit = source.onEvent ?? (() => {});
   const cacheFile = join(source.cacheDir, cacheFileName(source.version));
   // The version names the data, but an operator may replace the CSVs and forget to change it: their sizes
@@ -33,9 +40,9 @@ export async function loadAsnTable(source: AsnSource): Promise<{ table: AsnTable
   const sources = (await Promise.all([source.ipv4Csv, source.ipv6Csv].map(fingerprint))).join(" ");
   const started = performance.now();
   const cached = await readCache(cacheFile, source.version, sources);
-  if (cached.table) {
+  if (cached.table && cached.bytes) {
     emit({ type: "asn_cache_loaded", cacheFile, ms: performance.now() - started });
-    return { table: cached.table, cacheFile };
+    return { table: cached.table, cacheFile, bytes: cached.bytes };
   }
   if (cached.reason) emit({ type: "asn_cache_unusable", cacheFile, reason: cached.reason });
 
@@ -50,12 +57,13 @@ export async function loadAsnTable(source: AsnSource): Promise<{ table: AsnTable
     ms: performance.now() - started,
     ranges: table.v4Asn.length + table.v6Asn.length,
   });
+  const bytes = encodeAsnTable(table, { version: source.version, sources });
   try {
-    await writeAtomically(cacheFile, encodeAsnTable(table, { version: source.version, sources }));
+    await writeAtomically(cacheFile, bytes);
   } catch (error) {
     emit({ type: "asn_cache_write_failed", cacheFile, reason: (error as Error).message });
   }
-  return { table, cacheFile };
+  return { table, cacheFile, bytes };
 }
 
 /** `asn-<version>-f<format>.bin`, the version reduced to characters safe in a file name. */
@@ -72,7 +80,7 @@ async function readCache(
   file: string,
   version: string,
   sources: string,
-): Promise<{ table?: AsnTable; reason?: string }> {
+): Promise<{ table?: AsnTable; bytes?: Buffer; reason?: string }> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -84,7 +92,7 @@ async function readCache(
     const { table, meta } = decodeAsnTable(bytes);
     if (meta.version !== version) return { reason: `built from ${meta.version}, not ${version}` };
     if (meta.sources !== sources) return { reason: "the CSV files changed since it was built" };
-    return { table };
+    return { table, bytes };
   } catch (error) {
     return { reason: (error as Error).message };
   }

@@ -1,5 +1,5 @@
 import { ipToBigInt } from "./address.js";
-import { type AsnTable, withBuckets } from "./asn-table.js";
+import { type AsnTable, orgNamesOf, withBuckets } from "./asn-table.js";
 
 /*
  * ip-location-db's ASN CSVs (`ip_range_start,ip_range_end,autonomous_system_number,
@@ -43,7 +43,7 @@ export function compileAsnTable(
     v6End: new Uint32Array(rows6.length * 4),
     v6Asn: Uint32Array.from(rows6, (r) => r.asn),
     v6Org: Uint32Array.from(rows6, (r) => r.org),
-    orgs,
+    orgs: orgNamesOf(orgs),
   };
   for (const [i, r] of rows6.entries()) {
     for (let w = 0; w < 4; w++) {

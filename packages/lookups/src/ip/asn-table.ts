@@ -14,10 +14,48 @@ export interface AsnTable {
   v6Asn: Uint32Array;
   v6Org: Uint32Array;
   /** De-duplicated AS organisation names; entry 0 is null. */
-  orgs: (string | null)[];
+  orgs: OrgNames;
   /** Per family, how many rows start below each 16-bit prefix (see withBuckets); not stored on disk. */
   v4Buckets: Uint32Array;
   v6Buckets: Uint32Array;
+}
+
+/** The organisation names by index: entry 0 is "no name" (null), out of range is null too. */
+export interface OrgNames {
+  readonly count: number;
+  get(index: number): string | null;
+}
+
+export function orgNamesOf(names: readonly (string | null)[]): OrgNames {
+  return { count: names.length, get: (i) => names[i] ?? null };
+}
+
+/**
+ * The names inside a cache file, each decoded on first use: a table handed over from a worker thread is
+ * ready without decoding ~100k strings on the event loop, and a lookup decodes only the name it returns.
+ */
+function lazyOrgNames(buf: Buffer, offsets: Uint32Array, at: number): OrgNames {
+  const count = offsets.length - 1;
+  // Decoded names in blocks of 1,024 made on first use: one array of `count` (650 KB) took the event loop
+  // milliseconds to allocate at the swap, and a Map made every lookup slower.
+  const blocks: (string | undefined)[][] = [];
+  return {
+    count,
+    get(i) {
+      if (!(i > 0 && i < count)) return null;
+      let block = blocks[i >>> 10];
+      if (block === undefined) {
+        block = new Array<string | undefined>(1024);
+        blocks[i >>> 10] = block;
+      }
+      let name = block[i & 1023];
+      if (name === undefined) {
+        name = buf.toString("utf8", at + (offsets[i] as number), at + (offsets[i + 1] as number));
+        block[i & 1023] = name;
+      }
+      return name;
+    },
+  };
 }
 
 /**
@@ -101,7 +139,9 @@ const pad4 = (n: number) => (n + 3) & ~3;
 
 /** The table and what it was built from, as one buffer ready to write. */
 export function encodeAsnTable(table: AsnTable, meta: Record<string, string>): Buffer {
-  const names = table.orgs.map((o) => Buffer.from(o ?? "", "utf8"));
+  const names = Array.from({ length: table.orgs.count }, (_, i) =>
+    Buffer.from(table.orgs.get(i) ?? "", "utf8"),
+  );
   const offsets = new Uint32Array(names.length + 1);
   for (const [i, name] of names.entries()) offsets[i + 1] = (offsets[i] as number) + name.length;
   const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
@@ -137,11 +177,22 @@ export function encodeAsnTable(table: AsnTable, meta: Record<string, string>): B
 
 const u8 = (a: Uint32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
+/** The first search step of a decoded table, handed over with its bytes so the receiver need not redo it. */
+export interface AsnBuckets {
+  v4Buckets: Uint32Array;
+  v6Buckets: Uint32Array;
+}
+
 /**
  * Reads a cache file back, checking everything a search relies on (sizes, order, indexes in bounds), so a
  * truncated or foreign file is refused (and recompiled) rather than answering wrongly. Throws when bad.
+ * With `checked` (the buckets of a decode of these very bytes, done on another thread), the checks and the
+ * buckets are not done again: the table is views over `file`, ready in constant time.
  */
-export function decodeAsnTable(file: Buffer): { table: AsnTable; meta: Record<string, string> } {
+export function decodeAsnTable(
+  file: Buffer,
+  checked?: AsnBuckets,
+): { table: AsnTable; meta: Record<string, string> } {
   // Typed arrays need 4-byte alignment: copy into a fresh buffer unless the read one already is aligned.
   const buf = file.byteOffset % 4 === 0 ? file : Buffer.from(new Uint8Array(file).buffer);
   const fail = (why: string): never => {
@@ -179,12 +230,13 @@ export function decodeAsnTable(file: Buffer): { table: AsnTable; meta: Record<st
     v6Org: take(n6),
   };
   const offsets = take(nOrgs + 1);
-  const orgs: (string | null)[] = [];
+  const orgs = lazyOrgNames(buf, offsets, at);
+  if (checked) return { table: { ...table, orgs, ...checked }, meta: meta as Record<string, string> };
+  if (offsets[0] !== 0) fail("org name offsets out of bounds");
   for (let i = 0; i < nOrgs; i++) {
     const from = offsets[i] as number;
     const to = offsets[i + 1] as number;
     if (to < from || to > orgBytes) fail("org name offsets out of bounds");
-    orgs.push(i === 0 ? null : buf.toString("utf8", at + from, at + to));
   }
   checkOrder(table, nOrgs, fail);
   return { table: withBuckets({ ...table, orgs }), meta: meta as Record<string, string> };

@@ -14,12 +14,22 @@ export interface CountryReader {
   v4(ip: number): string | null;
   /** Country of the IPv6 address a:b:c:d (32-bit words, most significant first); `text` is its text. */
   v6(a: number, b: number, c: number, d: number, text: string): string | null;
+  /** The node under each 16-bit prefix per family: pass them to another openCountryReader of the same bytes. */
+  readonly tops: CountryTops;
+}
+
+export interface CountryTops {
+  v4: Uint32Array;
+  v6: Uint32Array;
 }
 
 const CODE = /^[A-Z]{2}$/;
 
-/** Opens the MMDB in `bytes`; throws when it is not a combined IPv4+IPv6 country file. */
-export function openCountryReader(bytes: Buffer, name: string): CountryReader {
+/**
+ * Opens the MMDB in `bytes`; throws when it is not a combined IPv4+IPv6 country file. `tops`, from a reader
+ * of the same bytes (on another thread), spares the 2 × 65,536 walks of the first 16 bits.
+ */
+export function openCountryReader(bytes: Buffer, name: string, tops?: CountryTops): CountryReader {
   let reader: Reader<Response>;
   try {
     reader = new Reader(bytes, { cache: new Map() });
@@ -60,13 +70,16 @@ export function openCountryReader(bytes: Buffer, name: string): CountryReader {
     for (let bit = bits - 1; bit >= 0 && node < nodeCount; bit--) node = child(node, (word >>> bit) & 1);
     return node;
   };
-  // The combined file keeps IPv4 in ::/96, the tree as MaxMind lays it out; 96 zero bits lead there.
-  let ipv4Root = 0;
-  for (let i = 0; i < 3; i++) ipv4Root = walk(ipv4Root, 0, 32);
   // Half of every walk is done once here: the node under each 16-bit prefix (256 KiB per family).
   const top = (root: number) => Uint32Array.from({ length: 0x10000 }, (_, prefix) => walk(root, prefix, 16));
-  const v4Top = top(ipv4Root);
-  const v6Top = top(0);
+  const ipv4Root = () => {
+    // The combined file keeps IPv4 in ::/96, the tree as MaxMind lays it out; 96 zero bits lead there.
+    let node = 0;
+    for (let i = 0; i < 3; i++) node = walk(node, 0, 32);
+    return node;
+  };
+  const v4Top = tops?.v4 ?? top(ipv4Root());
+  const v6Top = tops?.v6 ?? top(0);
 
   const decoded = new Map<number, string | null>();
   /** The record a pointer leads to, decoded by maxmind the first time (through the same address). */
@@ -81,6 +94,7 @@ export function openCountryReader(bytes: Buffer, name: string): CountryReader {
     return country;
   };
   return {
+    tops: { v4: v4Top, v6: v6Top },
     v4: (ip) => resolve(walk(v4Top[ip >>> 16] as number, ip, 16), () => formatIpv4(ip)),
     v6: (a, b, c, d, text) =>
       resolve(walk(walk(walk(walk(v6Top[a >>> 16] as number, a, 16), b, 32), c, 32), d, 32), () => text),

@@ -1,6 +1,12 @@
+import { runOffThread } from "../worker/off-thread.js";
 import type { AddressSet } from "./address-set.js";
 import { parseAsnList } from "./asn-list.js";
-import { isVersionText, type OpenReputationDataOptions, openReputationData } from "./data.js";
+import {
+  isVersionText,
+  type OpenReputationDataOptions,
+  openReputationData,
+  type ReputationParts,
+} from "./data.js";
 import {
   type AddressMatch,
   type AsnEntry,
@@ -88,10 +94,16 @@ export class ReputationDataHolder implements ReputationDataSource {
       const options = { ...this.#options, ...changes };
       let next: ReputationData;
       try {
-        next = overlay(await openReputationData(options), this.#replaced);
+        const read = options.offThread
+          ? buildReputationData(
+              (await runOffThread({ kind: "reputation", options: { dir: options.dir } })) as ReputationParts,
+            )
+          : await openReputationData(options);
+        next = overlay(read, this.#replaced);
       } catch (error) {
-        const message = `reputation data reload failed, still answering from the previous data: ${(error as Error).message}`;
-        throw new Error(message, { cause: error });
+        // The reason once, in the message: no `cause`, which a logger would print a second time.
+        const reason = (error as Error).message;
+        throw new Error(`reputation data reload failed, still answering from the previous data: ${reason}`);
       }
       this.#current = next;
       this.#options = options;

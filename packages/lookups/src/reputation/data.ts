@@ -49,6 +49,11 @@ export function isVersionText(version: string): boolean {
 export interface OpenReputationDataOptions {
   /** A directory in the REPUTATION_DATA_FILES layout; the shipped copy when omitted. */
   dir?: string | undefined;
+  /**
+   * Reloads (ReputationDataHolder.reload) read and compile the files on a worker thread, which hands the
+   * compiled tables over (their typed arrays transferred, not copied).
+   */
+  offThread?: boolean | undefined;
 }
 
 interface DataFile {
@@ -67,6 +72,19 @@ type Found = Map<string, DataFile[]>;
  * is unreadable, empty or not in its format (the Error names the file and line).
  */
 export async function openReputationData(options: OpenReputationDataOptions = {}): Promise<ReputationData> {
+  return buildReputationData(await readReputationParts(options));
+}
+
+/** What buildReputationData takes: plain data and typed arrays, which a worker thread can hand over. */
+export interface ReputationParts {
+  dir: string;
+  datasets: ReputationDatasets;
+  versions: Record<string, string>;
+  missing: ReputationDatasetName[];
+}
+
+/** openReputationData's reading and compiling, without the wrapping (done on a reload's worker thread). */
+export async function readReputationParts(options: OpenReputationDataOptions = {}): Promise<ReputationParts> {
   const dir = options.dir ?? shippedReputationDir;
   const [found, recorded] = await Promise.all([findFiles(dir), readVersionsFile(dir)]);
   const datasets: ReputationDatasets = {};
@@ -100,7 +118,7 @@ export async function openReputationData(options: OpenReputationDataOptions = {}
   if (missing.length === reputationDatasetNames.length) {
     throw new Error(`no reputation data in ${dir}: none of the files of REPUTATION_DATA_FILES exists`);
   }
-  return buildReputationData({ dir, datasets, versions, missing });
+  return { dir, datasets, versions, missing };
 }
 
 /**
