@@ -11,9 +11,10 @@ export interface IpData {
   /** The data now answering; the first call opens it (and compiles its cache on a first start). */
   current(): Promise<IpDataSource>;
   /**
-   * Opens the files again (`VANTAGE_IP_DATA_DIR`, else the shipped ones) and, once they have loaded
-   * whole, swaps them in: lookups in flight finish on the old data, later ones read the new. When the new
-   * files fail to load, the old data keeps answering and the promise rejects. Resolves to the version.
+   * Opens the files again (`VANTAGE_IP_DATA_DIR`, else the shipped ones) on a worker thread and, once they
+   * have loaded whole, swaps them in: lookups in flight finish on the old data, later ones read the new.
+   * When the new files fail to load, the old data keeps answering, the reason is logged (once) and the
+   * promise rejects. Resolves to the version.
    */
   reload(): Promise<string>;
   /** The loaded data's version; undefined before the first use. */
@@ -38,6 +39,8 @@ export function openIpDataFor(config: Config, log: Logger): IpData {
     dataDir: config.VANTAGE_IP_DATA_DIR,
     cacheDir: ipCacheDir(config),
     onEvent: (event: unknown) => log.info({ event }, "IP data"),
+    // A reload reads and compiles on a worker thread: the event loop keeps serving (issue #27 item 3).
+    offThread: true,
   };
   let holder: IpDataHolder | undefined;
   let opening: Promise<IpDataHolder> | undefined;
@@ -60,10 +63,23 @@ export function openIpDataFor(config: Config, log: Logger): IpData {
     // The holder is the data source: a reload swaps what it answers from, so callers never hold stale data.
     current: async () => holder ?? (await open()),
     async reload() {
-      if (!holder) return (await open()).version;
+      if (!holder) {
+        // Never loaded (the files were bad at start): a first open, as at start.
+        const opened = await open().catch((error: Error) => {
+          log.error(`IP data failed to load: ${error.message}`);
+          throw error;
+        });
+        return opened.version;
+      }
       const previous = holder.version;
-      const next = await holder.reload();
-      log.info({ version: next.version, previous }, "IP data reloaded");
+      const started = performance.now();
+      const next = await holder.reload().catch((error: Error) => {
+        // The holder's message says it all (the reason, the version still answering): logged once, here.
+        log.error(error.message);
+        throw error;
+      });
+      const ms = Math.round(performance.now() - started);
+      log.info({ version: next.version, previous, ms }, "IP data reloaded");
       return next.version;
     },
     version: () => holder?.version,

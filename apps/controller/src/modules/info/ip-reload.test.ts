@@ -49,7 +49,7 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
     const exited = exitOf(child);
     const log = logLines(child);
     try {
-      await waitForPort(port, "127.0.0.1", 60_000);
+      await waitForPort(port, "127.0.0.1", 150_000);
       const ask = async () => {
         const res = await fetch(`http://127.0.0.1:${port}/v1/info/ip?ip=8.8.8.8`);
         return (await res.json()) as { data: { isp: string; asn: string; data_version: string } };
@@ -62,7 +62,14 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
 
       await writeData("test.2", "8.8.8.0,8.8.8.255,64502,Second Dataset");
       child.kill("SIGHUP");
+      await log.waitFor((l) => l.msg === "SIGHUP: reloading the IP and reputation data");
+      // The reload runs on a worker thread: a request sent meanwhile is answered, from the old data, before
+      // the new data is swapped in.
+      const during = (await ask()).data;
+      const reloadedBefore = log.lines.some((l) => l.msg === "IP data reloaded");
       await log.waitFor((l) => l.msg === "IP data reloaded");
+      expect(reloadedBefore).toBe(false);
+      expect(during).toMatchObject({ isp: "First Dataset", data_version: "test.1" });
       expect((await ask()).data).toMatchObject({
         isp: "Second Dataset",
         asn: "AS64502",
@@ -74,9 +81,16 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
       const failed = await log.waitFor((l) => String(l.msg).startsWith("IP data reload failed"));
       expect(failed.level).toBe(50);
       expect((await ask()).data).toMatchObject({ isp: "Second Dataset", data_version: "test.2" });
+      // One line for the failure, naming the reason once (no error object repeating it in a stack).
+      // Both reloads of that SIGHUP have ended (the reputation data's, the second of its kind, succeeds).
+      const reputationReloads = () => log.lines.filter((l) => l.msg === "reputation data reloaded").length;
+      while (reputationReloads() < 2) await new Promise((r) => setTimeout(r, 50));
+      const failures = log.lines.filter((l) => JSON.stringify(l).includes("reload failed"));
+      expect(failures).toHaveLength(1);
+      expect(JSON.stringify(failures[0]).split("must hold one version name")).toHaveLength(2);
     } finally {
       child.kill("SIGTERM");
       await exited;
     }
-  }, 90_000);
+  }, 240_000);
 });

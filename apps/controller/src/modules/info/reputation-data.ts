@@ -6,7 +6,10 @@ import type { Config, ReputationSource } from "../../config.js";
 export interface ReputationData {
   /** The holder the lookups read; the first call opens the files (`VANTAGE_REPUTATION_DATA_DIR` or shipped). */
   current(): Promise<ReputationDataHolder>;
-  /** Reads the directory again and swaps it in whole; the old data keeps answering when it fails. */
+  /**
+   * Reads the directory again on a worker thread and swaps it in whole; when that fails the old data keeps
+   * answering, the reason is logged (once) and the promise rejects.
+   */
   reload(): Promise<void>;
   /** Fetches every configured source once and swaps each good one in (failures are logged and kept out). */
   refresh(): Promise<{ replaced: string[]; failed: string[] }>;
@@ -31,7 +34,7 @@ export function openReputationDataFor(
   const dir = config.VANTAGE_REPUTATION_DATA_DIR;
 
   const open = (): Promise<ReputationDataHolder> => {
-    opening ??= ReputationDataHolder.open({ dir }).then(
+    opening ??= ReputationDataHolder.open({ dir, offThread: true }).then(
       (opened) => {
         holder = opened;
         log.info(
@@ -116,9 +119,20 @@ export function openReputationDataFor(
   return {
     current: async () => holder ?? (await open()),
     async reload() {
-      const h = holder ?? (await open());
-      await h.reload();
-      log.info({ versions: h.versions }, "reputation data reloaded");
+      const h =
+        holder ??
+        (await open().catch((error: Error) => {
+          log.error(`reputation data failed to load: ${error.message}`);
+          throw error;
+        }));
+      const started = performance.now();
+      await h.reload().catch((error: Error) => {
+        // The holder's message says it all (the reason, that the old data answers): logged once, here.
+        log.error(error.message);
+        throw error;
+      });
+      const ms = Math.round(performance.now() - started);
+      log.info({ versions: h.versions, ms }, "reputation data reloaded");
     },
     refresh,
     stop() {
