@@ -5,7 +5,7 @@ import { PASSWORD, uniqueEmail } from "../../testing/accounts.js";
 import { startSmtp } from "../../testing/smtp-server.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createChannels, startDeliveryWorker } from "../delivery/index.js";
+import { createSenders, startDeliveryWorker } from "../delivery/index.js";
 
 /** The token as written in the message body (quoted-printable soft breaks undone). */
 function tokenIn(raw: string): string {
@@ -65,7 +65,7 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
       const log = pino({ level: "silent" });
       const worker = startDeliveryWorker({
         db: t.db.kysely,
-        channels: createChannels({ smtpUrl: t.config.SMTP_URL, smtpFrom: t.config.SMTP_FROM, log }),
+        senders: createSenders({ smtpUrl: t.config.SMTP_URL, smtpFrom: t.config.SMTP_FROM, log }),
         log,
         poll: false,
       });
@@ -158,7 +158,7 @@ describe.each(dbKinds)("email verification on %s", (kind) => {
     );
     const worker = startDeliveryWorker({
       db: t.db.kysely,
-      channels: createChannels({ smtpUrl: undefined, smtpFrom: t.config.SMTP_FROM, log }),
+      senders: createSenders({ smtpUrl: undefined, smtpFrom: t.config.SMTP_FROM, log }),
       log,
       poll: false,
     });

@@ -1,19 +1,19 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
-import { type ChannelType, createChannels, type Delivery } from "./channels/index.js";
 import { enqueueDelivery } from "./outbox.js";
+import { createSenders, type Delivery, type OutboxChannel } from "./senders/index.js";
 import { type DeliveryWorker, startDeliveryWorker } from "./worker.js";
 
-export {
-  type Channel,
-  type ChannelPayloads,
-  type Channels,
-  type ChannelType,
-  createChannels,
-  type Delivery,
-} from "./channels/index.js";
 export { MAX_DELIVERY_ATTEMPTS } from "./outbox.js";
+export {
+  createSenders,
+  type Delivery,
+  type OutboxChannel,
+  type OutboxPayloads,
+  type Sender,
+  type Senders,
+} from "./senders/index.js";
 export { type DeliveryWorker, startDeliveryWorker } from "./worker.js";
 
 /** The delivery outbox as other modules use it: accounts queue verification mail, alerts their events. */
@@ -22,7 +22,7 @@ export interface DeliveryService {
    * Queues a message for its channel. Pass the transaction that makes the message necessary, so neither
    * exists without the other; the notifier role delivers it, retrying with backoff.
    */
-  enqueue<C extends ChannelType>(
+  enqueue<C extends OutboxChannel>(
     db: Kysely<Database> | Transaction<Database>,
     delivery: Delivery<C>,
   ): Promise<string>;
@@ -42,7 +42,7 @@ export function createDelivery(deps: AppDeps): DeliveryModule {
       async start() {
         worker = startDeliveryWorker({
           db: deps.db.kysely,
-          channels: createChannels({
+          senders: createSenders({
             smtpUrl: deps.config.SMTP_URL,
             smtpFrom: deps.config.SMTP_FROM,
             log: deps.log,

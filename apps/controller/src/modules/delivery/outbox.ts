@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
-import type { ChannelType, Delivery } from "./channels/index.js";
+import type { Delivery, OutboxChannel } from "./senders/index.js";
 
 /** A claimed message, ready to hand to its channel. */
 export interface QueuedDelivery {
@@ -19,7 +19,7 @@ export const MAX_DELIVERY_ATTEMPTS = 8;
 const LEASE_MS = 5 * 60_000;
 
 /** Queues a message; call inside the transaction that makes it necessary, so neither exists alone. */
-export async function enqueueDelivery<C extends ChannelType>(
+export async function enqueueDelivery<C extends OutboxChannel>(
   db: Kysely<Database> | Transaction<Database>,
   delivery: Delivery<C>,
 ): Promise<string> {

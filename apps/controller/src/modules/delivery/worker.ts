@@ -2,13 +2,13 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
-import type { Channel, ChannelPayloads, Channels, ChannelType } from "./channels/index.js";
 import { claimDue, markFailed, markSent } from "./outbox.js";
+import type { OutboxChannel, OutboxPayloads, Sender, Senders } from "./senders/index.js";
 
 export interface DeliveryWorker {
   /** Delivers every message due now; resolves with how many were delivered. */
   runOnce(): Promise<number>;
-  /** Stops polling, waits for a delivery in progress and closes the channels. */
+  /** Stops polling, waits for a delivery in progress and closes the senders. */
   stop(): Promise<void>;
 }
 
@@ -17,7 +17,7 @@ const BATCH = 20;
 /** Polls the outbox every `intervalMs` (and at once on start), delivering in batches of 20. */
 export function startDeliveryWorker(opts: {
   db: Kysely<Database>;
-  channels: Channels;
+  senders: Senders;
   log: Logger;
   intervalMs?: number;
   poll?: boolean;
@@ -32,10 +32,10 @@ export function startDeliveryWorker(opts: {
       const batch = await claimDue(opts.db, BATCH);
       for (const m of batch) {
         try {
-          const channel = opts.channels[m.channel as ChannelType] as Channel<ChannelType> | undefined;
+          const channel = opts.senders[m.channel as OutboxChannel] as Sender<OutboxChannel> | undefined;
           if (!channel) throw new Error(`unknown delivery channel "${m.channel}"`);
           // The payload was written for this channel by `enqueueDelivery`, typed by the same map.
-          await channel.send(m.destination, m.payload as ChannelPayloads[ChannelType]);
+          await channel.send(m.destination, m.payload as OutboxPayloads[OutboxChannel]);
           await markSent(opts.db, m.id);
           sent++;
         } catch (err) {
@@ -74,7 +74,7 @@ export function startDeliveryWorker(opts: {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running?.catch(() => 0);
-      for (const channel of Object.values(opts.channels)) channel.close();
+      for (const channel of Object.values(opts.senders)) channel.close();
     },
   };
 }

@@ -1,16 +1,16 @@
 import { createTransport } from "nodemailer";
 import type { Logger } from "pino";
-import type { Channel } from "./types.js";
+import type { Sender } from "./types.js";
 
 /**
  * Email over SMTP (nodemailer) when `smtpUrl` is set; otherwise (embedded mode) each message is written to
  * the log at info level, so a newcomer can copy a verification token from the console.
  */
-export function emailChannel(opts: {
+export function smtpSender(opts: {
   smtpUrl: string | undefined;
   from: string;
   log: Logger;
-}): Channel<"email"> {
+}): Sender<"email"> {
   if (!opts.smtpUrl) {
     return {
       type: "email",
