@@ -8,6 +8,7 @@ import type { ControllerTransport } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
 import { PerNodeLimit } from "./per-node-limit.js";
@@ -218,7 +219,8 @@ export function startPresence(opts: PresenceOptions): Presence {
         await upsertNodes(db, batch);
       } catch (err) {
         for (const id of ids) dirty.add(id);
-        log.error({ err }, "presence: writing heartbeats failed; retrying on the next flush");
+        // Once a second while the database is away: the outage itself is logged once, by the gate.
+        logRoundFailure(log, err, "presence: writing heartbeats failed; retrying on the next flush", "error");
         return;
       }
     }
