@@ -4,6 +4,7 @@ import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
+import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
 import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { AccountsService } from "../accounts/index.js";
@@ -85,8 +86,8 @@ export function createAlerts(
     },
   });
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
+  let loop: PollLoop | undefined;
+  // Read by a round's inner loops: a stop ends a burst at its next batch.
   let stopped = true;
   const tick = async () => {
     try {
@@ -102,15 +103,6 @@ export function createAlerts(
     } catch (err) {
       logRoundFailure(deps.log, err, "alert events or deliveries failed this round; trying again");
     }
-  };
-  const loop = () => {
-    if (stopped) return;
-    running = tick().finally(() => {
-      if (!stopped) {
-        timer = setTimeout(loop, config.VANTAGE_ALERTS_POLL_MS);
-        timer.unref();
-      }
-    });
   };
 
   const api = createAlertsApi({
@@ -136,14 +128,15 @@ export function createAlerts(
     box,
     worker: {
       async start() {
-        if (!stopped) return;
+        if (loop) return;
         stopped = false;
-        loop();
+        // `tick` logs its own failures and never rejects.
+        loop = startPollLoop({ round: tick, everyMs: config.VANTAGE_ALERTS_POLL_MS, onError: () => {} });
       },
       async stop() {
         stopped = true;
-        clearTimeout(timer);
-        await running;
+        await loop?.stop();
+        loop = undefined;
       },
     },
   };

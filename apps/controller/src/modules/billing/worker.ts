@@ -2,8 +2,10 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type Stripe from "stripe";
 import type { MeteredFamily } from "../../config.js";
+import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
 import type { Worker } from "../../deps.js";
+import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 import * as repo from "./repo.js";
 import type { BillingSync } from "./sync.js";
 
@@ -81,10 +83,8 @@ export function createBillingWorker(deps: {
   now?: () => number;
 }): Worker & { tick(): Promise<void> } {
   const now = deps.now ?? Date.now;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
+  let loop: PollLoop | undefined;
   let lastReport = 0;
-  let stopped = true;
 
   async function tick(): Promise<void> {
     const { stripe, sync } = deps;
@@ -113,30 +113,19 @@ export function createBillingWorker(deps: {
     }
   }
 
-  const loop = () => {
-    if (stopped) return;
-    running = tick()
-      .catch((err) => deps.log.warn({ err }, "billing sweep failed; next one in a minute"))
-      .finally(() => {
-        running = undefined;
-        if (!stopped) {
-          timer = setTimeout(loop, Math.min(SWEEP_EVERY_MS, deps.reportEveryMs));
-          timer.unref();
-        }
-      });
-  };
-
   return {
     tick,
     async start() {
-      if (!deps.stripe || !stopped) return;
-      stopped = false;
-      loop();
+      if (!deps.stripe || loop) return;
+      loop = startPollLoop({
+        round: tick,
+        everyMs: Math.min(SWEEP_EVERY_MS, deps.reportEveryMs),
+        onError: (err) => logRoundFailure(deps.log, err, "billing sweep failed; next one in a minute"),
+      });
     },
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await loop?.stop();
+      loop = undefined;
     },
   };
 }

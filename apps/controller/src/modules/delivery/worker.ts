@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
+import { startPollLoop } from "../../lib/poll-loop.js";
 import { claimDue, markFailed, markSent } from "./outbox.js";
 import type { OutboxChannel, OutboxPayloads, Sender, Senders } from "./senders/index.js";
 
@@ -24,7 +25,6 @@ export function startDeliveryWorker(opts: {
 }): DeliveryWorker {
   const interval = opts.intervalMs ?? 2000;
   let running: Promise<number> | undefined;
-  let stopped = false;
 
   const drain = async (): Promise<number> => {
     let sent = 0;
@@ -58,21 +58,19 @@ export function startDeliveryWorker(opts: {
     return next;
   };
 
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    runOnce()
-      .catch((err: unknown) => logRoundFailure(opts.log, err, "delivery outbox poll failed", "error"))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, interval);
-      });
-  };
-  if (opts.poll ?? true) tick();
+  const loop =
+    (opts.poll ?? true)
+      ? startPollLoop({
+          round: runOnce,
+          everyMs: interval,
+          onError: (err) => logRoundFailure(opts.log, err, "delivery outbox poll failed", "error"),
+        })
+      : undefined;
 
   return {
     runOnce,
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      await loop?.stop();
       await running?.catch(() => 0);
       for (const channel of Object.values(opts.senders)) channel.close();
     },

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
+import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
+import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 import type { MonitorsContext } from "./context.js";
 import type { RollupPeriod } from "./results-repo.js";
 import * as repo from "./results-repo.js";
@@ -213,34 +215,28 @@ export function createRollupJob(
     return report;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  const tick = () => {
-    if (running) return;
-    running = runOnce()
-      .then((r) => {
-        if (r.more) ctx.log.info({ rollups: r }, "monitor roll-ups behind: continuing in the next run");
-      })
-      .catch((err: unknown) => ctx.log.warn({ err }, "monitor roll-up or retention run failed; trying again"))
-      .finally(() => {
-        running = undefined;
-      });
+  let loop: PollLoop | undefined;
+  const round = async () => {
+    const r = await runOnce();
+    if (r.more) ctx.log.info({ rollups: r }, "monitor roll-ups behind: continuing in the next run");
   };
 
   return {
     runOnce,
     async start() {
-      if (timer) return;
+      if (loop) return;
       stopping = false;
-      tick();
-      timer = setInterval(tick, opts.everyMs ?? 60_000);
-      timer.unref();
+      loop = startPollLoop({
+        round,
+        everyMs: opts.everyMs ?? 60_000,
+        onError: (err) =>
+          logRoundFailure(ctx.log, err, "monitor roll-up or retention run failed; trying again"),
+      });
     },
     async stop() {
-      clearInterval(timer);
-      timer = undefined;
       stopping = true;
-      await running;
+      await loop?.stop();
+      loop = undefined;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { logRoundFailure } from "../../db/availability.js";
 import { LEASE_TTL_MS } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
+import { startPollLoop } from "../../lib/poll-loop.js";
 import { failAbandonedTasks } from "./repo.js";
 
 /**
@@ -32,7 +33,6 @@ export function startTaskSweeper(opts: {
   intervalMs?: number;
   poll?: boolean;
 }): TaskSweeper {
-  let running: Promise<number> | undefined;
   let reachableSince: number | undefined;
   const runOnce = async (now = new Date()) => {
     const t = now.getTime();
@@ -53,23 +53,19 @@ export function startTaskSweeper(opts: {
       opts.log.warn({ tasks: n }, "probe tasks left unfinished by a stopped controller marked failed");
     return n;
   };
-  const tick = () => {
-    running = runOnce().catch((err: unknown) => {
-      logRoundFailure(opts.log, err, "sweeping abandoned probe tasks failed; trying again");
-      return 0;
-    });
-  };
-  let timer: NodeJS.Timeout | undefined;
-  if (opts.poll ?? true) {
-    tick();
-    timer = setInterval(tick, opts.intervalMs ?? SWEEP_EVERY_MS);
-    timer.unref();
-  }
+  const loop =
+    (opts.poll ?? true)
+      ? startPollLoop({
+          round: runOnce,
+          everyMs: opts.intervalMs ?? SWEEP_EVERY_MS,
+          onError: (err) =>
+            logRoundFailure(opts.log, err, "sweeping abandoned probe tasks failed; trying again"),
+        })
+      : undefined;
   return {
     runOnce,
     async stop() {
-      clearInterval(timer);
-      await running;
+      await loop?.stop();
     },
   };
 }
