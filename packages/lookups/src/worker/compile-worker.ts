@@ -1,3 +1,4 @@
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { prepareIpData } from "../ip/database.js";
 import { readReputationParts } from "../reputation/data.js";
@@ -10,6 +11,14 @@ import type { OffThreadMessage, OffThreadTask } from "./off-thread.js";
 const port = parentPort;
 if (!port) throw new Error("compile-worker runs as a worker thread (off-thread.ts starts it)");
 const post = (message: OffThreadMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+// Below the event loop's priority: on Linux this nices this thread alone (setpriority acts on the calling
+// thread), so when the cores are busy the requests go first and the reload takes longer, not they.
+try {
+  setPriority(10);
+} catch {
+  // A platform that cannot: the reload then competes as an equal.
+}
 
 const { task } = workerData as { task: OffThreadTask };
 try {
