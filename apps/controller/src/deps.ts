@@ -1,7 +1,7 @@
 import type { LookupContext } from "@vantage/lookups";
 import type { ControllerTransport, ResultsLog } from "@vantage/transport";
 import type { Logger } from "pino";
-import type { Config } from "./config.js";
+import type { Config, Role } from "./config.js";
 import type { Db } from "./db/connect.js";
 import type { HttpMetrics } from "./http/metrics.js";
 import type { Router } from "./http/router.js";
@@ -43,15 +43,24 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** A module's background work for one role: the runtime starts it on a controller that runs the role. */
+export interface RoleWorker extends Worker {
+  readonly role: Role;
+  /** Its name in the start-up log and in errors, e.g. `sweeper`. */
+  readonly name: string;
+}
+
 /**
  * The one face of a module, as its `createX(deps, services)` returns it: `service` is the typed in-process
  * API that other modules, the scheduler, MCP and the dashboard call; `routes` registers its HTTP operations
- * (one consumer of the service among several). A module with background work adds named `Worker`s, which
- * the runtime's role list starts for the roles this controller runs.
+ * (one consumer of the service among several); `workers` is its background work per role, which the
+ * runtime starts for the roles this controller runs (role by role; within a role, in the order the modules
+ * are created, so a module's workers start after those of the modules it uses) and stops in reverse.
  */
 export interface Module<S> {
   readonly service: S;
   routes?(app: Router): void;
+  readonly workers?: readonly RoleWorker[];
   /** Work that outlives a request (Form A dispatch, write-behind): awaited on shutdown, after the roles stop. */
   drain?(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import { type App, createApp } from "./app.js";
 import { type Config, ConfigError, type Role } from "./config.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
-import type { Worker } from "./deps.js";
+import type { Module, Worker } from "./deps.js";
 import { type EmbeddedAgent, startEmbeddedAgent } from "./embedded-agent/supervisor.js";
 import { directListener } from "./http/direct-routes.js";
 import { type Listening, listen } from "./http/listen.js";
@@ -41,11 +41,11 @@ export interface Runtime extends App {
 }
 
 /**
- * One entry per role: what it starts and how it stops. The runtime starts the entries of the roles it was
- * given, in this order (`metrics` is the VANTAGE_METRICS_LISTEN server, run with any roles when it is set;
- * `embedded` is the in-process agent of the all-in-one mode, run whenever there is no NATS), and stops
- * them in reverse. The api role comes last, so the port opens only once everything behind it runs; a
- * controller without it opens no API port.
+ * What the runtime starts, in this order, and stops in reverse: `metrics` (the VANTAGE_METRICS_LISTEN
+ * server, run with any roles when it is set), then the modules' workers role by role (presence, scheduler,
+ * notifier; each module declares its own, see `Module.workers`), `embedded` (the all-in-one mode's local
+ * agent, run whenever there is no NATS), the api role's workers, and last the API port, so it opens only
+ * once everything behind it runs. A controller without the api role opens no API port.
  */
 function roleEntries(
   built: App,
@@ -57,16 +57,21 @@ function roleEntries(
     probeModule: string | undefined;
   },
 ) {
-  const { nodes, probes, delivery, monitors, alerts, billing, accounts } = built.modules;
   let http: Listening | undefined;
   let metricsHttp: Listening | undefined;
   let agent: EmbeddedAgent | undefined;
-  const entries: ({ role: Role | "metrics" | "embedded" } & Worker)[] = [
-    // VANTAGE_METRICS_LISTEN: /metrics on its own server (the API port then has none), whatever the roles,
-    // so a controller without the api role can be scraped too. Opened first and closed last: it shows each
-    // role's series while that role runs.
+  type Entry = { role: Role | "metrics" | "embedded"; name: string } & Worker;
+  const modules: readonly Module<unknown>[] = Object.values(built.modules);
+  // Within a role, in the order app.ts creates the modules: a module's workers after those it uses.
+  const workersOf = (role: Role): Entry[] =>
+    modules.flatMap((m) => (m.workers ?? []).filter((w) => w.role === role));
+  const entries: Entry[] = [
+    // /metrics on its own server (the API port then has none), whatever the roles, so a controller without
+    // the api role can be scraped too. Opened first and closed last: it shows each role's series while that
+    // role runs.
     {
       role: "metrics",
+      name: "metrics-listener",
       async start() {
         const { config, log } = ctx;
         if (!config.VANTAGE_METRICS_LISTEN) return;
@@ -86,40 +91,12 @@ function roleEntries(
         await metricsHttp?.close();
       },
     },
-    // Heartbeats → the in-memory node directory and the `nodes` table; node log lines, version notices.
-    { role: "presence", start: () => nodes.presence.start(), stop: () => nodes.presence.stop() },
-    // Background sweeps (probe tasks a stopped controller left unfinished become `failed`) and monitors
-    // (due runs claimed and dispatched, their results written, rolled up and trimmed).
-    {
-      role: "scheduler",
-      async start() {
-        await nodes.watcher.start();
-        await probes.sweeper.start();
-        await monitors.scheduler.start();
-        await billing.worker.start();
-      },
-      async stop() {
-        await billing.worker.stop();
-        await monitors.scheduler.stop();
-        await probes.sweeper.stop();
-        await nodes.watcher.stop();
-      },
-    },
-    // The delivery outbox (mail by SMTP with SMTP_URL, else logged) and alerts (state changes → events →
-    // deliveries on their channels).
-    {
-      role: "notifier",
-      async start() {
-        await delivery.worker.start();
-        await alerts.worker.start();
-      },
-      async stop() {
-        await alerts.worker.stop();
-        await delivery.worker.stop();
-      },
-    },
+    ...workersOf("presence"),
+    ...workersOf("scheduler"),
+    ...workersOf("notifier"),
     {
       role: "embedded",
+      name: "local-agent",
       async start() {
         if (ctx.bus) agent = await startLocalAgent(ctx.bus, ctx);
       },
@@ -127,52 +104,30 @@ function roleEntries(
         await agent?.stop();
       },
     },
+    ...workersOf("api"),
     {
       role: "api",
+      name: "http",
       async start() {
         const { config, log } = ctx;
-        // Heartbeats → the node directory probes pick from (memory: node choice never needs the database).
-        await nodes.watcher.start();
-        // Account changes made on any controller (plan, revoked keys and sessions) evict this one's
-        // credential cache: listening before the port opens, so no request is served from a stale entry.
-        await accounts.watcher.start();
         const warning = publicMetricsWarning({
           host: config.HOST,
           token: config.VANTAGE_METRICS_TOKEN,
           listen: config.VANTAGE_METRICS_LISTEN,
         });
         if (warning) log.warn({ host: config.HOST }, warning);
-        // The IP data is loaded before the port opens (about 0.1 s from its compiled cache), so the first
-        // lookups do not wait for it. Data that fails to load is logged; IP lookups then answer 503.
-        await built.modules.info.service.ipData
-          .current()
-          .catch((err: unknown) => log.error({ err }, "IP data failed to load: IP lookups answer 503"));
-        await built.modules.info.service.reputationData
-          .current()
-          .catch((err: unknown) =>
-            log.error({ err }, "reputation data failed to load: reputation lookups answer 503"),
-          );
-        try {
-          http = await listen({
-            fetch: built.app.fetch,
-            direct: directListener(built.app),
-            host: config.HOST,
-            port: config.PORT,
-            graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
-            log,
-          });
-        } catch (err) {
-          await accounts.watcher.stop();
-          await nodes.watcher.stop();
-          throw err;
-        }
+        http = await listen({
+          fetch: built.app.fetch,
+          direct: directListener(built.app),
+          host: config.HOST,
+          port: config.PORT,
+          graceMs: config.VANTAGE_SHUTDOWN_GRACE_MS,
+          log,
+        });
         log.info({ url: http.url, form: config.VANTAGE_API_FORM }, "listening");
       },
       async stop() {
         await http?.close();
-        // Last: requests served until the port closed still heard of account changes.
-        await accounts.watcher.stop();
-        await nodes.watcher.stop();
       },
     },
   ];
@@ -294,12 +249,15 @@ export async function startRuntime(
     for (const e of selected) {
       await e.start();
       running.push(e);
+      log.debug({ role: e.role, worker: e.name }, "started");
     }
   } catch (err) {
     await stop().catch(() => {});
     throw err;
   }
-  const roles = running.flatMap((e) => (e.role === "embedded" || e.role === "metrics" ? [] : [e.role]));
+  const roles = [
+    ...new Set(running.flatMap((e) => (e.role === "embedded" || e.role === "metrics" ? [] : [e.role]))),
+  ];
   log.info({ roles }, "controller running");
 
   return { ...built, config, db, transport, bus, metrics, embeddedAgent: agent(), roles, url: url(), stop };

@@ -72,9 +72,15 @@ export function createAccounts(
   options: AccountsOptions = {},
 ): AccountsModule {
   const ctx = createAccountsContext(deps, services.delivery, options);
+  const watcher = createAccountsWatcher(deps.db, ctx.credentials);
   return {
     close: () => ctx.passwords.close(),
-    watcher: createAccountsWatcher(deps.db, ctx.credentials),
+    watcher,
+    // Account changes made on any controller (plan, revoked keys and sessions) evict this one's credential
+    // cache: listening before the API port opens, so no request is served from a stale entry.
+    workers: [
+      { role: "api", name: "credential-watcher", start: () => watcher.start(), stop: () => watcher.stop() },
+    ],
     service: {
       authenticator: ctx.credentials,
       async planOf(userId) {

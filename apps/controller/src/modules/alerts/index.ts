@@ -113,6 +113,20 @@ export function createAlerts(
     sendTest: (channelId, ownerId) => deliverer.sendTest(channelId, ownerId),
   });
 
+  const worker: Worker = {
+    async start() {
+      if (loop) return;
+      stopped = false;
+      // `tick` logs its own failures and never rejects.
+      loop = startPollLoop({ round: tick, everyMs: config.VANTAGE_ALERTS_POLL_MS, onError: () => {} });
+    },
+    async stop() {
+      stopped = true;
+      await loop?.stop();
+      loop = undefined;
+    },
+  };
+
   return {
     routes(app: Router) {
       const testSends = createTestSends({
@@ -126,18 +140,7 @@ export function createAlerts(
     },
     service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
     box,
-    worker: {
-      async start() {
-        if (loop) return;
-        stopped = false;
-        // `tick` logs its own failures and never rejects.
-        loop = startPollLoop({ round: tick, everyMs: config.VANTAGE_ALERTS_POLL_MS, onError: () => {} });
-      },
-      async stop() {
-        stopped = true;
-        await loop?.stop();
-        loop = undefined;
-      },
-    },
+    worker,
+    workers: [{ role: "notifier", name: "alerts", start: () => worker.start(), stop: () => worker.stop() }],
   };
 }

@@ -58,6 +58,7 @@ export function createBilling(
   return {
     service,
     worker,
+    workers: [{ role: "scheduler", name: "billing", start: () => worker.start(), stop: () => worker.stop() }],
     configured: settings.stripe !== undefined && settings.missing.length === 0,
     routes(app: Router) {
       const common = securedRoute(

@@ -36,24 +36,26 @@ export interface DeliveryModule extends Module<DeliveryService> {
 /** The general delivery outbox (email is one channel of it) and its worker, which the notifier role runs. */
 export function createDelivery(deps: AppDeps): DeliveryModule {
   let worker: DeliveryWorker | undefined;
+  const outbox: Worker = {
+    async start() {
+      worker = startDeliveryWorker({
+        db: deps.db.kysely,
+        senders: createSenders({
+          smtpUrl: deps.config.SMTP_URL,
+          smtpFrom: deps.config.SMTP_FROM,
+          log: deps.log,
+        }),
+        log: deps.log,
+      });
+    },
+    async stop() {
+      await worker?.stop();
+      worker = undefined;
+    },
+  };
   return {
     service: { enqueue: enqueueDelivery },
-    worker: {
-      async start() {
-        worker = startDeliveryWorker({
-          db: deps.db.kysely,
-          senders: createSenders({
-            smtpUrl: deps.config.SMTP_URL,
-            smtpFrom: deps.config.SMTP_FROM,
-            log: deps.log,
-          }),
-          log: deps.log,
-        });
-      },
-      async stop() {
-        await worker?.stop();
-        worker = undefined;
-      },
-    },
+    worker: outbox,
+    workers: [{ role: "notifier", name: "outbox", start: () => outbox.start(), stop: () => outbox.stop() }],
   };
 }

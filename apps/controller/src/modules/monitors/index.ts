@@ -55,6 +55,35 @@ export function createMonitors(
   const rollups = createRollupJob(ctx, { retentionDays: config.VANTAGE_MONITOR_RETENTION_DAYS });
   let running: { scheduler: Scheduler; writer: RunWriter; listening: { close(): Promise<void> } } | undefined;
 
+  const schedulerWorker: Worker = {
+    async start() {
+      if (running) return;
+      const writer = new RunWriter(deps.db.kysely, deps.log);
+      const scheduler = startScheduler(ctx, services.probes, writer, {
+        tickMs: config.VANTAGE_SCHEDULER_TICK_MS,
+        idleMaxMs: SCHEDULER_IDLE_MAX_MS,
+        batch: config.VANTAGE_SCHEDULER_BATCH,
+        planOf: (m) => planMonitorProbe(services.probes, m, "monitor"),
+      });
+      // A monitor created, resumed or re-timed (here or by another controller) wakes the scheduler; so
+      // does the listen connection coming back (a notice may have been missed meanwhile).
+      const listening = await deps.db.listen(
+        MONITORS_CHANNEL,
+        () => scheduler.wake(),
+        () => scheduler.wake(),
+      );
+      running = { scheduler, writer, listening };
+      registerSchedulerMetrics(deps.metrics.registry, () => running);
+      await rollups.start();
+    },
+    async stop() {
+      await rollups.stop();
+      await running?.listening.close();
+      await running?.scheduler.stop();
+      running = undefined;
+    },
+  };
+
   return {
     service: crud,
     routes(app: Router) {
@@ -62,34 +91,15 @@ export function createMonitors(
       registerMonitorCrudRoutes(app, crud, requireAuth(services.authenticator), form);
       registerMonitorResultRoutes(app, results, requireAuth(services.authenticator, { scope: "read" }), form);
     },
-    scheduler: {
-      async start() {
-        if (running) return;
-        const writer = new RunWriter(deps.db.kysely, deps.log);
-        const scheduler = startScheduler(ctx, services.probes, writer, {
-          tickMs: config.VANTAGE_SCHEDULER_TICK_MS,
-          idleMaxMs: SCHEDULER_IDLE_MAX_MS,
-          batch: config.VANTAGE_SCHEDULER_BATCH,
-          planOf: (m) => planMonitorProbe(services.probes, m, "monitor"),
-        });
-        // A monitor created, resumed or re-timed (here or by another controller) wakes the scheduler; so
-        // does the listen connection coming back (a notice may have been missed meanwhile).
-        const listening = await deps.db.listen(
-          MONITORS_CHANNEL,
-          () => scheduler.wake(),
-          () => scheduler.wake(),
-        );
-        running = { scheduler, writer, listening };
-        registerSchedulerMetrics(deps.metrics.registry, () => running);
-        await rollups.start();
+    scheduler: schedulerWorker,
+    workers: [
+      {
+        role: "scheduler",
+        name: "monitor-scheduler",
+        start: () => schedulerWorker.start(),
+        stop: () => schedulerWorker.stop(),
       },
-      async stop() {
-        await rollups.stop();
-        await running?.listening.close();
-        await running?.scheduler.stop();
-        running = undefined;
-      },
-    },
+    ],
     stats: () => (running ? { scheduler: running.scheduler.stats, writer: running.writer.stats } : undefined),
   };
 }

@@ -101,6 +101,8 @@ export function createNodes(deps: AppDeps): NodesModule {
       },
     };
   };
+  const presence = worker(true);
+  const watcher = worker(false);
   return {
     service: {
       directory,
@@ -115,7 +117,13 @@ export function createNodes(deps: AppDeps): NodesModule {
     routes(app: Router) {
       registerListNodes(app, new NodeList(directory, offlineAfterMs), deps.config.VANTAGE_API_FORM);
     },
-    presence: worker(true),
-    watcher: worker(false),
+    presence,
+    watcher,
+    // The api and scheduler roles pick nodes; they share the watcher (one directory, one subscription).
+    workers: [
+      { role: "presence", name: "presence", start: () => presence.start(), stop: () => presence.stop() },
+      { role: "scheduler", name: "node-directory", start: () => watcher.start(), stop: () => watcher.stop() },
+      { role: "api", name: "node-directory", start: () => watcher.start(), stop: () => watcher.stop() },
+    ],
   };
 }

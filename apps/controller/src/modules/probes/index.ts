@@ -90,6 +90,26 @@ export function createProbes(
   const service = probesService(probeDeps);
   let sweeper: TaskSweeper | undefined;
   let walDrain: { stop(): Promise<void> } | undefined;
+  const sweeperWorker: Worker = {
+    async start() {
+      sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log });
+      if (deps.resultsLog)
+        walDrain ??= startResultLogDrain({
+          log: deps.resultsLog,
+          db: deps.db.kysely,
+          ownId: deps.instanceId,
+          logger: deps.log,
+          intervalMs: SWEEP_EVERY_MS,
+        });
+    },
+    async stop() {
+      await walDrain?.stop();
+      walDrain = undefined;
+      await sweeper?.stop();
+      sweeper = undefined;
+    },
+  };
+
   return {
     service,
     routes(app: Router) {
@@ -107,25 +127,15 @@ export function createProbes(
       registerGetQuota(app, service, auth, form);
       registerGetTask(app, service, auth, form, live);
     },
-    sweeper: {
-      async start() {
-        sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log });
-        if (deps.resultsLog)
-          walDrain ??= startResultLogDrain({
-            log: deps.resultsLog,
-            db: deps.db.kysely,
-            ownId: deps.instanceId,
-            logger: deps.log,
-            intervalMs: SWEEP_EVERY_MS,
-          });
+    sweeper: sweeperWorker,
+    workers: [
+      {
+        role: "scheduler",
+        name: "sweeper",
+        start: () => sweeperWorker.start(),
+        stop: () => sweeperWorker.stop(),
       },
-      async stop() {
-        await walDrain?.stop();
-        walDrain = undefined;
-        await sweeper?.stop();
-        sweeper = undefined;
-      },
-    },
+    ],
     async drain(graceMs = 10_000) {
       retry.closing(graceMs);
       await background.drain();
