@@ -118,3 +118,14 @@ export function parseWhoisServers(s: string): Record<string, string> | string {
   }
   return out;
 }
+
+/**
+ * Server URLs (comma-separated, as NATS_URL) with any `user:password@` or token in them masked, for logs:
+ * `nats://app:s3cret@10.0.0.5:4222,nats://10.0.0.6` → `nats://***@10.0.0.5:4222,nats://10.0.0.6`.
+ */
+export function maskUrlCredentials(urls: string): string {
+  return urls.replace(
+    /(^|,|\s)([a-z][a-z0-9+.-]*:\/\/)?[^\s,/@]+@/gi,
+    (_m, lead: string, scheme = "") => `${lead}${scheme}***@`,
+  );
+}

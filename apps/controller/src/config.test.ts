@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, configSchema, configSections, isSecret, loadConfig } from "./config.js";
+import { maskUrlCredentials } from "./config-values.js";
 import { defaultPlans } from "./lib/plans.js";
 import { SecretKey } from "./lib/secret-box.js";
 
@@ -108,6 +109,7 @@ describe("configuration", () => {
     expect(secrets.sort()).toEqual(
       [
         "DATABASE_URL",
+        "NATS_URL",
         "SMTP_URL",
         "STRIPE_SECRET_KEY",
         "STRIPE_WEBHOOK_SECRET",
@@ -122,6 +124,17 @@ describe("configuration", () => {
     for (const name of Object.keys(configSchema.shape)) {
       if (/SECRET|TOKEN|PASSWORD|_KEYS?(_|$)/.test(name)) expect(isSecret(name), name).toBe(true);
     }
+  });
+
+  it("masks the credentials of server URLs before they are logged (NATS_URL)", () => {
+    expect(maskUrlCredentials("nats://app:s3cret@10.0.0.5:4222,nats://10.0.0.6:4222")).toBe(
+      "nats://***@10.0.0.5:4222,nats://10.0.0.6:4222",
+    );
+    expect(maskUrlCredentials("tls://token-abc@nats.internal, nats://u:p@[2001:db8::1]:4222")).toBe(
+      "tls://***@nats.internal, nats://***@[2001:db8::1]:4222",
+    );
+    expect(maskUrlCredentials("user:pw@127.0.0.1:4222")).toBe("***@127.0.0.1:4222");
+    expect(maskUrlCredentials("nats://127.0.0.1:4222")).toBe("nats://127.0.0.1:4222");
   });
 
   // One bad value per secret variable, each chosen to fail that variable's own check.

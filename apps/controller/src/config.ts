@@ -108,7 +108,8 @@ const database = {
 
 /** The transport to the agents: NATS, or the in-process one with a local agent. */
 const nats = {
-  NATS_URL: z.string().min(1).optional(),
+  /** Comma-separated server URLs; one may carry `user:password@` (logged with it masked). */
+  NATS_URL: secret(z.string().min(1).optional()),
   NATS_NO_RANDOMIZE: bool.default(false),
   NATS_CREDS_FILE: z.string().min(1).optional(),
   NATS_NKEY_SEED_FILE: z.string().min(1).optional(),

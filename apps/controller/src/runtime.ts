@@ -12,6 +12,7 @@ import {
 import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
 import { type Config, ConfigError, type Role } from "./config.js";
+import { maskUrlCredentials } from "./config-values.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
 import type { Module, Worker } from "./deps.js";
@@ -174,7 +175,8 @@ export async function startRuntime(
   let bus: InProcessBus | undefined;
   let resultsLog: ResultsLog | undefined;
   if (config.NATS_URL) {
-    log.info({ servers: config.NATS_URL }, "connecting to NATS (retries until the server answers)");
+    const servers = maskUrlCredentials(config.NATS_URL);
+    log.info({ servers }, "connecting to NATS (retries until the server answers)");
     // The start-up check's own subscription is refused on purpose: not worth a warning.
     const probeSubject = authorizationProbeSubject();
     let nc: Awaited<ReturnType<typeof connectNats>>;
@@ -208,7 +210,7 @@ export async function startRuntime(
       throw err;
     }
     transport = natsControllerTransport(nc);
-    log.info({ servers: config.NATS_URL }, "connected to NATS");
+    log.info({ servers }, "connected to NATS");
     resultsLog = await openResultsLogOrSay(nc, instanceId, log);
   } else {
     bus = new InProcessBus();
