@@ -17,7 +17,7 @@ export interface SealedColumn {
  * column here, with the aad it seals with.
  */
 export const sealedColumns: readonly SealedColumn[] = [
-  // modules/alerts/api-service.ts seals a channel's secret settings with this aad.
+  // modules/alerts/service.ts seals a channel's secret settings with this aad.
   { table: "alert_channels", column: "secrets", id: "id", aad: (id) => `alert_channels:${id}` },
 ];
 

@@ -5,10 +5,10 @@ import { createSecretBox, SecretKey } from "../../lib/secret-box.js";
 import { issueKey, keyHeaders, markVerified, newUser, type TestUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { createAlertsApi } from "./api-service.js";
-import { SECRET_MASK } from "./api-types.js";
 import { makeEvents } from "./events.js";
+import { createAlertsApi } from "./service.js";
 import { alertsApiHelpers, configs, maskedOf, rowText, secretValues, whsec } from "./testing/alerts-api.js";
+import { SECRET_MASK } from "./types.js";
 
 const silent = pino({ level: "silent" });
 

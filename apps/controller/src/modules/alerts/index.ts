@@ -10,11 +10,11 @@ import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { AccountsService } from "../accounts/index.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { PlansService } from "../plans/index.js";
-import { createAlertsApi } from "./api-service.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
 import { alertWorkWaiting, makeEvents, makeReminders } from "./events.js";
 import { registerAlertRoutes } from "./routes/register.js";
+import { createAlertsApi } from "./service.js";
 import { createTestSends } from "./test-sends.js";
 
 /** Deliveries one claim takes. */

@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { idParam } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { idParam } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 
 /** `DELETE /v1/alert-channels/{id}`: the same contract in both forms. */
 export function registerDeleteChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {

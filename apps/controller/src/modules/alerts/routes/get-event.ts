@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { eventIdParam, eventWithDeliveries } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { eventIdParam, eventWithDeliveries } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 import { toDeliveryView, toEventView } from "./shared.js";
 
 /** `GET /v1/alert-events/{id}`: the same contract in both forms. */

@@ -2,8 +2,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
-import { channelSchema, WHOLE_LIST } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { channelSchema, WHOLE_LIST } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 import { toChannelView } from "./shared.js";
 
 /** `GET /v1/alert-channels`: `?page&limit` (A) or `?page&per_page` (B) → `{items, total, page, …}`. */

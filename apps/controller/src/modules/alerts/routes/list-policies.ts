@@ -2,8 +2,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
-import { policyFilters, policySchema, WHOLE_LIST } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { policyFilters, policySchema, WHOLE_LIST } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 import { toPolicyView } from "./shared.js";
 
 /** `GET /v1/alert-policies`: `?page&limit` (A) or `?page&per_page` (B), `&monitor_id`. */

@@ -5,9 +5,9 @@ import { rateLimitHeaders } from "../../../http/rate-limit/index.js";
 import { setResponseHeader } from "../../../http/response-headers.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { idParam, testResultSchema } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { idParam, testResultSchema } from "../schemas.js";
 import type { TestSends } from "../test-sends.js";
+import type { AlertsApi } from "../types.js";
 
 const limitHeader = (description: string) => ({ description, schema: { type: "integer" as const } });
 

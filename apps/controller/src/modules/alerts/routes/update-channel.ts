@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { channelPatchBody, channelSchema, idParam } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { channelPatchBody, channelSchema, idParam } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 import { toChannelView } from "./shared.js";
 
 /** `PATCH /v1/alert-channels/{id}`: the same contract in both forms. */

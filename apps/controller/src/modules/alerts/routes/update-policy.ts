@@ -3,8 +3,8 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { policyIdParam, policyPatchBody, policySchema } from "../api-schemas.js";
-import type { AlertsApi } from "../api-types.js";
+import { policyIdParam, policyPatchBody, policySchema } from "../schemas.js";
+import type { AlertsApi } from "../types.js";
 import { toPolicyView } from "./shared.js";
 
 /** `PATCH /v1/alert-policies/{id}`: the same contract in both forms. */

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { expect } from "vitest";
 import type { TestUser } from "../../../testing/accounts.js";
 import type { TestApp } from "../../../testing/test-app.js";
-import { SECRET_MASK } from "../api-types.js";
+import { SECRET_MASK } from "../types.js";
 
 /** What the alerts API's test files share: valid settings per channel type and the calls they make. */
 

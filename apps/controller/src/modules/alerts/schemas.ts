@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { SECRET_MASK } from "./api-types.js";
 import { channelTypes } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
+import { SECRET_MASK } from "./types.js";
 
 // ---- parts ----
 

@@ -4,7 +4,9 @@ import { ApiError, type ErrorDetail, fieldError, notFound, validationError } fro
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
 import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
-import * as repo from "./api-repo.js";
+import { alertChannels } from "./channels/registry.js";
+import type { ChannelType } from "./channels/types.js";
+import * as repo from "./repo.js";
 import {
   type AlertChannelView,
   type AlertEvent,
@@ -13,9 +15,7 @@ import {
   type AlertsApiContext,
   type AlertsOwner,
   SECRET_MASK,
-} from "./api-types.js";
-import { alertChannels } from "./channels/registry.js";
-import type { ChannelType } from "./channels/types.js";
+} from "./types.js";
 
 const aadOf = (channelId: string) => `alert_channels:${channelId}`;
 

@@ -4,11 +4,11 @@ import type { Database } from "../../db/schema.js";
 import type { AlertEventType, DeliveryAttempt } from "../../db/tables/alerts.js";
 import type { PlanLimits, PlanRow } from "../../lib/plans.js";
 import type { SecretBox } from "../../lib/secret-box.js";
-import type * as repo from "./api-repo.js";
 import type { ChannelType } from "./channels/types.js";
+import type * as repo from "./repo.js";
 
 /*
- * The alerts API's types: what its service takes and answers (api-service.ts implements `AlertsApi`).
+ * The alerts API's types: what its service takes and answers (service.ts implements `AlertsApi`).
  */
 
 /** What a secret setting shows in every answer; sent back in a PATCH it means "keep the stored value". */
