@@ -17,7 +17,7 @@ const agents = [
   { id: "rs-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
 const ids = agents.map((a) => a.id);
-const outageSeconds = 15;
+const outageSeconds = 30;
 
 interface Call {
   status: number;
