@@ -2,6 +2,7 @@ import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { type Call, call } from "./http-call.js";
 import { startTargets, type Targets } from "./targets.js";
 
 /**
@@ -16,31 +17,6 @@ const agents = [
   { id: "ft-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
 const ids = agents.map((a) => a.id);
-
-interface Call {
-  status: number;
-  ms: number;
-  at: number;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-  body: any;
-}
-
-async function call(url: string, method: string, path: string, body?: unknown): Promise<Call> {
-  const started = performance.now();
-  const res = await fetch(`${url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    ms: performance.now() - started,
-    at: Date.now(),
-    body: text ? JSON.parse(text) : undefined,
-  };
-}
 
 describe("fault suite (real processes)", () => {
   let pg: PostgresCluster;

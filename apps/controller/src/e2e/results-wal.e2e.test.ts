@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { call } from "./http-call.js";
 
 /**
  * The results write-ahead log (ADR 0012), with real processes: nats-server with JetStream, PostgreSQL, an
@@ -11,22 +12,6 @@ import { type Cluster, type Controller, startCluster } from "./cluster.js";
  */
 const agents = [{ id: "wal-fra", country: "DE", region: "eu-central", provider: "hetzner" }];
 const nodeIds = agents.map((a) => a.id);
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-  body: any;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 let target: Server;
 let targetPort: number;

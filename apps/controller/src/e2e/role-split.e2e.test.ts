@@ -1,6 +1,7 @@
 import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { type Call, call } from "./http-call.js";
 import { startTargets, type Targets } from "./targets.js";
 
 /**
@@ -18,24 +19,6 @@ const agents = [
 ];
 const ids = agents.map((a) => a.id);
 const outageSeconds = 30;
-
-interface Call {
-  status: number;
-  at: number;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-  body: any;
-}
-
-async function call(url: string, method: string, path: string, body?: unknown): Promise<Call> {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, at: Date.now(), body: text ? JSON.parse(text) : undefined };
-}
 
 describe("controllers split by role (real processes)", () => {
   let pg: PostgresCluster;

@@ -1,8 +1,10 @@
 import type { ResultsLog } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import { logRoundFailure } from "../../db/availability.js";
 import { LEASE_TTL_MS } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
+import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 import type { BackgroundWork } from "./background.js";
 import { insertFinishedTasks, type TaskRecord } from "./repo.js";
 
@@ -140,39 +142,25 @@ export async function drainResultLogs(opts: {
   return read;
 }
 
-/** Runs `drainResultLogs` at start and every `intervalMs` (scheduler role). */
+/** Runs `drainResultLogs` at start and every `intervalMs` (scheduler role), on the shared poll loop. */
 export function startResultLogDrain(opts: {
   log: ResultsLog;
   db: Kysely<Database>;
   ownId: string;
   logger: Logger;
   intervalMs: number;
-}): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    if (running) return;
-    running = drainResultLogs(opts)
-      .then((n) => {
-        if (n > 0)
-          opts.logger.warn(
-            { tasks: n },
-            "probe tasks a stopped controller had answered but not stored were stored from the write-ahead log",
-          );
-      })
-      .catch((err: unknown) =>
-        opts.logger.warn({ err }, "draining the results write-ahead log failed; trying again"),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, opts.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+}): PollLoop {
+  return startPollLoop({
+    everyMs: opts.intervalMs,
+    async round() {
+      const n = await drainResultLogs(opts);
+      if (n > 0)
+        opts.logger.warn(
+          { tasks: n },
+          "probe tasks a stopped controller had answered but not stored were stored from the write-ahead log",
+        );
     },
-  };
+    onError: (err) =>
+      logRoundFailure(opts.logger, err, "draining the results write-ahead log failed; trying again"),
+  });
 }
