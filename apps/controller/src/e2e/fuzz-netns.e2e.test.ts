@@ -2,17 +2,16 @@ import { join } from "node:path";
 import { probeErrorCodes } from "@vantage/probes";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HostileRun, startHostileRun } from "../testing/hostile-ns.js";
 import {
   buildIfStale,
-  type HostileRun,
   type Json,
   migratedDataDir,
   processTree,
   type Reply,
   type Service,
   startBuiltController,
-  startHostileRun,
-} from "../testing/hostile-ns.js";
+} from "../testing/hostile-services.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 
 /**

@@ -1,21 +1,7 @@
 import { Agent } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  buildIfStale,
-  type HostileNs,
-  type HostileRun,
-  type Json,
-  migratedDataDir,
-  type NsProcess,
-  nearlyExhaustFds,
-  type Service,
-  startBuiltAgent,
-  startBuiltController,
-  startHostileRun,
-  waitForNodes,
-  waitForSocket,
-} from "../testing/hostile-ns.js";
+import { type HostileNs, type HostileRun, type NsProcess, startHostileRun } from "../testing/hostile-ns.js";
 import {
   everyType,
   type Form,
@@ -25,6 +11,17 @@ import {
   problemsOf,
   runProbe,
 } from "../testing/hostile-probes.js";
+import {
+  buildIfStale,
+  type Json,
+  migratedDataDir,
+  nearlyExhaustFds,
+  type Service,
+  startBuiltAgent,
+  startBuiltController,
+  waitForNodes,
+  waitForSocket,
+} from "../testing/hostile-services.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 
 /**

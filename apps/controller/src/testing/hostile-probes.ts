@@ -1,6 +1,6 @@
 import type { Agent } from "node:http";
 import { type ProbeType, probeErrorCodes } from "@vantage/probes";
-import type { Json, Reply, Service } from "./hostile-ns.js";
+import type { Json, Reply, Service } from "./hostile-services.js";
 
 /**
  * Probe requests for the hostile-network tests, in both API forms, with the shortest budgets the forms
