@@ -35,9 +35,10 @@ node -e '
   const fs = require("fs");
   let r = {};
   try { r = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch {}
-  const passed = r.numPassedTests ?? 0, failed = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0 ? 0 : 0);
+  const passed = r.numPassedTests ?? 0, failed = r.numFailedTests ?? 0;
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  const suiteFailures = (r.testResults ?? []).filter((t) => t.status === "failed" && (t.assertionResults ?? []).length === 0).length;
+  // A file that failed outside any test (import, beforeAll) counts once; its tests show as skipped.
+  const suiteFailures = (r.testResults ?? []).filter((t) => t.status === "failed" && !(t.assertionResults ?? []).some((a) => a.status === "failed")).length;
   console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$json"
 rm -f "$json"

@@ -42,14 +42,28 @@ export function renderNatsConfig(port: number, users: NatsUser[] | undefined, je
 export async function startNatsServer(
   opts: { users?: NatsUser[]; jetstream?: boolean } = {},
 ): Promise<NatsServer> {
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "vantage-nats-"));
   const configPath = join(dir, "nats.conf");
-  writeFileSync(
-    configPath,
-    renderNatsConfig(port, opts.users, opts.jetstream ? join(dir, "jetstream") : undefined),
-  );
-  let child = await spawnServer(configPath, port);
+  // `freePort()` closes its socket before nats-server binds the port, so another process can take it in
+  // between: start again on a fresh port then.
+  let port = 0;
+  let child: ChildProcess;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    writeFileSync(
+      configPath,
+      renderNatsConfig(port, opts.users, opts.jetstream ? join(dir, "jetstream") : undefined),
+    );
+    try {
+      child = await spawnServer(configPath, port);
+      break;
+    } catch (err) {
+      if (attempt >= 4 || !/address already in use/.test(String(err))) {
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once("exit", r));

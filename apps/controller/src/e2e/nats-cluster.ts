@@ -58,7 +58,21 @@ export function renderClusterConfig(
   return text;
 }
 
+/**
+ * Ports come from `freePort()`, which closes its socket before nats-server binds it, so another process
+ * on the machine can take one in between; a cluster that fails to bind starts again on fresh ports.
+ */
 export async function startNatsCluster(opts: { users: NatsUser[] }): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsClusterOnce(opts);
+    } catch (err) {
+      if (attempt >= 4 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startNatsClusterOnce(opts: { users: NatsUser[] }): Promise<NatsCluster> {
   const size = 3; // the template's routes name three servers
   const dir = mkdtempSync(join(tmpdir(), "vantage-nats-cluster-"));
   const text = readFileSync(template, "utf8");
@@ -84,7 +98,16 @@ export async function startNatsCluster(opts: { users: NatsUser[] }): Promise<Nat
       port: p.client,
       configPath,
       async start() {
-        child = await spawnServer(configPath, p.client);
+        // On a restart the same ports are bound again; one taken meanwhile is usually freed soon.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            child = await spawnServer(configPath, p.client);
+            return;
+          } catch (err) {
+            if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
+            await new Promise((r) => setTimeout(r, 300));
+          }
+        }
       },
       async kill(signal: NodeJS.Signals = "SIGTERM") {
         const c = child;
