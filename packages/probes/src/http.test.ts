@@ -12,7 +12,7 @@ import { createHttpProbe, httpProbe } from "./http.js";
 import { MAX_BODY_EXCERPT, MAX_HEADER_VALUE, MAX_HEADERS } from "./http-response.js";
 import { resolveAndCheck } from "./target-guard.js";
 import { selfSignedCert } from "./testing/tls-cert.js";
-import type { HttpParams } from "./types.js";
+import type { HostLookup, HttpParams, ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
 const seen: { method: string; url: string; host: string }[] = [];
@@ -80,7 +80,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
 });
 
-const get = (url: string, extra: Partial<HttpParams> = {}, ctx = allow) =>
+const get = (url: string, extra: Partial<HttpParams> = {}, ctx: ProbeContext = allow) =>
   httpProbe.run(
     { url, method: "GET", timeout_ms: 5000, follow_redirects: false, max_redirects: 5, ...extra },
     ctx,
@@ -278,6 +278,44 @@ describe("http probe", () => {
       "/redirect-to",
       "/redirect-to",
     ]);
+  });
+
+  describe("a name with IPv6 and IPv4 addresses, only IPv4 listening", () => {
+    // `dual.test` resolves (injected resolver, no DNS) to ::1 first, then 127.0.0.1; the port is free on ::1.
+    let port: number;
+    const lookup: HostLookup = async () => [
+      { address: "::1", family: 6 },
+      { address: "127.0.0.1", family: 4 },
+    ];
+    beforeAll(async () => {
+      port = await listen(createHttp(handler), "127.0.0.1");
+      // Bound and released on ::1: nothing else listens there, so a connection to it is refused.
+      const probe = createHttp();
+      await new Promise<void>((resolve, reject) => {
+        probe.once("error", reject).listen(port, "::1", () => probe.close(() => resolve()));
+      });
+    });
+    const run = (extra: Partial<HttpParams> = {}) =>
+      get(`http://dual.test:${port}/ok`, extra, { ...allow, lookup });
+
+    it("any family: ::1 refuses, the probe falls back to 127.0.0.1 as curl does", async () => {
+      const o = await run();
+      expect(o.success, JSON.stringify(o.error)).toBe(true);
+      expect(o.detail).toMatchObject({ resolved_ip: "127.0.0.1", status_code: 200, body_excerpt: "hello" });
+      expect(seen.at(-1)?.host).toBe(`dual.test:${port}`);
+    });
+
+    it("ip_version 6 stays on IPv6: refused, no fallback; ip_version 4 goes straight to IPv4", async () => {
+      expect(await run({ ip_version: 6 })).toMatchObject({
+        success: false,
+        error: { code: "connection_refused" },
+        detail: { resolved_ip: "::1", status_code: null },
+      });
+      expect(await run({ ip_version: 4 })).toMatchObject({
+        success: true,
+        detail: { resolved_ip: "127.0.0.1", status_code: 200 },
+      });
+    });
   });
 
   it("reports an unsupported scheme as an invalid target", async () => {

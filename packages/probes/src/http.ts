@@ -154,32 +154,13 @@ async function oneRequest(
     lookup: ctx.lookup,
   });
   const dnsMs = isIP(hostname) !== 0 ? 0 : elapsedMs(hopStart);
-  // Answered on the next tick, as a real lookup is: called back at once, a connect that fails at once
-  // (EADDRNOTAVAIL with IPv6 disabled) is emitted before http listens on the socket, an uncaught exception.
-  const pinned: LookupFunction = (_name, options, callback) =>
-    process.nextTick(() => {
-      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    });
   const https = url.protocol === "https:";
-  const options: RequestOptions & { servername?: string; rejectUnauthorized?: boolean } = {
-    host: hostname,
-    port: url.port === "" ? (https ? 443 : 80) : Number(url.port),
-    path: `${url.pathname}${url.search}`,
-    method: outgoing.method,
-    headers: requestHeaders(outgoing),
-    lookup: pinned,
-    family: target.family,
-    agent: false,
-    signal,
-    ...(https
-      ? { rejectUnauthorized: false, ...(isIP(hostname) === 0 ? { servername: hostname } : {}) }
-      : {}),
-  };
   // Filled in by socket events; an object because closures assign it (TS would narrow plain lets to null).
   const m: Marks = { connectedAt: null, connectMs: null, tlsMs: null, tls: null, ready: null };
+  // The address in use: the resolved one, or its fallback of the other family once that one is tried.
+  let address = target.address;
   const partial = (): Omit<HttpResult, "redirects"> => ({
-    resolved_ip: target.address,
+    resolved_ip: address,
     status_code: null,
     headers: {},
     timings: {
@@ -193,56 +174,25 @@ async function oneRequest(
     body_excerpt: "",
     body_bytes: 0,
   });
-  // Restarted when the socket has its (pinned) address, right before connect(2): building the request
-  // and handing out the socket take Node a fraction of a millisecond that is not network time.
-  let connectStart = now();
-
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = (https ? httpsRequest : httpRequest)(options, resolve);
-    req.on("socket", (socket) => {
-      socket.once("lookup", () => {
-        connectStart = now();
-      });
-      socket.once("connect", () => {
-        m.connectedAt = now();
-        m.connectMs = elapsedMs(connectStart, m.connectedAt);
-        m.ready = m.connectedAt;
-        // Defence in depth: the kernel-level peer must be the address the guard approved. Compared by
-        // value: the URL writes `[::ffff:127.0.0.1]` as `::ffff:7f00:1`, the kernel reports the dotted form.
-        if (socket.remoteAddress && !sameAddress(socket.remoteAddress, target.address)) {
-          req.destroy(
-            new ProbeFailure(
-              "target_not_allowed",
-              `connected to ${socket.remoteAddress}, not ${target.address}`,
-            ),
-          );
-        }
-      });
-      socket.once("secureConnect", () => {
-        m.ready = now();
-        m.tlsMs = m.connectedAt === null ? null : elapsedMs(m.connectedAt, m.ready);
-        // Inside a socket event a throw would end the process: a certificate that cannot be read
-        // ends this request instead.
-        try {
-          m.tls = summarizeTls(socket as TLSSocket);
-        } catch (error) {
-          req.destroy(new ProbeFailure("tls_error", `unreadable certificate: ${(error as Error).message}`));
-        }
-      });
-    });
-    req.on("error", (error) => {
-      const failure = signal.aborted
-        ? new ProbeFailure("timeout", `no complete answer within ${params.timeout_ms} ms`)
-        : toProbeFailure(error);
-      // A failure after TCP connect but before the handshake finished is the TLS layer's.
-      const code =
-        https && m.connectedAt !== null && m.tls === null && failure.code === "probe_error"
-          ? "tls_error"
-          : failure.code;
-      reject(new ProbeFailure(code, failure.message, partial()));
-    });
-    req.end(outgoing.body);
-  });
+  // With no family asked for, an address that refuses or cannot be reached before the connection is up
+  // gives way to the name's first address of the other family, as curl does: a host whose IPv6 is broken
+  // is still measured over IPv4. Nothing was sent, so trying again repeats nothing.
+  let res: IncomingMessage;
+  try {
+    res = await connectAndSend(url, https, hostname, target, outgoing, params, signal, m, partial);
+  } catch (error) {
+    const fallback = target.fallback;
+    if (
+      fallback === undefined ||
+      signal.aborted ||
+      m.connectedAt !== null ||
+      !(error instanceof ProbeFailure) ||
+      !FALLBACK_CODES.has(error.code)
+    )
+      throw error;
+    address = fallback.address;
+    res = await connectAndSend(url, https, hostname, fallback, outgoing, params, signal, m, partial);
+  }
   const firstByte = now();
   const headers = cappedHeaders(res.rawHeaders);
   // A keyword is looked for in the final response only; without one, reading stops at the excerpt as ever.
@@ -252,7 +202,7 @@ async function oneRequest(
       ? params.keyword
       : undefined;
   const result = (body: BodyExcerpt): Omit<HttpResult, "redirects"> => ({
-    resolved_ip: target.address,
+    resolved_ip: address,
     status_code: res.statusCode ?? null,
     headers,
     timings: {
@@ -285,6 +235,98 @@ async function oneRequest(
     // The headers and whatever part of the body had arrived.
     throw new ProbeFailure(failure.code, failure.message, result(body.soFar()));
   }
+}
+
+/** Connection failures after which the other family's address is tried (no family asked for). */
+const FALLBACK_CODES: ReadonlySet<string> = new Set([
+  "connection_refused",
+  "host_unreachable",
+  "network_unreachable",
+  "ipv6_unavailable",
+]);
+
+/**
+ * Connects to `to` (an address the guard approved), sends the request and resolves with the response head.
+ * `m` collects the connection's timings; a failure rejects with a ProbeFailure carrying `partial()`.
+ */
+function connectAndSend(
+  url: URL,
+  https: boolean,
+  hostname: string,
+  to: { address: string; family: 4 | 6 },
+  outgoing: Outgoing,
+  params: HttpParams,
+  signal: AbortSignal,
+  m: Marks,
+  partial: () => Omit<HttpResult, "redirects">,
+): Promise<IncomingMessage> {
+  // Answered on the next tick, as a real lookup is: called back at once, a connect that fails at once
+  // (EADDRNOTAVAIL with IPv6 disabled) is emitted before http listens on the socket, an uncaught exception.
+  const pinned: LookupFunction = (_name, options, callback) =>
+    process.nextTick(() => {
+      if (options.all) callback(null, [{ address: to.address, family: to.family }]);
+      else callback(null, to.address, to.family);
+    });
+  const options: RequestOptions & { servername?: string; rejectUnauthorized?: boolean } = {
+    host: hostname,
+    port: url.port === "" ? (https ? 443 : 80) : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    method: outgoing.method,
+    headers: requestHeaders(outgoing),
+    lookup: pinned,
+    family: to.family,
+    agent: false,
+    signal,
+    ...(https
+      ? { rejectUnauthorized: false, ...(isIP(hostname) === 0 ? { servername: hostname } : {}) }
+      : {}),
+  };
+  // Restarted when the socket has its (pinned) address, right before connect(2): building the request
+  // and handing out the socket take Node a fraction of a millisecond that is not network time.
+  let connectStart = now();
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const req = (https ? httpsRequest : httpRequest)(options, resolve);
+    req.on("socket", (socket) => {
+      socket.once("lookup", () => {
+        connectStart = now();
+      });
+      socket.once("connect", () => {
+        m.connectedAt = now();
+        m.connectMs = elapsedMs(connectStart, m.connectedAt);
+        m.ready = m.connectedAt;
+        // Defence in depth: the kernel-level peer must be the address the guard approved. Compared by
+        // value: the URL writes `[::ffff:127.0.0.1]` as `::ffff:7f00:1`, the kernel reports the dotted form.
+        if (socket.remoteAddress && !sameAddress(socket.remoteAddress, to.address)) {
+          req.destroy(
+            new ProbeFailure("target_not_allowed", `connected to ${socket.remoteAddress}, not ${to.address}`),
+          );
+        }
+      });
+      socket.once("secureConnect", () => {
+        m.ready = now();
+        m.tlsMs = m.connectedAt === null ? null : elapsedMs(m.connectedAt, m.ready);
+        // Inside a socket event a throw would end the process: a certificate that cannot be read
+        // ends this request instead.
+        try {
+          m.tls = summarizeTls(socket as TLSSocket);
+        } catch (error) {
+          req.destroy(new ProbeFailure("tls_error", `unreadable certificate: ${(error as Error).message}`));
+        }
+      });
+    });
+    req.on("error", (error) => {
+      const failure = signal.aborted
+        ? new ProbeFailure("timeout", `no complete answer within ${params.timeout_ms} ms`)
+        : toProbeFailure(error);
+      // A failure after TCP connect but before the handshake finished is the TLS layer's.
+      const code =
+        https && m.connectedAt !== null && m.tls === null && failure.code === "probe_error"
+          ? "tls_error"
+          : failure.code;
+      reject(new ProbeFailure(code, failure.message, partial()));
+    });
+    req.end(outgoing.body);
+  });
 }
 
 /** The probe's own User-Agent and Accept unless the caller's headers replace them; Content-Length for a body. */

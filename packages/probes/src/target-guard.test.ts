@@ -160,6 +160,27 @@ describe("resolveAndCheck", () => {
       ).resolves.toMatchObject({ address: "8.8.8.8", family: 4 });
     });
 
+    it("offers the other family's first address as a fallback, when no family is fixed and the guard allows it", async () => {
+      const answer =
+        (other: string): HostLookup =>
+        async () => [
+          { address: "2606:4700::1111", family: 6 },
+          { address: "2606:4700::1001", family: 6 },
+          { address: other, family: 4 },
+        ];
+      await expect(
+        resolveAndCheck("localhost", { allowPrivate: false, lookup: answer("1.1.1.1") }),
+      ).resolves.toMatchObject({ address: "2606:4700::1111", fallback: { address: "1.1.1.1", family: 4 } });
+      const blocked = await resolveAndCheck("localhost", { allowPrivate: false, lookup: answer("10.0.0.1") });
+      expect(blocked.fallback).toBeUndefined();
+      const fixed = await resolveAndCheck("localhost", {
+        allowPrivate: false,
+        family: 6,
+        lookup: answer("1.1.1.1"),
+      });
+      expect(fixed.fallback).toBeUndefined();
+    });
+
     it("reports a resolver error as dns_resolution_failed", async () => {
       const lookup: HostLookup = () =>
         Promise.reject(Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }));

@@ -104,6 +104,11 @@ export interface ResolvedTarget {
   family: 4 | 6;
   /** Time spent in the resolver, ms (0 for a literal). */
   lookup_ms: number;
+  /**
+   * Only for a name resolved without a fixed family: its first address of the other family, already checked
+   * by the guard, for a caller that tries it when `address` refuses or cannot be reached (as curl does).
+   */
+  fallback?: { address: string; family: 4 | 6 } | undefined;
 }
 
 /**
@@ -116,6 +121,7 @@ export async function resolveAndCheck(host: string, opts: ResolveOptions): Promi
   if (bare === "") throw new ProbeFailure("invalid_target", "empty host");
   let address: string;
   let family: 4 | 6;
+  let fallback: ResolvedTarget["fallback"];
   const started = performance.now();
   if (isIP(bare) !== 0) {
     family = isIP(bare) === 6 ? 6 : 4;
@@ -127,10 +133,16 @@ export async function resolveAndCheck(host: string, opts: ResolveOptions): Promi
     const picked = await lookupFirst(bare, opts);
     address = picked.address;
     family = picked.family;
+    fallback = picked.other !== undefined && allowed(picked.other.address, opts) ? picked.other : undefined;
   }
   const lookupMs = isIP(bare) !== 0 ? 0 : performance.now() - started;
   assertAllowed(address, opts.allowPrivate, isIP(bare) !== 0 ? undefined : bare);
-  return { address, family, lookup_ms: Math.round(lookupMs * 1000) / 1000 };
+  return {
+    address,
+    family,
+    lookup_ms: Math.round(lookupMs * 1000) / 1000,
+    ...(fallback === undefined ? {} : { fallback }),
+  };
 }
 
 /** Throws `target_not_allowed` when the guard is on and `address` is refused. */
@@ -145,6 +157,10 @@ export function assertAllowed(address: string, allowPrivate: boolean, name?: str
   );
 }
 
+function allowed(address: string, opts: ResolveOptions): boolean {
+  return opts.allowPrivate || !checkAddress(address).blocked;
+}
+
 /** getaddrinfo's answers as dns.lookup names them, in words. */
 const lookupErrors: Record<string, string> = {
   ENOTFOUND: "no such name, or no address for it",
@@ -154,7 +170,10 @@ const lookupErrors: Record<string, string> = {
 
 const systemLookup: HostLookup = (host, family) => lookup(host, { all: true, family, verbatim: true });
 
-async function lookupFirst(host: string, opts: ResolveOptions): Promise<{ address: string; family: 4 | 6 }> {
+type Picked = { address: string; family: 4 | 6 };
+
+/** The first address of the wanted family; with none wanted, also the first of the other family. */
+async function lookupFirst(host: string, opts: ResolveOptions): Promise<Picked & { other?: Picked }> {
   const { family } = opts;
   let all: { address: string; family: number }[];
   try {
@@ -173,7 +192,12 @@ async function lookupFirst(host: string, opts: ResolveOptions): Promise<{ addres
     const what = family === undefined ? "no address" : `no IPv${family} address`;
     throw new ProbeFailure("dns_resolution_failed", `cannot resolve ${host}: it has ${what} (ENOTFOUND)`);
   }
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  const picked: Picked = { address: first.address, family: first.family === 6 ? 6 : 4 };
+  const other =
+    family === undefined ? all.find((a) => a.family === (picked.family === 6 ? 4 : 6)) : undefined;
+  return other === undefined
+    ? picked
+    : { ...picked, other: { address: other.address, family: picked.family === 6 ? 4 : 6 } };
 }
 
 /**
