@@ -219,7 +219,7 @@ export function KeysPage(_props: { route: Route }) {
           <p class="muted">{t("none")}</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">{t("name")}</th>
@@ -234,15 +234,17 @@ export function KeysPage(_props: { route: Route }) {
               <tbody>
                 {keys.data.map((k) => (
                   <tr key={k.id} data-key-id={k.id}>
-                    <td>{k.name}</td>
-                    <td>
+                    <td data-label={t("name")}>{k.name}</td>
+                    <td data-label={t("prefix")}>
                       <code>{k.key_prefix ?? k.prefix}…</code>
                     </td>
-                    {form === "a" ? <td>{(k.scopes ?? []).join(", ")}</td> : null}
-                    <td>{formatTime(k.created_at)}</td>
-                    <td>{k.last_used_at ? formatTime(k.last_used_at) : t("notYet")}</td>
-                    <td>{k.expires_at ? formatTime(k.expires_at) : t("never")}</td>
-                    <td>
+                    {form === "a" ? <td data-label={t("scopesCol")}>{(k.scopes ?? []).join(", ")}</td> : null}
+                    <td data-label={t("created")}>{formatTime(k.created_at)}</td>
+                    <td data-label={t("lastUsed")}>
+                      {k.last_used_at ? formatTime(k.last_used_at) : t("notYet")}
+                    </td>
+                    <td data-label={t("expires")}>{k.expires_at ? formatTime(k.expires_at) : t("never")}</td>
+                    <td data-label={t("actions")}>
                       <ConfirmButton
                         label={t("revoke")}
                         accessibleLabel={t("revokeNamed", { name: k.name })}

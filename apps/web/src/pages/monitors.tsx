@@ -127,18 +127,20 @@ function Row({
   }
   return (
     <tr data-monitor-id={m.id}>
-      <td>
+      <td data-label={t("state")}>
         <StateBadge state={m.state} />
       </td>
-      <td>
+      <td data-label={t("name")}>
         <a href={`#/monitors/${id}`}>{m.name}</a>
       </td>
-      <td>{m.type.toUpperCase()}</td>
-      <td style={{ wordBreak: "break-all" }}>{targetOf(m)}</td>
-      <td>{t("seconds", { n: formatNumber(intervalOf(m)) })}</td>
-      <td>{statusLabel(m.status)}</td>
-      <td>{m.last_run_at ? formatTime(m.last_run_at) : t("notYet")}</td>
-      <td>
+      <td data-label={t("type")}>{m.type.toUpperCase()}</td>
+      <td data-label={t("target")} class="anywhere">
+        {targetOf(m)}
+      </td>
+      <td data-label={t("interval")}>{t("seconds", { n: formatNumber(intervalOf(m)) })}</td>
+      <td data-label={t("status")}>{statusLabel(m.status)}</td>
+      <td data-label={t("lastRun")}>{m.last_run_at ? formatTime(m.last_run_at) : t("notYet")}</td>
+      <td data-label={t("actions")}>
         <div class="row" style={{ flexWrap: "nowrap" }}>
           <button
             type="button"
@@ -198,7 +200,7 @@ export function MonitorsPage(_props: { route: Route }) {
           <p class="muted">{t("none")}</p>
         ) : (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">{t("state")}</th>

@@ -212,7 +212,7 @@ function NodeTable({ nodes }: { nodes: DirectoryNode[] }) {
   );
   return (
     <div class="table-wrap contained">
-      <table>
+      <table class="cards">
         <thead>
           <tr>
             <th scope="col">{t("name")}</th>
@@ -225,7 +225,7 @@ function NodeTable({ nodes }: { nodes: DirectoryNode[] }) {
         <tbody>
           {sorted.map((n) => (
             <tr key={n.id} data-node={n.id}>
-              <td>
+              <td data-label={t("name")}>
                 <strong>{n.name}</strong>
                 <div class="muted">
                   <code>{n.id}</code> · {t("version")} {n.version}
@@ -239,19 +239,19 @@ function NodeTable({ nodes }: { nodes: DirectoryNode[] }) {
                   </a>
                 ) : null}
               </td>
-              <td class="nowrap">
+              <td class="nowrap" data-label={t("status")}>
                 <StatusDot
                   ok={n.status === "online"}
                   label={n.status === "online" ? t("online") : t("offline")}
                 />
                 <span aria-hidden="true">{n.status === "online" ? t("online") : t("offline")}</span>
               </td>
-              <td>
+              <td data-label={t("location")}>
                 {countryLabel(n.country)}
                 <div class="muted">{n.region}</div>
               </td>
-              <td>{n.provider}</td>
-              <td>
+              <td data-label={t("provider")}>{n.provider}</td>
+              <td data-label={t("lastSeen")}>
                 {formatTime(n.last_seen)}
                 <div class="muted">
                   {t("capabilities")}: {n.capabilities.filter((c) => probeKinds.includes(c)).join(", ")}
