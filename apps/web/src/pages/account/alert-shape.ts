@@ -2,7 +2,16 @@ import { call } from "../../api.js";
 import { pageSize } from "./monitor-shape.js";
 
 /** Alert channels, policies and events: the same shapes in both forms (only the page-size name differs). */
-export const channelTypes = ["webhook", "email", "slack"] as const;
+export const channelTypes = [
+  "webhook",
+  "email",
+  "slack",
+  "dingtalk",
+  "feishu",
+  "wecom",
+  "pagerduty",
+  "sms",
+] as const;
 export type ChannelType = (typeof channelTypes)[number];
 
 export interface Channel {
