@@ -13,6 +13,7 @@ import {
 } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
 import { limitEntries } from "../../http/body-bounds.js";
+import { fieldError } from "../../http/errors.js";
 import { hasUnstorableChars } from "../../lib/unstorable-text.js";
 import { MAX_NODE_IDS } from "./select-nodes.js";
 import { literalAddress } from "./target-check.js";
@@ -59,6 +60,48 @@ export function toAsciiName(v: string): string {
   return domainToASCII(v) || v;
 }
 
+/** The port a URL of each scheme means when it names none (a pasted URL given where a host:port is meant). */
+const schemePorts: Record<string, number> = { http: 80, https: 443, ws: 80, wss: 443, ftp: 21, ssh: 22 };
+
+/**
+ * What people paste where a host is meant, taken apart: a URL (`https://example.com:8443/path`) gives its
+ * host and port (or its scheme's usual port as `schemePort`), `host:port` and `[v6]:port` their parts, and
+ * `example.com/path` its host. Anything else comes back as it was (trimmed), for the host check to judge; a
+ * bare IPv6 address is never split. IPv6 hosts keep their brackets.
+ */
+export function pastedHost(text: string): { host: string; port?: number; schemePort?: number } {
+  const v = text.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(v);
+  if (scheme) {
+    let url: URL;
+    try {
+      url = new URL(v);
+    } catch {
+      return { host: v };
+    }
+    if (url.hostname === "") return { host: v };
+    const schemePort = schemePorts[scheme[1]!.toLowerCase()];
+    return {
+      host: url.hostname,
+      ...(url.port === "" ? {} : { port: Number(url.port) }),
+      ...(schemePort === undefined ? {} : { schemePort }),
+    };
+  }
+  if (isIP(v) !== 0) return { host: v };
+  const head = v.split(/[/?#]/, 1)[0] ?? v;
+  const m = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(head);
+  return m ? { host: m[1]!, port: Number(m[2]) } : { host: head === "" ? v : head };
+}
+
+/** A field that takes what `pastedHost` takes and passes the host alone on to `inner`. */
+const pasted = <T extends z.ZodType<unknown, string>>(inner: T) =>
+  z
+    .string()
+    .min(1)
+    .max(2048)
+    .transform((v) => pastedHost(v).host)
+    .pipe(inner);
+
 export const hostField = z
   .string()
   .min(1)
@@ -74,6 +117,19 @@ export const domainField = z
   .transform(toAsciiName)
   .refine((v) => hostnamePattern.test(v) && v.length <= 253, "must be a domain name")
   .openapi({ example: "example.com", description: "Domain name (IDN allowed)" });
+
+/** A host name or IP; a pasted URL or `host:port` gives its host (the port is not used). */
+export const pastedHostField = pasted(hostField).openapi({
+  example: "example.com",
+  description:
+    "Host name (IDN allowed) or IP address. A URL or `host:port` (`[v6]:port`) is taken too: its host is used",
+});
+
+/** A domain name; a pasted URL or `host:port` gives its host. */
+export const pastedDomainField = pasted(domainField).openapi({
+  example: "example.com",
+  description: "Domain name (IDN allowed). A URL or `host:port` is taken too: its host is used",
+});
 
 export const urlField = z
   .string()
@@ -139,6 +195,19 @@ export const maxRedirectsField = z
   .max(10)
   .openapi({ description: "Most redirects to follow when following, 0–10, default 5" });
 
+export const ipFamilyField = z.enum(["any", "ipv4", "ipv6"]).openapi({
+  description:
+    "Address family the node connects over: `ipv4`, `ipv6`, or `any` (default): the name's first address, " +
+    "and when that connection is refused or unreachable the first address of the other family, as curl " +
+    "does (e.g. a host whose IPv6 is broken is still measured over IPv4). `resolved_ip` says which was used. " +
+    "Older agents take `ipv4`/`ipv6` too; only the fallback needs agents of this version.",
+});
+
+/** The API's family name → the probe's `ip_version` (absent = any). */
+export function ipVersionOf(family: "any" | "ipv4" | "ipv6" | undefined): 4 | 6 | undefined {
+  return family === "ipv4" ? 4 : family === "ipv6" ? 6 : undefined;
+}
+
 /** Older agents drop params they do not know, so the probe runs without them. */
 const agentsNote = " Needs agents of this version: older ones ignore it.";
 
@@ -199,6 +268,32 @@ export const portField = z.number().int().min(1).max(65_535);
 /** `host:port` as a task's stored target (`[v6]:port` for an IPv6 address). */
 export function hostPort(host: string, port: number): string {
   return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * `host:port`, `[v6]:port`, a URL, or a bare host (or IPv6 address) whose port comes from `paramPort`; a
+ * URL naming no port takes `paramPort`, else its scheme's. `paths` name the fields in the caller's form.
+ */
+export function splitHostPort(
+  target: string,
+  paramPort: number | undefined,
+  paths: { target: string; port: string } = { target: "body.target", port: "body.params.port" },
+): { host: string; port: number } {
+  const given = pastedHost(target);
+  let host = given.host;
+  let port = given.port;
+  if (port !== undefined) {
+    if (port < 1 || port > 65_535) throw fieldError(paths.target, "port must be 1–65535");
+    if (paramPort !== undefined && paramPort !== port)
+      throw fieldError(paths.port, `differs from the port in ${paths.target.replace(/^body\./, "")}`);
+  }
+  host = toAsciiName(host);
+  if (host.length > 255 || !isHostOrIp(host))
+    throw fieldError(paths.target, "must be host:port or a host name");
+  if (host.startsWith("[")) host = host.slice(1, -1);
+  port ??= paramPort ?? given.schemePort;
+  if (port === undefined) throw fieldError(paths.port, "required when target has no port");
+  return { host, port };
 }
 
 /** Fills the probe's own defaults and checks the result against the wire schema. */

@@ -1,25 +1,24 @@
-import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
-import { fieldError } from "../../http/errors.js";
 import {
   buildSpec,
   checkHttpOptions,
-  domainField,
   followRedirectsField,
-  hostField,
   hostPort,
-  isHostOrIp,
+  ipFamilyField,
+  ipVersionOf,
   keywordField,
   maxRedirectsField,
   methodField,
   nodeIdsField,
+  pastedDomainField,
+  pastedHostField,
   portField,
   recordTypeField,
   requestBodyField,
   requestHeadersField,
   serverField,
-  toAsciiName,
+  splitHostPort,
   urlField,
 } from "./fields.js";
 import type { ProbeInput } from "./request.js";
@@ -48,12 +47,13 @@ export const formABodies = {
         headers: requestHeadersField.optional(),
         body: requestBodyField.optional(),
         keyword: keywordField.optional(),
+        ip_family: ipFamilyField.optional(),
       })
       .superRefine(checkHttpOptions)
       .optional(),
   }),
   ping: z.strictObject({
-    target: hostField,
+    target: pastedHostField,
     ...common,
     params: z
       .strictObject({
@@ -63,24 +63,30 @@ export const formABodies = {
       .optional(),
   }),
   dns: z.strictObject({
-    target: domainField,
+    target: pastedDomainField,
     ...common,
     params: z
       .strictObject({ record_type: recordTypeField.optional(), server: serverField.optional() })
       .optional(),
   }),
   tcp: z.strictObject({
-    target: z.string().min(1).max(261).openapi({
-      description: "`host:port` (`[v6]:port`), or a host with params.port",
-      example: "example.com:443",
-    }),
+    target: z
+      .string()
+      .min(1)
+      .max(2048)
+      .openapi({
+        description:
+          "`host:port` (`[v6]:port`), or a host with params.port. A URL is taken too: its host, and its port " +
+          "(else params.port, else its scheme's: 80 for http, 443 for https)",
+        example: "example.com:443",
+      }),
     ...common,
     params: z
       .strictObject({ port: portField.optional(), timeout_ms: timeoutMs(100, 5000).optional() })
       .optional(),
   }),
   traceroute: z.strictObject({
-    target: hostField,
+    target: pastedHostField,
     ...common,
     params: z
       .strictObject({
@@ -101,7 +107,11 @@ function request(type: ProbeType, target: string, params: Record<string, unknown
 
 /** Form A body → the internal probe request. */
 export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
-  http: (b) => request("http", b.target, { url: b.target, ...b.params }, b.node_ids),
+  http: (b) => {
+    const { ip_family, ...params } = b.params ?? {};
+    const spec = { url: b.target, ...params, ip_version: ipVersionOf(ip_family) };
+    return request("http", b.target, spec, b.node_ids);
+  },
   ping: (b) => request("ping", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
   dns: (b) => request("dns", b.target, { domain: b.target, ...b.params }, b.node_ids),
   tcp: (b) => {
@@ -111,27 +121,6 @@ export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   },
   traceroute: (b) => request("traceroute", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
 };
-
-/** `host:port`, `[v6]:port`, or a bare host (or IPv6 address) whose port comes from params.port. */
-export function splitHostPort(target: string, paramPort: number | undefined): { host: string; port: number } {
-  let host = target;
-  let port: number | undefined;
-  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
-  if (m && isIP(target) === 0) {
-    host = m[1]!;
-    port = Number(m[2]);
-    if (port < 1 || port > 65_535) throw fieldError("body.target", "port must be 1–65535");
-    if (paramPort !== undefined && paramPort !== port)
-      throw fieldError("body.params.port", "differs from the port in target");
-  }
-  host = toAsciiName(host);
-  if (host.length > 255 || !isHostOrIp(host))
-    throw fieldError("body.target", "must be host:port or a host name");
-  if (host.startsWith("[")) host = host.slice(1, -1);
-  port ??= paramPort;
-  if (port === undefined) throw fieldError("body.params.port", "required when target has no port");
-  return { host, port };
-}
 
 export const formACreatedSchema = z
   .object({

@@ -3,19 +3,22 @@ import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
   checkHttpOptions,
-  domainField,
   followRedirectsField,
-  hostField,
   hostPort,
+  ipFamilyField,
+  ipVersionOf,
   keywordField,
   maxRedirectsField,
   methodField,
   nodeIdsField,
+  pastedDomainField,
+  pastedHostField,
   portField,
   recordTypeField,
   requestBodyField,
   requestHeadersField,
   serverField,
+  splitHostPort,
   urlField,
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
@@ -47,29 +50,39 @@ export const formBBodies = {
       headers: requestHeadersField.optional(),
       body: requestBodyField.optional(),
       keyword: keywordField.optional(),
+      ip_family: ipFamilyField.optional(),
       ...common,
     })
     .superRefine(checkHttpOptions),
   ping: z.strictObject({
-    host: hostField,
+    host: pastedHostField,
     count: z.number().int().min(1).max(10).optional().openapi({ description: "1–10, default 4" }),
     timeout: seconds(30, 5).optional(),
     ...common,
   }),
   dns: z.strictObject({
-    domain: domainField,
+    domain: pastedDomainField,
     record_type: recordTypeField.optional(),
     server: serverField.optional(),
     ...common,
   }),
   tcp: z.strictObject({
-    host: hostField,
+    host: z
+      .string()
+      .min(1)
+      .max(2048)
+      .openapi({
+        description:
+          "Host name or IP. `host:port`, `[v6]:port` or a URL is taken too: its host is used, and a port it " +
+          "names must equal `port`",
+        example: "example.com",
+      }),
     port: portField,
     timeout: seconds(30, 5).optional(),
     ...common,
   }),
   traceroute: z.strictObject({
-    host: hostField,
+    host: pastedHostField,
     max_hops: z.number().int().min(1).max(64).optional().openapi({ description: "1–64, default 30" }),
     ...common,
   }),
@@ -107,6 +120,7 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
         headers: b.headers,
         body: b.body,
         keyword: b.keyword,
+        ip_version: ipVersionOf(b.ip_family),
       },
       b.nodes,
     ),
@@ -127,14 +141,10 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
       b.nodes,
     ),
   // The stored target names the port too, as Form A's `host:port` does.
-  tcp: (b) =>
-    request(
-      "tcp",
-      hostPort(strip(b.host), b.port),
-      "host",
-      { host: strip(b.host), port: b.port, timeout_ms: ms(b.timeout) },
-      b.nodes,
-    ),
+  tcp: (b) => {
+    const { host, port } = splitHostPort(b.host, b.port, { target: "body.host", port: "body.port" });
+    return request("tcp", hostPort(host, port), "host", { host, port, timeout_ms: ms(b.timeout) }, b.nodes);
+  },
   traceroute: (b) =>
     request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
 };

@@ -53,4 +53,26 @@ describe.each(forms)("http probe headers, body and keyword, Form %s", (form) => 
       expect(res.body.error.details[0].message).toContain(msg);
     }
   });
+
+  it("ip_family: ipv4/ipv6 reach the node as ip_version, any (the default) leaves it to the node", async () => {
+    const t = await db.freshApp(form, {});
+    const node = serveNode(t.bus, { id: "n1", capabilities: ["ipv4", "ipv6", "http"] });
+    await settle();
+    for (const [family, version] of [
+      ["ipv4", 4],
+      ["ipv6", 6],
+      ["any", undefined],
+      [undefined, undefined],
+    ] as const) {
+      const extra = family === undefined ? {} : { ip_family: family };
+      const run = await runTask(t, form, "http", body("https://example.com/", extra));
+      expect(run.created.status, JSON.stringify(run.created.body)).toBe(form === "a" ? 202 : 200);
+      expect((node.jobs.at(-1)!.spec.params as { ip_version?: number }).ip_version).toBe(version);
+    }
+    const res = await t.call("POST", "/v1/probe/http", {
+      body: body("https://example.com/", { ip_family: "6" }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].path).toBe(p("ip_family"));
+  });
 });

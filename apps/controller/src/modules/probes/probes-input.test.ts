@@ -122,6 +122,52 @@ describe.each(dbKinds)("probe input on %s", (kind) => {
       ]);
     });
 
+    it("a pasted URL or host:port where a host is meant: its host is probed (tcp: and its port)", async () => {
+      const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+      const node = serveNode(t.bus, { id: "n1" });
+      await settle();
+      const ping = await runTask(t, form, "ping", hostBody("https://Example.com:8443/status?x=1"));
+      await runTask(t, form, "traceroute", hostBody("[2001:db8::1]:443"));
+      await runTask(
+        t,
+        form,
+        "dns",
+        form === "a" ? { target: "example.org:53" } : { domain: "http://example.org/x" },
+      );
+      await runTask(
+        t,
+        form,
+        "tcp",
+        form === "a" ? { target: "https://example.net/" } : { host: "example.net:443", port: 443 },
+      );
+      const v6Url = "http://[2001:db8::2]:8080/";
+      await runTask(t, form, "tcp", form === "a" ? { target: v6Url } : { host: v6Url, port: 8080 });
+      expect(node.jobs.map((j) => j.spec.params)).toMatchObject([
+        { host: "example.com" },
+        { host: "2001:db8::1" },
+        { domain: "example.org" },
+        { host: "example.net", port: 443 },
+        { host: "2001:db8::2", port: 8080 },
+      ]);
+      await t.drain();
+      const stored = await t.call("GET", `/v1/probe/tasks/${ping.created.body.data.task_id}`);
+      expect(stored.body.data.target).toBe("example.com");
+      // A port that contradicts the port field, or a host part that is no host, is still a 400.
+      const [tcpPath, hostPath] =
+        form === "a" ? ["body.params.port", "body.target"] : ["body.port", "body.host"];
+      const bad = await t.call("POST", "/v1/probe/tcp", {
+        body:
+          form === "a"
+            ? { target: "example.net:80", params: { port: 443 } }
+            : { host: "example.net:80", port: 443 },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details[0].path).toBe(tcpPath);
+      const notHost = await t.call("POST", "/v1/probe/ping", { body: hostBody("https://exa mple.com/") });
+      expect(notHost.status).toBe(400);
+      expect(notHost.body.error.details[0].path).toBe(hostPath);
+    });
+
     it("a tcp task's stored target names host and port in both forms", async () => {
       const t = await fresh(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
       serveNode(t.bus, { id: "n1" });

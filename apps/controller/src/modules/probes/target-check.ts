@@ -27,11 +27,15 @@ export function assertTargetAllowed(
   }
 }
 
-/** The address family of a literal IP target, or undefined for a name (known only once a node resolves it). */
+/**
+ * The address family of a literal IP target, or the family the request fixes (`ip_version`); undefined for
+ * a name with none fixed (known only once a node resolves it).
+ */
 export function literalTargetFamily(spec: ProbeJobSpec): 4 | 6 | undefined {
   const target = literalHosts(spec).find((h) => h.field === "target");
   const ip = target && literalAddress(target.host);
-  return ip === undefined ? undefined : isIP(ip) === 6 ? 6 : 4;
+  if (ip !== undefined) return isIP(ip) === 6 ? 6 : 4;
+  return "ip_version" in spec.params ? spec.params.ip_version : undefined;
 }
 
 /**
