@@ -11,6 +11,7 @@ import * as m20261125_0000 from "./20261125_0000_alerts.js";
 import * as m20261125_1000 from "./20261125_1000_billing.js";
 import * as m20261126_0900 from "./20261126_0900_alert_channel_health.js";
 import * as m20261126_1000 from "./20261126_1000_monitor_paused_reason.js";
+import * as m20261128_0100 from "./20261128_0100_account_recovery.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "20261125_1000_billing": m20261125_1000,
   "20261126_0900_alert_channel_health": m20261126_0900,
   "20261126_1000_monitor_paused_reason": m20261126_1000,
+  "20261128_0100_account_recovery": m20261128_0100,
 };
 
 export const inlineMigrations: MigrationProvider = {

@@ -51,8 +51,35 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+/** A password reset token: single use, 30 minutes; `token_hash` is the hex SHA-256 of the mailed secret. */
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/**
+ * A dashboard refresh credential (the `vantage_refresh` cookie): rotated on every use (`rotated_at`), all
+ * of one sign-in sharing `family_id`, so a rotated one presented again revokes the family.
+ */
+export interface RefreshTokensTable {
+  id: string;
+  user_id: string;
+  family_id: string;
+  token_hash: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  rotated_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface AccountTables {
   users: UsersTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
+  password_resets: PasswordResetsTable;
+  refresh_tokens: RefreshTokensTable;
 }

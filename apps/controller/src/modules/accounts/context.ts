@@ -17,6 +17,9 @@ export const LOGIN_FAILURES_PER_IP = 20;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 /** Registrations are counted per clock hour (`VANTAGE_REGISTER_LIMIT_IP`, `VANTAGE_REGISTER_LIMIT_EMAIL`). */
 export const REGISTER_WINDOW_MS = 3600_000;
+/** Password reset requests per client IP (IPv6: per /64) and per address, per clock hour. */
+export const PASSWORD_RESETS_PER_IP = 10;
+export const PASSWORD_RESETS_PER_ADDRESS = 3;
 
 /** What a caller of `createAccounts` may set beyond the configuration (tests, tools). */
 export interface AccountsOptions {
@@ -42,6 +45,14 @@ export interface AccountsContext {
   delivery: DeliveryService;
   /** The plan table (API keys per account). */
   plans: Record<PlanRow, PlanLimits>;
+  /** Password reset requests per client IP and per address (counted whether or not the account exists). */
+  resetsPerIp: RateLimiter;
+  resetsPerAddress: RateLimiter;
+  /**
+   * The dashboard's address, without a trailing slash, for links in mail: `VANTAGE_PUBLIC_URL`, else
+   * `http://localhost:<PORT>`. Never the request's Host header (a forged one would send reset links elsewhere).
+   */
+  publicUrl: string;
 }
 
 /**
@@ -88,5 +99,16 @@ export function createAccountsContext(
     passwords: createPasswordHasher(options.passwords),
     delivery,
     plans: deps.config.VANTAGE_PLAN_LIMITS,
+    resetsPerIp: new RateLimiter(store, {
+      name: "reset:ip",
+      limit: PASSWORD_RESETS_PER_IP,
+      windowMs: REGISTER_WINDOW_MS,
+    }),
+    resetsPerAddress: new RateLimiter(store, {
+      name: "reset:email",
+      limit: PASSWORD_RESETS_PER_ADDRESS,
+      windowMs: REGISTER_WINDOW_MS,
+    }),
+    publicUrl: (deps.config.VANTAGE_PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`).replace(/\/+$/, ""),
   };
 }

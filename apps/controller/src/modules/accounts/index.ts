@@ -14,6 +14,7 @@ import { registerCreateKey } from "./routes/create-key.js";
 import { registerGetProfile } from "./routes/get-profile.js";
 import { registerListKeys } from "./routes/list-keys.js";
 import { registerMcpTokenRoutes } from "./routes/mcp-tokens.js";
+import { registerRecoveryRoutes } from "./routes/recovery.js";
 import { registerRevokeKey } from "./routes/revoke-key.js";
 import { registerTokenRoutes } from "./routes/tokens.js";
 import { registerUpdateProfile } from "./routes/update-profile.js";
@@ -96,6 +97,7 @@ export function createAccounts(
       const auth = requireAuth(ctx.credentials);
       registerAuthRoutes(app, ctx, auth);
       const secured = securedRoute("account", ctx.form, auth);
+      registerRecoveryRoutes(app, ctx, secured);
       registerGetProfile(app, ctx, secured);
       registerUpdateProfile(app, ctx, secured);
       registerCreateKey(app, ctx, secured);

@@ -247,3 +247,129 @@ export async function revokeKey(
 export async function touchKey(db: Executor, id: string, at: Date): Promise<void> {
   await db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", id).execute();
 }
+
+// ---- password resets and refresh credentials (stored as hex SHA-256 of the secret) ----
+
+export async function setPasswordHash(db: Executor, userId: string, passwordHash: string): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ password_hash: passwordHash, updated_at: new Date() })
+    .where("id", "=", userId)
+    .execute();
+}
+
+/** Revokes every live session of the account but `exceptJti`; how many were revoked. */
+export async function revokeSessions(db: Executor, userId: string, exceptJti?: string): Promise<number> {
+  let q = db
+    .updateTable("sessions")
+    .set({ revoked_at: new Date() })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", new Date());
+  if (exceptJti !== undefined) q = q.where("id", "!=", exceptJti);
+  const rows = await q.returning("id").execute();
+  return rows.length;
+}
+
+export async function insertPasswordReset(
+  db: Executor,
+  r: { id: string; userId: string; hash: string; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto("password_resets")
+    .values({ id: r.id, user_id: r.userId, token_hash: r.hash, expires_at: r.expiresAt })
+    .execute();
+}
+
+/**
+ * Uses a reset token: marks it used only if it is unused and unexpired, so of two uses (even concurrent
+ * ones) only the first gets the account's id. The account's other unused tokens are spent with it.
+ */
+export async function consumePasswordReset(db: Executor, hash: string): Promise<string | undefined> {
+  const now = new Date();
+  const row = await db
+    .updateTable("password_resets")
+    .set({ used_at: now })
+    .where("token_hash", "=", hash)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .returning("user_id")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await db
+    .updateTable("password_resets")
+    .set({ used_at: now })
+    .where("user_id", "=", row.user_id)
+    .where("used_at", "is", null)
+    .execute();
+  return row.user_id;
+}
+
+export async function insertRefreshToken(
+  db: Executor,
+  r: { id: string; userId: string; familyId: string; hash: string; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto("refresh_tokens")
+    .values({
+      id: r.id,
+      user_id: r.userId,
+      family_id: r.familyId,
+      token_hash: r.hash,
+      expires_at: r.expiresAt,
+    })
+    .execute();
+}
+
+export async function findRefreshToken(db: Executor, hash: string) {
+  return db
+    .selectFrom("refresh_tokens")
+    .innerJoin("users", "users.id", "refresh_tokens.user_id")
+    .select([
+      "refresh_tokens.id",
+      "refresh_tokens.user_id",
+      "refresh_tokens.family_id",
+      "refresh_tokens.expires_at",
+      "refresh_tokens.rotated_at",
+      "refresh_tokens.revoked_at",
+      "users.status",
+    ])
+    .where("refresh_tokens.token_hash", "=", hash)
+    .executeTakeFirst();
+}
+
+/** Marks a refresh credential rotated; false when it was rotated or revoked already (a concurrent use). */
+export async function markRefreshRotated(db: Executor, id: string): Promise<boolean> {
+  const row = await db
+    .updateTable("refresh_tokens")
+    .set({ rotated_at: new Date() })
+    .where("id", "=", id)
+    .where("rotated_at", "is", null)
+    .where("revoked_at", "is", null)
+    .returning("id")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Revokes the account's refresh credentials: one family, or all but `exceptFamily`, or all. */
+export async function revokeRefreshTokens(
+  db: Executor,
+  userId: string,
+  which: { family?: string; exceptFamily?: string } = {},
+): Promise<void> {
+  let q = db
+    .updateTable("refresh_tokens")
+    .set({ revoked_at: new Date() })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null);
+  if (which.family !== undefined) q = q.where("family_id", "=", which.family);
+  if (which.exceptFamily !== undefined) q = q.where("family_id", "!=", which.exceptFamily);
+  await q.execute();
+}
+
+/** Housekeeping: reset tokens and refresh credentials expired more than a day ago. */
+export async function deleteExpiredRecovery(db: Executor): Promise<void> {
+  const before = new Date(Date.now() - 24 * 3600_000);
+  await db.deleteFrom("password_resets").where("expires_at", "<", before).execute();
+  await db.deleteFrom("refresh_tokens").where("expires_at", "<", before).execute();
+}

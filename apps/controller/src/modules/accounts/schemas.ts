@@ -18,6 +18,15 @@ export const credentialsBody = z
       example: "correct horse battery",
       description: "At least 8 characters and at most 72 bytes in UTF-8 (bcrypt's limit).",
     }),
+    refresh_cookie: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "Extension (the dashboard): `true` also sets the `vantage_refresh` cookie (HttpOnly, SameSite=Strict, " +
+          "Path=/v1, Secure over HTTPS), a rotating refresh credential for `POST /v1/auth/refresh`. The access " +
+          "token is the same 900 s JWT either way.",
+      }),
   })
   .openapi("Credentials");
 
@@ -38,6 +47,29 @@ export const verifyEmailResult = z.object({
   email: z.string(),
   email_verified: z.boolean(),
 });
+
+const newPassword = z.string().max(1024).openapi({
+  example: "correct horse battery staple",
+  description: "At least 8 characters and at most 72 bytes in UTF-8 (bcrypt's limit).",
+});
+
+export const passwordResetRequestBody = z
+  .strictObject({ email: z.string().max(320).openapi({ example: "ada@example.com" }) })
+  .openapi("PasswordResetRequest");
+
+export const passwordResetConfirmBody = z
+  .strictObject({
+    token: z.string().min(1).max(256).openapi({ description: "The token from the reset message" }),
+    password: newPassword,
+  })
+  .openapi("PasswordResetConfirm");
+
+export const passwordChangeBody = z
+  .strictObject({
+    current_password: z.string().max(1024),
+    new_password: newPassword,
+  })
+  .openapi("PasswordChange");
 
 // ---- profile ----
 

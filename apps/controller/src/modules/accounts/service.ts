@@ -28,7 +28,7 @@ export interface IssuedToken {
 
 export type User = repo.UserRow;
 
-async function issueSession(ctx: AccountsContext, userId: string): Promise<IssuedToken> {
+export async function issueSession(ctx: AccountsContext, userId: string): Promise<IssuedToken> {
   const nowS = Math.floor(Date.now() / 1000);
   const jti = newId("ses");
   await repo.insertSession(ctx.db, {
@@ -41,18 +41,21 @@ async function issueSession(ctx: AccountsContext, userId: string): Promise<Issue
 }
 
 /**
- * The verification message. It asks for a POST and offers no link: there is no GET form of the route (a
- * link answered 405), and one would be a trap for a single-use token, since mail scanners open links.
+ * The verification message: a link to the dashboard's verify page, which posts the token (the token rides
+ * in the URL's fragment, never sent to a server, so opening the link cannot use it up by a GET), and the
+ * token itself for API clients.
  */
-function verificationMail(email: string, token: string) {
+function verificationMail(ctx: AccountsContext, email: string, token: string) {
+  const link = `${ctx.publicUrl}/#/verify-email?token=${encodeURIComponent(token)}`;
   return {
     channel: "email" as const,
     destination: email,
     payload: {
       subject: "Verify your Vantage email address",
       text:
-        "Welcome to Vantage.\n\nTo verify this email address, send the token below to POST /v1/auth/verify-email " +
-        `as {"token": "…"}. It is valid for 48 hours and works once.\n\nverification token: ${token}\n`,
+        `Welcome to Vantage.\n\nTo verify this email address, open this link:\n\n${link}\n\n` +
+        "It is valid for 48 hours and works once. API clients can send the token below to " +
+        `POST /v1/auth/verify-email as {"token": "…"}.\n\nverification token: ${token}\n`,
     },
   };
 }
@@ -98,7 +101,7 @@ export async function register(
   const token = await signEmailToken(ctx.jwtKey, userId, email, Math.floor(Date.now() / 1000));
   const created = await ctx.db.transaction().execute(async (tx) => {
     const user = await repo.insertUser(tx, { id: userId, email, passwordHash });
-    if (user) await ctx.delivery.enqueue(tx, verificationMail(email, token));
+    if (user) await ctx.delivery.enqueue(tx, verificationMail(ctx, email, token));
     return user;
   });
   if (!created) throw new ApiError("conflict", "an account with this email already exists");
@@ -109,7 +112,7 @@ export async function register(
 let loginsSinceSweep = 0;
 
 /** Takes back a hit counted by `consume`, unless its window has ended meanwhile (it would land in the next). */
-async function giveBack(limiter: RateLimiter, key: string, counted: RateLimitStatus): Promise<void> {
+export async function giveBack(limiter: RateLimiter, key: string, counted: RateLimitStatus): Promise<void> {
   if (Date.now() < counted.resetAt) await limiter.consume(key, -1);
 }
 
@@ -167,6 +170,7 @@ export async function login(
   if (++loginsSinceSweep >= 200) {
     loginsSinceSweep = 0;
     await repo.deleteExpiredSessions(ctx.db);
+    await repo.deleteExpiredRecovery(ctx.db);
   }
   return issueSession(ctx, user.id);
 }

@@ -6,6 +6,8 @@ import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.j
 import type { Router } from "../../../http/router.js";
 import { authSecurity } from "../../../http/security.js";
 import type { AccountsContext } from "../context.js";
+import { clearedRefreshCookie, readRefreshCookie, refreshCookie } from "../cookie.js";
+import { endRefreshFamily, startRefreshFamily } from "../recovery.js";
 import { credentialsBody, tokenSchema, verifyEmailBody, verifyEmailResult } from "../schemas.js";
 import { login, logout, register, verifyEmail } from "../service.js";
 import { toToken } from "../views.js";
@@ -55,7 +57,10 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
   });
   app.openapi(registerRoute, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, toToken(await register(ctx, { ...body, clientIp: clientIpOf(c) })), 201);
+    const token = await register(ctx, { ...body, clientIp: clientIpOf(c) });
+    if (body.refresh_cookie)
+      c.header("Set-Cookie", refreshCookie(c, await startRefreshFamily(ctx, token.userId)));
+    return ok(c, toToken(token), 201);
   });
 
   const loginRoute = createRoute({
@@ -66,7 +71,8 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     description:
       "A wrong email and a wrong password give the same 401. After 5 failures for one email, or 20 from one " +
       "client IP, within 15 minutes, further attempts get 429 with `Retry-After` until the window ends. " +
-      "There are no refresh tokens: log in again when the token expires. " +
+      "API clients log in again when the token expires; the dashboard sends `refresh_cookie: true` and renews " +
+      "its token with `POST /v1/auth/refresh` (extension). " +
       PASSWORD_POOL_NOTE,
     request: jsonBody(credentialsBody),
     responses: {
@@ -77,6 +83,8 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
   app.openapi(loginRoute, async (c) => {
     const body = c.req.valid("json");
     const token = await login(ctx, { ...body, clientIp: clientIpOf(c) });
+    if (body.refresh_cookie)
+      c.header("Set-Cookie", refreshCookie(c, await startRefreshFamily(ctx, token.userId)));
     return ok(c, toToken(token), 200);
   });
 
@@ -85,7 +93,9 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     path: "/v1/auth/logout",
     tags: ["account"],
     summary: "Revoke the access token this request carries",
-    description: "Only a login session can log out; API keys and access tokens are deleted instead.",
+    description:
+      "Only a login session can log out; API keys and access tokens are deleted instead. A `vantage_refresh` " +
+      "cookie sent along (the dashboard) is revoked with its whole sign-in and removed.",
     security: authSecurity(ctx.form),
     middleware: auth,
     responses: {
@@ -94,7 +104,13 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     },
   });
   app.openapi(logoutRoute, async (c) => {
-    await logout(ctx, requirePrincipal(c));
+    const principal = requirePrincipal(c);
+    await logout(ctx, principal);
+    const refresh = readRefreshCookie(c);
+    if (refresh !== undefined) {
+      await endRefreshFamily(ctx, refresh, principal.userId);
+      c.header("Set-Cookie", clearedRefreshCookie(c));
+    }
     return ok(c, null, 200);
   });
 
@@ -104,6 +120,8 @@ export function registerAuthRoutes(app: Router, ctx: AccountsContext, auth: Midd
     tags: ["account"],
     summary: "Confirm the email address with the token from the verification message",
     description:
+      "The verification message links to the dashboard's verify page (`<VANTAGE_PUBLIC_URL>/#/verify-email?token=…`, " +
+      "the token in the fragment, so opening the link sends it to no server), which posts the token here. " +
       "A token works once: a used token, one for an address the account no longer has, an expired (48 h) " +
       "or a malformed one → 400 `validation_error` on `body.token`.",
     request: jsonBody(verifyEmailBody),
