@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): App {
   const accounts = createAccounts(deps, { delivery: delivery.service });
   const authenticator = accounts.service.authenticator;
   const plans = createPlans(deps, { authenticator });
-  const nodes = createNodes(deps);
+  const nodes = createNodes(deps, { authenticator });
   const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { coreOf, recordAnswer } from "./core.js";
 import { carryCoreHeaders } from "./listen.js";
 import { requestIdFrom } from "./request-id.js";
@@ -14,10 +14,11 @@ export interface DirectAnswer {
 
 /**
  * Makes the answer to a GET (or HEAD) of the route's exact path, with no query string, for the request
- * with this id; `undefined` hands the request to the router (e.g. while the data is not in memory). It runs
- * synchronously and should not throw: one that does is logged and the router answers instead.
+ * with this id and these headers; `undefined` hands the request to the router (e.g. while the data is not in
+ * memory, or when the request carries credentials the router must check). It runs synchronously and should
+ * not throw: one that does is logged and the router answers instead.
  */
-export type DirectRoute = (requestId: string) => DirectAnswer | undefined;
+export type DirectRoute = (requestId: string, headers: IncomingHttpHeaders) => DirectAnswer | undefined;
 
 /** The direct routes of each app, by exact path. */
 const routesOf = new WeakMap<Router, Map<string, DirectRoute>>();
@@ -60,7 +61,7 @@ export function directListener(app: Router): (req: IncomingMessage, res: ServerR
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     let answer: DirectAnswer | undefined;
     try {
-      answer = route(requestId);
+      answer = route(requestId, req.headers);
     } catch (err) {
       core.log.error({ err, method, path, request_id: requestId }, "direct route failed: the router answers");
       return false;

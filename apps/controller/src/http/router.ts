@@ -37,9 +37,49 @@ export function bodyBounds(schema: z.ZodType): MiddlewareHandler<AppEnv> | undef
   };
 }
 
+/** The query parameter names a route's query schema declares (none when it declares no query). */
+export function queryNamesOf(schema: unknown): ReadonlySet<string> {
+  return new Set(schema instanceof z.ZodObject ? Object.keys(schema.shape) : []);
+}
+
+/**
+ * 400 `unknown_field` when the request's query string names a parameter not in `names`, with one
+ * `query.<name>` detail per unknown parameter (as a strict query schema answers), so a misspelt or
+ * other-form parameter (`?limit=` in Form B) is refused instead of silently ignored. A URL without `?`
+ * costs one `indexOf`.
+ */
+export function refuseUnknownQuery(url: string, names: ReadonlySet<string>): void {
+  const at = url.indexOf("?");
+  if (at === -1) return;
+  const unknown = new Set<string>();
+  for (const key of new URLSearchParams(url.slice(at + 1)).keys()) if (!names.has(key)) unknown.add(key);
+  if (unknown.size === 0) return;
+  const keys = [...unknown];
+  const issue = { code: "unrecognized_keys" as const, keys, path: [], input: {}, message: "" };
+  throw validationError(new z.ZodError([issue]), "query");
+}
+
+/** Route middleware: `refuseUnknownQuery` against the route's declared query parameters. */
+function queryGuard(schema: unknown): MiddlewareHandler<AppEnv> {
+  const names = queryNamesOf(schema);
+  return async (c, next) => {
+    refuseUnknownQuery(c.req.url, names);
+    await next();
+  };
+}
+
 interface RouteWithBody {
   middleware?: MiddlewareHandler | MiddlewareHandler[];
-  request?: { body?: { content?: Record<string, { schema?: unknown }> } };
+  request?: { query?: unknown; body?: { content?: Record<string, { schema?: unknown }> } };
+}
+
+/**
+ * The route with the unknown-query check as its last middleware before the body's (after authentication,
+ * so a call without credentials is still a 401): every route refuses query parameters it does not declare.
+ */
+function withQueryGuard<R extends RouteWithBody>(route: R): R {
+  const before = route.middleware === undefined ? [] : [route.middleware].flat();
+  return { ...route, middleware: [...before, queryGuard(route.request?.query)] };
 }
 
 /** The route with `bodyBounds` of its JSON body schema as its last middleware (after authentication). */
@@ -53,8 +93,9 @@ function withBodyBounds<R extends RouteWithBody>(route: R): R {
 }
 
 /**
- * An OpenAPIHono whose validation failures become the API's error envelope, and whose JSON bodies are
- * checked for counts and sizes before their elements are validated.
+ * An OpenAPIHono whose validation failures become the API's error envelope, whose routes refuse query
+ * parameters they do not declare (400 `unknown_field`), and whose JSON bodies are checked for counts and
+ * sizes before their elements are validated.
  */
 export function createRouter() {
   const app = new OpenAPIHono<AppEnv>({
@@ -69,7 +110,10 @@ export function createRouter() {
   });
   const register = app.openapi;
   app.openapi = ((route: RouteWithBody, ...rest: unknown[]) =>
-    (register as (...args: unknown[]) => unknown)(withBodyBounds(route), ...rest)) as typeof app.openapi;
+    (register as (...args: unknown[]) => unknown)(
+      withBodyBounds(withQueryGuard(route)),
+      ...rest,
+    )) as typeof app.openapi;
   return app;
 }
 

@@ -54,12 +54,15 @@ function describeRes(r: TestResponse): string {
  *   Bearer` and the error envelope;
  * - with a read-only credential, a secured write route (not GET) answers 403 `insufficient_scope` and a
  *   secured GET route is not refused for scope;
- * - a route with a request body answers malformed JSON with 400 `malformed_json` in the envelope.
+ * - a route with a request body answers malformed JSON with 400 `malformed_json` in the envelope;
+ * - every route answers a query parameter it does not declare with 400 `unknown_field` naming
+ *   `query.<name>` (anonymously on public routes, with the read-only credential on secured reads, with
+ *   `writeHeaders` on secured writes when given).
  * Path parameters are filled with dummy ids. Returns the failures, so a test asserts `failures` is empty.
  */
 export async function checkCommonRoutes(
   t: TestApp,
-  opts: { readOnlyHeaders: Record<string, string> },
+  opts: { readOnlyHeaders: Record<string, string>; writeHeaders?: Record<string, string> },
 ): Promise<CommonRouteReport> {
   const checked: string[] = [];
   const failures: string[] = [];
@@ -99,6 +102,23 @@ export async function checkCommonRoutes(
       const bad = await t.call(r.method, r.url, { body: "{not json", headers: opts.readOnlyHeaders });
       if (bad.status !== 400 || bad.body?.error?.code !== "malformed_json") {
         failures.push(`${name} with malformed JSON: want 400 malformed_json, got ${describeRes(bad)}`);
+      }
+    }
+    const headers = !r.secured ? {} : r.method === "GET" ? opts.readOnlyHeaders : opts.writeHeaders;
+    if (headers) {
+      checked.push(`${name} with an unknown query parameter`);
+      const odd = await t.call(r.method, `${r.url}?vantage_unknown=1`, {
+        headers,
+        ...(r.hasBody ? { body: {} } : {}),
+      });
+      if (
+        odd.status !== 400 ||
+        odd.body?.error?.code !== "unknown_field" ||
+        odd.body?.error?.details?.[0]?.path !== "query.vantage_unknown"
+      ) {
+        failures.push(
+          `${name} with an unknown query parameter: want 400 unknown_field, got ${describeRes(odd)}`,
+        );
       }
     }
   }

@@ -7,7 +7,7 @@ import type { Authenticator } from "../../http/authenticator.js";
 import { type AppEnv, logOf, type Principal, requestIdOf } from "../../http/context.js";
 import { errorResponses } from "../../http/envelope.js";
 import { ApiError, type ErrorCode, errorBody, errorCodes } from "../../http/errors.js";
-import type { Router } from "../../http/router.js";
+import { type Router, refuseUnknownQuery } from "../../http/router.js";
 import { type ApiForm, authSecurity } from "../../http/security.js";
 import type { McpServices, ToolContext } from "./context.js";
 import { registerProbeTools } from "./probe-tools.js";
@@ -97,6 +97,9 @@ async function mcpPrincipal(c: Context<AppEnv>, authenticator: Authenticator): P
  * sessions there is no server-to-client stream to open (GET) and nothing to end (DELETE): both answer 405
  * with `Allow: POST` (the router's answer for a known path), which the transport allows and clients expect.
  */
+/** The entry point takes no query parameters. */
+const noQuery: ReadonlySet<string> = new Set();
+
 export function registerMcpRoute(
   app: Router,
   opts: { form: ApiForm; log: Logger; authenticator: Authenticator; services: McpServices },
@@ -107,6 +110,7 @@ export function registerMcpRoute(
   app.post(MCP_PATH, async (c) => {
     const principal = await mcpPrincipal(c, opts.authenticator);
     c.set("principal", principal);
+    refuseUnknownQuery(c.req.url, noQuery);
     const server = buildMcpServer({
       ...opts.services,
       form: opts.form,

@@ -1,4 +1,5 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
+import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
 import { isOnline, type NodeDirectory, type NodeState } from "./directory.js";
 import { NodeList, type NodeView, toNodeViews } from "./node-list.js";
@@ -58,7 +59,12 @@ const noNodes: NodeDirectory = {
   markOffline() {},
 };
 
-export function createNodes(deps: AppDeps): NodesModule {
+/** What the module is handed: the credential check for the node list's optional credentials. */
+export interface NodesServices {
+  authenticator: Authenticator;
+}
+
+export function createNodes(deps: AppDeps, services: NodesServices): NodesModule {
   const offlineAfterMs = deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS;
   let memory: Presence | undefined;
   let holders = 0;
@@ -115,7 +121,12 @@ export function createNodes(deps: AppDeps): NodesModule {
       },
     },
     routes(app: Router) {
-      registerListNodes(app, new NodeList(directory, offlineAfterMs), deps.config.VANTAGE_API_FORM);
+      registerListNodes(
+        app,
+        new NodeList(directory, offlineAfterMs),
+        deps.config.VANTAGE_API_FORM,
+        services.authenticator,
+      );
     },
     presence,
     watcher,

@@ -2,6 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { listen } from "../../http/listen.js";
+import { bearer, issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { type FakeNode, heartbeatOf, settle } from "../../testing/agents.js";
 import { rawRequest } from "../../testing/raw-http.js";
 import { type Form, forms, type TestApp } from "../../testing/test-app.js";
@@ -71,8 +72,56 @@ describe.each(forms)("GET /v1/nodes, form %s", (form: Form) => {
       [size]: 1,
     });
 
-    // Unknown query fields are ignored, the other form's page size among them.
-    expect((await page(`${otherSize}=1&x=1`)).body.data).toEqual(all.body.data);
+    // Unknown query fields are refused, the other form's page size among them.
+    const odd = await t.call("GET", `/v1/nodes?${otherSize}=1&x=1`);
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.code).toBe("unknown_field");
+    expect(odd.body.error.details).toEqual([
+      { path: `query.${otherSize}`, message: "unknown field" },
+      { path: "query.x", message: "unknown field" },
+    ]);
+  });
+
+  it("takes no credentials, but refuses bad ones and MCP tokens with 401, through the router and the wire", async () => {
+    const t = await db.freshApp(form);
+    await beat(t, five);
+    const u = await newUser(t, "nodes");
+    const key = await issueKey(t, u.userId, { scopes: ["read"] });
+    const get = (headers: Record<string, string>) => t.call("GET", "/v1/nodes", { headers });
+    expect((await get({})).status).toBe(200);
+    expect((await get(keyHeaders(form, key.secret))).status).toBe(200);
+    expect((await get(u.headers)).status).toBe(200);
+
+    const garbage = form === "a" ? bearer("sk_live_garbage") : { "x-api-key": "not-a-key" };
+    const refused = await get(garbage);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe("unauthorized");
+    expect((await get(bearer("garbage"))).status).toBe(401);
+
+    const mcp =
+      form === "a"
+        ? ((await t.call("POST", "/v1/account/mcp-tokens", { headers: u.headers, body: { name: "m" } })).body
+            .data.token as string)
+        : "vantage_mcp_0123456789abcdef";
+    const byMcp = await get(bearer(mcp));
+    expect(byMcp.status).toBe(401);
+    expect(byMcp.body.error.code).toBe(form === "a" ? "mcp_token_not_accepted" : "unauthorized");
+
+    // Node's server answers the plain list before the router; a request with credentials goes past it.
+    const server = await listen({
+      fetch: t.app.fetch,
+      host: "127.0.0.1",
+      port: 0,
+      graceMs: 1000,
+      log: silentLog,
+    });
+    try {
+      expect((await rawRequest(`${server.url}/v1/nodes`, {})).status).toBe(200);
+      expect((await rawRequest(`${server.url}/v1/nodes`, bearer(mcp))).status).toBe(401);
+      expect((await rawRequest(`${server.url}/v1/nodes`, garbage)).status).toBe(401);
+    } finally {
+      await server.close();
+    }
   });
 
   it("a bad page, page size or filter is a 400 validation_error in the error envelope, naming the field", async () => {

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Authenticator } from "../../../http/authenticator.js";
 import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import { directRoute } from "../../../http/direct-routes.js";
 import { envelope, errorResponses } from "../../../http/envelope.js";
 import { validationError } from "../../../http/errors.js";
 import { pageFieldsA, pageFieldsB } from "../../../http/page-schemas.js";
-import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
+import { queryNamesOf, type Router, refuseUnknownQuery } from "../../../http/router.js";
+import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import type { NodeFilter, NodeList, NodePage } from "../node-list.js";
 import { acceptsGzip, PREPARED_MIN_BYTES, PreparedEnvelope } from "./prepared-envelope.js";
 
@@ -65,17 +66,23 @@ const listNodesRoute = (form: ApiForm) => {
     path: "/v1/nodes",
     tags: ["nodes"],
     summary: "List probe nodes with their region, provider and online status",
-    description: pageNote(size),
+    description: `${pageNote(size)} ${credentialNote}`,
+    security: optionalAuthSecurity(form),
     request: { query: form === "a" ? nodeListQueryA : nodeListQueryB },
     responses: {
       200: {
         description: "The nodes (or one page of them)",
         content: { "application/json": { schema: envelope(listResponse(size)) } },
       },
-      ...errorResponses(400),
+      ...errorResponses(400, 401),
     },
   });
 };
+
+const credentialNote =
+  "Public: no credentials needed. Credentials sent anyway are checked as on every other public route: a " +
+  "malformed, unknown, expired or revoked one is 401 `unauthorized`, an MCP token 401 " +
+  "`mcp_token_not_accepted`.";
 
 /** The query's filter and page, or a 400 `validation_error` naming the field (`query.per_page`). */
 export function parseNodeListQuery(
@@ -122,8 +129,15 @@ const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
  * handler; a request without a query string (the common one) parses nothing, and once the directory has the
  * list at hand it is answered without a promise, as `/healthz` is.
  */
-export function registerListNodes(app: Router, list: NodeList, form: ApiForm): void {
+export function registerListNodes(
+  app: Router,
+  list: NodeList,
+  form: ApiForm,
+  authenticator: Authenticator,
+): void {
   const route = listNodesRoute(form);
+  const names = queryNamesOf(route.request.query);
+  const takesApiKeyHeader = authenticator.acceptsApiKeyHeader;
   app.openAPIRegistry.registerPath(route);
   // The whole list, and the last other large answer (a filter that matches most nodes).
   const whole = new PreparedEnvelope();
@@ -136,7 +150,14 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
     // A large answer depends on Accept-Encoding (a small one never does).
     return c.body(body, 200, gzip ? gzipJsonType : largeJsonType);
   };
-  app.get(route.path, (c) => {
+  app.get(route.path, async (c) => {
+    const authorization = c.req.header("authorization");
+    const apiKey = takesApiKeyHeader ? c.req.header("x-api-key") : undefined;
+    // Credentials are optional here, but ones sent must be good ones (401 otherwise), as on the lookups.
+    if (authorization !== undefined || apiKey !== undefined) {
+      await authenticator.authenticate({ authorization, apiKey });
+    }
+    refuseUnknownQuery(c.req.url, names);
     if (c.req.url.indexOf("?") === -1) {
       // The common request: the whole list, at hand in the directory's memory, answered without a promise.
       const small = smallWholeList(list, requestIdOf(c));
@@ -148,8 +169,10 @@ export function registerListNodes(app: Router, list: NodeList, form: ApiForm): v
     return answer(c, list.json(filter, page), other);
   });
   // The same small answer before the router, under Node's server (dashboards poll it); a large list
-  // (gzip, prepared bytes) and a list not yet in memory go to the router.
-  directRoute(app, route.path, (requestId) => {
+  // (gzip, prepared bytes), a list not yet in memory and a request with credentials go to the router.
+  directRoute(app, route.path, (requestId, headers) => {
+    if (headers.authorization !== undefined) return undefined;
+    if (takesApiKeyHeader && headers["x-api-key"] !== undefined) return undefined;
     const body = smallWholeList(list, requestId);
     return body === undefined ? undefined : { status: 200, type: jsonType["Content-Type"], body };
   });
