@@ -69,6 +69,26 @@ describe("results log (JetStream)", () => {
     expect(Object.fromEntries(await a.writers())).toEqual({ ctl_b: 1 });
   });
 
+  it("commits the records appended while one is in flight together, and reads them back one by one", async () => {
+    const nc = await dial(withJs, creds.controller);
+    const log = await openResultsLog(nc, opts("ctl_g"));
+    const ids = Array.from({ length: 20 }, (_, i) => `g${i}`);
+    const seqs = await Promise.all(ids.map((id) => log.append({ id })));
+    // The first goes alone; the other 19, appended before its ack came, go in the next message.
+    expect(new Set(seqs).size).toBe(2);
+    expect(seqs.slice(1).every((s) => s === seqs[1])).toBe(true);
+    expect(seqs[1]).toBeGreaterThan(seqs[0]!);
+    expect(Object.fromEntries(await log.writers())).toMatchObject({ ctl_g: 2 });
+    expect((await log.read("ctl_g", 0, 1)).map((r) => r.record)).toEqual([{ id: "g0" }]);
+    expect((await log.read("ctl_g", 0, 100)).map((r) => r.record)).toEqual(ids.map((id) => ({ id })));
+
+    // Released below the second message: only it is left, whole.
+    await log.release("ctl_g", seqs[1]!);
+    expect(await log.read("ctl_g", 0, 100)).toHaveLength(19);
+    await log.release("ctl_g", seqs[1]! + 1);
+    expect((await log.writers()).has("ctl_g")).toBe(false);
+  });
+
   it("opens again on an existing stream (another controller, or a restart)", async () => {
     const nc = await dial(withJs, creds.controller);
     const again = await openResultsLog(nc, { ...opts("ctl_c"), maxAgeMs: 7200_000 });

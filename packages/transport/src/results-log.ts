@@ -4,7 +4,9 @@ import { resultsLog } from "@vantage/protocol";
 /**
  * The write-ahead log of answered Form B tasks (ADR 0012): a JetStream stream on the controllers' NATS.
  * A controller appends each finished task to its own subject (`vantage.results.v1.<controller id>`) and
- * waits for the stream's ack before it answers; once its result writer has stored the task in PostgreSQL it
+ * waits for the stream's ack before it answers. Appends are group-committed: one message is in flight at a
+ * time, and the records appended meanwhile go together in the next (a JSON array per message), so a quiet
+ * controller pays one round trip per task and a busy one far fewer messages than tasks; once its result writer has stored the task in PostgreSQL it
  * purges its subject up to there (one request per batch, no consumer). What a killed controller left on its
  * subject is read back and stored by another controller, which then purges that subject.
  *
@@ -22,13 +24,19 @@ export interface LoggedRecord {
 }
 
 export interface ResultsLog {
-  /** Appends a record to this controller's subject; resolves with its stream sequence once stored. */
+  /**
+   * Appends a record to this controller's subject; resolves with the stream sequence of the message that
+   * holds it once stored (records appended together share one).
+   */
   append(record: unknown): Promise<number>;
   /** Drops controller `controllerId`'s records below sequence `below` (they are in PostgreSQL). */
   release(controllerId: string, below: number): Promise<void>;
-  /** The controllers with records in the stream, with how many each. */
+  /** The controllers with records in the stream, with how many messages each. */
   writers(): Promise<Map<string, number>>;
-  /** Up to `max` records of controller `controllerId`, from sequence `from` on, in order. */
+  /**
+   * Controller `controllerId`'s records from sequence `from` on, in order: whole messages until at least
+   * `max` records (or the end).
+   */
   read(controllerId: string, from: number, max: number): Promise<LoggedRecord[]>;
 }
 
@@ -49,6 +57,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const STREAM_NAME_IN_USE = 10058;
 const NO_MESSAGE_FOUND = 10037;
+/** A group-committed message stays well under nats-server's default max_payload (1 MiB). */
+const MAX_MESSAGE_BYTES = 256 * 1024;
 
 export class ResultsLogError extends Error {
   constructor(
@@ -89,12 +99,36 @@ export async function openResultsLog(nc: NatsConnection, opts: ResultsLogOptions
   if (created.error) throw fail(`stream ${RESULTS_STREAM} not created`, created);
 
   const own = resultsLog.subject(opts.controllerId);
+  const waiting: { json: string; resolve: (seq: number) => void; reject: (err: Error) => void }[] = [];
+  let inFlight = false;
+  const sendNext = () => {
+    if (inFlight || waiting.length === 0) return;
+    let bytes = 0;
+    let n = 0;
+    while (n < waiting.length && (n === 0 || bytes + waiting[n]!.json.length <= MAX_MESSAGE_BYTES))
+      bytes += waiting[n++]!.json.length + 1;
+    const batch = waiting.splice(0, n);
+    inFlight = true;
+    nc.request(own, encoder.encode(`[${batch.map((w) => w.json).join(",")}]`), { timeout: opts.timeoutMs })
+      .then((msg) => {
+        const ack = JSON.parse(decoder.decode(msg.data)) as { seq?: number } & ApiError;
+        if (ack.error || typeof ack.seq !== "number") throw fail("record not stored", ack);
+        for (const w of batch) w.resolve(ack.seq);
+      })
+      .catch((err: Error) => {
+        for (const w of batch) w.reject(err);
+      })
+      .finally(() => {
+        inFlight = false;
+        sendNext();
+      });
+  };
   return {
-    async append(record) {
-      const msg = await nc.request(own, encoder.encode(JSON.stringify(record)), { timeout: opts.timeoutMs });
-      const ack = JSON.parse(decoder.decode(msg.data)) as { seq?: number } & ApiError;
-      if (ack.error || typeof ack.seq !== "number") throw fail("record not stored", ack);
-      return ack.seq;
+    append(record) {
+      return new Promise<number>((resolve, reject) => {
+        waiting.push({ json: JSON.stringify(record), resolve, reject });
+        sendNext();
+      });
     },
     async release(controllerId, below) {
       const a = await api(resultsLog.api("PURGE"), {
@@ -123,8 +157,8 @@ export async function openResultsLog(nc: NatsConnection, opts: ResultsLogOptions
         });
         if (got.error?.err_code === NO_MESSAGE_FOUND) break;
         if (got.error || !got.message) throw fail("record not read", got);
-        const data = Buffer.from(got.message.data ?? "", "base64").toString("utf8");
-        out.push({ seq: got.message.seq, record: JSON.parse(data) });
+        const data = JSON.parse(Buffer.from(got.message.data ?? "", "base64").toString("utf8")) as unknown;
+        for (const record of Array.isArray(data) ? data : [data]) out.push({ seq: got.message.seq, record });
         seq = got.message.seq + 1;
       }
       return out;
