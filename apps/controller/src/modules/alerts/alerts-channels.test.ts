@@ -1,10 +1,12 @@
 import { pino } from "pino";
+import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { defaultPlans } from "../../lib/plans.js";
 import { createSecretBox, SecretKey } from "../../lib/secret-box.js";
 import { issueKey, keyHeaders, markVerified, newUser, type TestUser } from "../../testing/accounts.js";
 import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+import { webhookChannel } from "./channels/webhook.js";
 import { makeEvents } from "./events.js";
 import { createAlertsApi } from "./service.js";
 import { alertsApiHelpers, configs, maskedOf, rowText, secretValues, whsec } from "./testing/alerts-api.js";
@@ -76,6 +78,55 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
       const page2 = await call(u, "GET", `/v1/alert-channels?page=2&${sizeKey}=3`);
       expect(page2.body.data).toMatchObject({ total: 8, page: 2, [sizeKey]: 3 });
       expect(page2.body.data.items.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3], ids[2]]);
+    });
+
+    it("a webhook channel without a secret gets a generated whsec_ one, answered once and signing with it", async () => {
+      const u = await newUser(t);
+      const url = "https://hooks.example.com/vantage";
+      const created = await call(u, "POST", "/v1/alert-channels", {
+        name: "w",
+        type: "webhook",
+        config: { url },
+      });
+      expect(created.status, created.text).toBe(201);
+      const secret = created.body.data.generated.secret as string;
+      expect(Buffer.from(secret.slice("whsec_".length), "base64")).toHaveLength(32);
+      expect(created.body.data.config).toEqual({ url, secret: SECRET_MASK });
+
+      // Never again: not in the channel's GET or the list; sealed in the row, and it is what signs.
+      const got = await call(u, "GET", `/v1/alert-channels/${created.body.data.id}`);
+      expect(got.body.data).not.toHaveProperty("generated");
+      expect(got.text).not.toContain(secret);
+      expect((await call(u, "GET", "/v1/alert-channels")).text).not.toContain(secret);
+      const row = await channelRow(created.body.data.id);
+      expect(openRow(row)).toEqual({ secret });
+      const [request] = webhookChannel.build(
+        {
+          kind: "test",
+          event_id: "evt_1",
+          monitor: null,
+          occurred_at: new Date(0).toISOString(),
+          locale: "en",
+        },
+        { url, secret },
+        { now: () => Date.now(), pagerdutyUrl: "", smsBaseUrl: "", randomId: () => "x" },
+      );
+      if (request?.kind !== "http") throw new Error("a webhook sends HTTP");
+      expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
+
+      // A null secret is generated too; a given one is kept and nothing is generated.
+      const nulled = await call(u, "POST", "/v1/alert-channels", {
+        name: "w2",
+        type: "webhook",
+        config: { url, secret: null },
+      });
+      expect(nulled.status, nulled.text).toBe(201);
+      expect(nulled.body.data.generated.secret).toMatch(/^whsec_/);
+      expect(nulled.body.data.generated.secret).not.toBe(secret);
+      const given = await createChannel(u, "webhook");
+      expect(given.status).toBe(201);
+      expect(given.body.data).not.toHaveProperty("generated");
+      expect(openRow(await channelRow(given.body.data.id))).toEqual({ secret: whsec });
     });
 
     it("GET and the list say how the channel's deliveries go: failing, since when, the last error, the next attempt, what waits", async () => {

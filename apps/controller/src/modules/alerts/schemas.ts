@@ -45,8 +45,9 @@ export const channelTypeField = z
 
 /** Each type's settings; (secret) ones are sealed at rest and answered as the mask. */
 const CONFIG_KEYS =
-  "email: `to` (1–10 addresses). webhook: `url` (http/https), `secret` (secret; `whsec_` + base64 of 24–64 " +
-  "bytes, Standard Webhooks signing). slack: `webhook_url` (secret). dingtalk: `webhook_url` (secret; " +
+  "email: `to` (1–10 addresses). webhook: `url` (http/https), `secret?` (secret; `whsec_` + base64 of 24–64 " +
+  "bytes, Standard Webhooks signing; left out on creation, one is generated and answered once). slack: " +
+  "`webhook_url` (secret). dingtalk: `webhook_url` (secret; " +
   "…/robot/send?access_token=…), `secret?` (secret; the robot's `SEC…` signing secret). feishu: " +
   "`webhook_url` (secret; …/open-apis/bot/v2/hook/…), `secret?` (secret). wecom: `webhook_url` (secret; " +
   "…/cgi-bin/webhook/send?key=…). pagerduty: `routing_key` (secret; 32 characters), `severity?` " +
@@ -126,6 +127,22 @@ export const channelSchema = z
     delivery: channelDeliverySchema,
   })
   .openapi("AlertChannel");
+
+/** The creation answer: the channel, and the secret settings the service made for it, this once. */
+export const createdChannelSchema = channelSchema
+  .extend({
+    generated: z
+      .record(z.string(), z.string())
+      .optional()
+      .openapi({
+        description:
+          "Only when the service made secret settings the request left out (a webhook channel without " +
+          "`config.secret` gets a `whsec_` signing secret): their values, shown here once and never again " +
+          "(`config` shows them masked). Absent when the request gave every secret itself.",
+        example: { secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+      }),
+  })
+  .openapi("AlertChannelCreated");
 
 const attemptSchema = z
   .object({

@@ -14,6 +14,7 @@ import {
   type AlertsApi,
   type AlertsApiContext,
   type AlertsOwner,
+  type CreatedChannel,
   SECRET_MASK,
 } from "./types.js";
 
@@ -28,6 +29,19 @@ function parseConfig(type: ChannelType, raw: Record<string, unknown>): Record<st
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data as Record<string, unknown>;
   throw validationError(parsed.error, "body.config");
+}
+
+/**
+ * The secret settings the type makes for a new channel whose config leaves them out (absent or null), made
+ * now; empty when it makes none.
+ */
+function generatedFor(type: ChannelType, raw: Record<string, unknown>): Record<string, string> {
+  const makers: Record<string, (() => string) | undefined> = alertChannels[type]?.generatedSecrets ?? {};
+  const out: Record<string, string> = {};
+  for (const [key, make] of Object.entries(makers)) {
+    if (make && (raw[key] === undefined || raw[key] === null)) out[key] = make();
+  }
+  return out;
 }
 
 /** A stored type this release does not know (a row written by hand, a type removed) has no secret fields. */
@@ -161,8 +175,9 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
   }
 
   return {
-    async createChannel(owner, input) {
-      const config = parseConfig(input.type, input.config ?? {});
+    async createChannel(owner, input): Promise<CreatedChannel> {
+      const generated = generatedFor(input.type, input.config ?? {});
+      const config = parseConfig(input.type, { ...input.config, ...generated });
       const { plain, secrets } = split(input.type, config);
       for (const k of Object.keys(secrets)) {
         if (secrets[k] === SECRET_MASK)
@@ -196,7 +211,8 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
         });
       });
       ctx.log.info({ user_id: owner.userId, channel_id: id, type: input.type }, "alert channel created");
-      return view(row, Object.keys(secrets));
+      const created: CreatedChannel = view(row, Object.keys(secrets));
+      return Object.keys(generated).length === 0 ? created : { ...created, generated };
     },
 
     async listChannels(owner, { page, limit }) {

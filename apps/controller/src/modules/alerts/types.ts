@@ -41,6 +41,11 @@ export interface AlertChannelView {
   delivery: ChannelDeliveryState;
 }
 
+/** A channel just created: its view, and the secret settings the service made for it (shown this once). */
+export interface CreatedChannel extends AlertChannelView {
+  generated?: Record<string, string>;
+}
+
 /** How the channel's deliveries are going: whether it is failing, since when, why, and what waits. */
 export interface ChannelDeliveryState {
   failing: boolean;
@@ -114,7 +119,7 @@ export interface Paged<T> {
 
 /** The alerts API's verbs: the routes of both forms call them; they never ask which form is active. */
 export interface AlertsApi {
-  createChannel(owner: AlertsOwner, input: NewChannel): Promise<AlertChannelView>;
+  createChannel(owner: AlertsOwner, input: NewChannel): Promise<CreatedChannel>;
   /** A page of the owner's channels, newest first, and how many there are. */
   listChannels(owner: AlertsOwner, page: PageQuery): Promise<Paged<AlertChannelView>>;
   getChannel(owner: AlertsOwner, id: string): Promise<AlertChannelView>;

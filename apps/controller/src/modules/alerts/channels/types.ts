@@ -60,6 +60,12 @@ export interface AlertChannel<C> {
   readonly configSchema: z.ZodType<C>;
   /** Config keys holding secrets (tokens, signing keys, URLs that are credentials): stored encrypted, never echoed. */
   readonly secretFields: readonly (keyof C & string)[];
+  /**
+   * Secret settings the service makes when a new channel's config leaves them out (a webhook's signing
+   * secret): each made value is answered once, in the creation answer's `generated`, and sealed like a
+   * given one. A setting the caller sends is taken as sent.
+   */
+  readonly generatedSecrets?: { readonly [K in keyof C & string]?: () => string };
   build(message: AlertMessage, config: C, ctx: ChannelContext): OutgoingRequest[];
   judge(status: number, body: string): Verdict;
 }

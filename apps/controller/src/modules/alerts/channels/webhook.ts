@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { z } from "@hono/zod-openapi";
 import { Webhook } from "standardwebhooks";
 import { httpUrl } from "./config-parts.js";
@@ -34,6 +35,8 @@ export const webhookChannel: AlertChannel<WebhookConfig> = {
   type: "webhook",
   configSchema,
   secretFields: ["secret"],
+  // 32 random bytes, as the Standard Webhooks libraries make a secret.
+  generatedSecrets: { secret: () => `whsec_${randomBytes(32).toString("base64")}` },
   build(message, config, ctx) {
     const text = alertText(message);
     const body = JSON.stringify({

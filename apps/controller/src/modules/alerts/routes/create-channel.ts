@@ -3,7 +3,7 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { channelCreateBody, channelSchema } from "../schemas.js";
+import { channelCreateBody, createdChannelSchema } from "../schemas.js";
 import type { AlertsApi } from "../types.js";
 import { toChannelView } from "./shared.js";
 
@@ -18,16 +18,19 @@ export function registerCreateChannel(app: Router, api: AlertsApi, common: Secur
       "`config` is checked by the type's schema (400 on `body.config.<key>`). Secret settings (tokens, " +
       "signing keys, webhook URLs that are credentials) are sealed at rest and answered as `********`, here " +
       "and everywhere after. Without `VANTAGE_SECRET_KEY` a channel with secrets → 503 `unavailable`. More " +
-      "channels than the plan allows (free 3, pro 20, business 100) → 409 `conflict` with `{limit, plan}`.",
+      "channels than the plan allows (free 3, pro 20, business 100) → 409 `conflict` with `{limit, plan}`. " +
+      "A webhook channel without `config.secret` gets a generated `whsec_` signing secret, answered once in " +
+      "`generated.secret`.",
     request: jsonBody(channelCreateBody),
     responses: {
-      201: { description: "Channel created", ...jsonContent(envelope(channelSchema)) },
+      201: { description: "Channel created", ...jsonContent(envelope(createdChannelSchema)) },
       ...errorResponses(400, 401, 403, 409, 503),
     },
   });
   app.openapi(route, async (c) => {
     const b = c.req.valid("json");
     const ch = await api.createChannel(requirePrincipal(c), { name: b.name, type: b.type, config: b.config });
-    return ok(c, toChannelView(ch), 201);
+    const view = toChannelView(ch);
+    return ok(c, ch.generated ? { ...view, generated: ch.generated } : view, 201);
   });
 }
