@@ -7,12 +7,18 @@ export const locales = ["en", "cn", "tw"] as const;
 export type Locale = (typeof locales)[number];
 
 const STORAGE_KEY = "vantage.locale";
+/** The browser's parts this file uses, typed here so that its tests type-check without the DOM library. */
+const browser = globalThis as unknown as {
+  localStorage?: { getItem(key: string): string | null; setItem(key: string, value: string): void };
+  navigator?: { language?: string };
+  document?: { documentElement: { lang: string } };
+};
 let current: Locale = initialLocale();
 
 function initialLocale(): Locale {
-  const saved = globalThis.localStorage?.getItem(STORAGE_KEY);
+  const saved = browser.localStorage?.getItem(STORAGE_KEY);
   if (saved && (locales as readonly string[]).includes(saved)) return saved as Locale;
-  const lang = (globalThis.navigator?.language ?? "en").toLowerCase();
+  const lang = (browser.navigator?.language ?? "en").toLowerCase();
   if (lang.startsWith("zh")) return /tw|hk|mo|hant/.test(lang) ? "tw" : "cn";
   return "en";
 }
@@ -23,8 +29,9 @@ export function locale(): Locale {
 
 export function setLocale(l: Locale): void {
   current = l;
-  globalThis.localStorage?.setItem(STORAGE_KEY, l);
-  document.documentElement.lang = l === "en" ? "en" : l === "cn" ? "zh-Hans" : "zh-Hant";
+  browser.localStorage?.setItem(STORAGE_KEY, l);
+  if (browser.document)
+    browser.document.documentElement.lang = l === "en" ? "en" : l === "cn" ? "zh-Hans" : "zh-Hant";
 }
 
 /** `{name}` placeholders are replaced by `vars`. */
@@ -47,4 +54,37 @@ export function formatNumber(n: number, digits = 0): string {
 
 export function formatTime(iso: string | number | Date): string {
   return new Date(iso).toLocaleString(current === "en" ? "en" : current === "cn" ? "zh-CN" : "zh-TW");
+}
+
+const unitNames = messages({
+  en: { d: "{n} d", h: "{n} h", min: "{n} min", s: "{n} s", ms: "{n} ms", bits: "{n} bits" },
+  cn: { d: "{n} 天", h: "{n} 小时", min: "{n} 分钟", s: "{n} 秒", ms: "{n} 毫秒", bits: "{n} 位" },
+  tw: { d: "{n} 天", h: "{n} 小時", min: "{n} 分鐘", s: "{n} 秒", ms: "{n} 毫秒", bits: "{n} 位元" },
+});
+export type Unit = "d" | "h" | "min" | "s" | "ms" | "bits";
+
+/** A number of a unit in the current locale: `formatUnit(3, "h")` is "3 h", "3 小时", "3 小時". */
+export function formatUnit(n: number, unit: Unit, digits = 0): string {
+  return unitNames(unit, { n: formatNumber(n, digits) });
+}
+
+/**
+ * A duration given in seconds as people say it, by its two largest units: "7 h 38 min", "2 d 3 h",
+ * "5 min 12 s", "45 s" (and "7 小时 38 分钟" in Chinese).
+ */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const parts: [number, Unit][] = [
+    [Math.floor(s / 86_400), "d"],
+    [Math.floor((s % 86_400) / 3600), "h"],
+    [Math.floor((s % 3600) / 60), "min"],
+    [s % 60, "s"],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  if (first < 0) return formatUnit(0, "s");
+  return parts
+    .slice(first, first + 2)
+    .filter(([n]) => n > 0)
+    .map(([n, u]) => formatUnit(n, u))
+    .join(" ");
 }

@@ -1,26 +1,35 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api.js";
+import { errorSentence } from "./error-messages.js";
 import { messages } from "./i18n.js";
 
 const t = messages({
-  en: { loading: "Loading…", retry: "Try again", error: "Error" },
-  cn: { loading: "加载中…", retry: "重试", error: "错误" },
-  tw: { loading: "載入中…", retry: "重試", error: "錯誤" },
+  en: { loading: "Loading…", retry: "Try again", error: "Error", technical: "Technical details" },
+  cn: { loading: "加载中…", retry: "重试", error: "错误", technical: "技术细节" },
+  tw: { loading: "載入中…", retry: "重試", error: "錯誤", technical: "技術細節" },
 });
 
-/** An API error as the user reads it: the API's message, and its code for reference. */
+/**
+ * An API error as the user reads it: a sentence for its code in the current locale; the API's own message
+ * and code folded away under "Technical details" (for a bug report, not for reading).
+ */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   if (!error) return null;
   const e = error instanceof ApiError ? error : undefined;
   return (
     <div class="error" role="alert">
-      <strong>{t("error")}</strong> {e ? e.message : String((error as Error).message ?? error)}
-      {e && e.code !== "network" ? <code class="code">{e.code}</code> : null}
+      <strong>{t("error")}</strong> {errorSentence(error)}
       {onRetry ? (
         <button type="button" class="link" onClick={onRetry}>
           {t("retry")}
         </button>
+      ) : null}
+      {e && e.code !== "network" ? (
+        <details class="muted" data-testid="error-technical">
+          <summary>{t("technical")}</summary>
+          {e.message} <code class="code">{e.code}</code>
+        </details>
       ) : null}
     </div>
   );

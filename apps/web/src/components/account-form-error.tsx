@@ -1,23 +1,12 @@
 import { ApiError } from "../api.js";
+import { fieldMessageText } from "../error-messages.js";
 import { messages } from "../i18n.js";
 import { ErrorBox } from "../ui.js";
 
 const t = messages({
-  en: {
-    fields: "Please check:",
-    tooMany: "Too many attempts: wait a while before trying again.",
-    network: "The server could not be reached: check your connection and try again.",
-  },
-  cn: {
-    fields: "请检查：",
-    tooMany: "尝试次数过多：请稍后再试。",
-    network: "无法连接服务器：请检查网络后重试。",
-  },
-  tw: {
-    fields: "請檢查：",
-    tooMany: "嘗試次數過多：請稍後再試。",
-    network: "無法連線到伺服器：請檢查網路後重試。",
-  },
+  en: { fields: "Please check:" },
+  cn: { fields: "请检查：" },
+  tw: { fields: "請檢查：" },
 });
 
 interface Detail {
@@ -33,36 +22,58 @@ export function fieldDetails(error: unknown): Detail[] {
   );
 }
 
+const matches = (d: Detail, paths: string[]) => paths.some((p) => d.path === p || d.path.startsWith(`${p}.`));
+
 /** Whether the error names one of `paths` (e.g. `body.email`): for `aria-invalid` on that field. */
 export function invalid(error: unknown, ...paths: string[]): true | undefined {
-  return fieldDetails(error).some((d) => paths.some((p) => d.path === p || d.path.startsWith(`${p}.`)))
-    ? true
-    : undefined;
+  return fieldDetails(error).some((d) => matches(d, paths)) ? true : undefined;
 }
 
 /**
- * A form's error: the API's message and code (ErrorBox), a plain-language hint for the status when the
- * page has one (`hints[401]`), and each field path the API named with its message.
+ * What the API said about one field, in the current locale, to sit right by that field (give the input
+ * `aria-describedby={fieldErrorId(path)}`); nothing when the error names no such field.
  */
-export function FormError({ error, hints = {} }: { error: unknown; hints?: Record<number, string> }) {
+export function FieldError({ error, path }: { error: unknown; path: string }) {
+  const mine = fieldDetails(error).filter((d) => matches(d, [path]));
+  if (mine.length === 0) return null;
+  return (
+    <span class="bad field-error" id={fieldErrorId(path)} data-field-error={path}>
+      {mine.map((d) => fieldMessageText(d.message)).join("; ")}
+    </span>
+  );
+}
+
+export const fieldErrorId = (path: string) => `err-${path.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+
+/**
+ * A form's error: a sentence for the API's code (ErrorBox), a plain-language hint for the status when the
+ * page has one (`hints[401]`), and each field the API named with its message, once. Fields the form shows
+ * by their input with FieldError are listed in `placed` and left out here.
+ */
+export function FormError({
+  error,
+  hints = {},
+  placed = [],
+}: {
+  error: unknown;
+  hints?: Record<number, string>;
+  placed?: string[];
+}) {
   if (!error) return null;
   const status = error instanceof ApiError ? error.status : undefined;
-  const hint =
-    status === undefined
-      ? undefined
-      : (hints[status] ?? (status === 429 ? t("tooMany") : status === 0 ? t("network") : undefined));
-  const details = fieldDetails(error);
+  const hint = status === undefined ? undefined : hints[status];
+  const details = fieldDetails(error).filter((d) => !matches(d, placed));
   return (
     <div>
       <ErrorBox error={error} />
       {hint ? <p class="bad">{hint}</p> : null}
       {details.length > 0 ? (
-        <div class="bad">
+        <div class="bad" data-testid="error-details">
           {t("fields")}
           <ul>
             {details.map((d) => (
               <li>
-                <code>{d.path}</code>: {d.message}
+                <code>{d.path}</code>: {fieldMessageText(d.message)}
               </li>
             ))}
           </ul>

@@ -1,4 +1,5 @@
 import { ApiError } from "../api.js";
+import { fieldMessageText } from "../error-messages.js";
 import { messages } from "../i18n.js";
 import { ErrorBox } from "../ui.js";
 
@@ -8,7 +9,10 @@ const t = messages({
   tw: { retryAfter: "{s} 秒後可以重試。" },
 });
 
-/** ErrorBox, plus what the API's `details` say: the fields at fault, or when to try again after a 429. */
+/**
+ * ErrorBox, plus what the API's `details` say, each once: the fields at fault with their messages in the
+ * current locale, or when to try again after a 429.
+ */
 export function ApiErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   if (!error) return null;
   const details = error instanceof ApiError ? error.details : undefined;
@@ -26,7 +30,7 @@ export function ApiErrorBox({ error, onRetry }: { error: unknown; onRetry?: () =
         <ul class="bad" data-testid="error-details">
           {fields.map((d, i) => (
             <li key={i}>
-              {d.path ? <code>{d.path}</code> : null} {d.message}
+              {d.path ? <code>{d.path}</code> : null} {fieldMessageText(String(d.message ?? ""))}
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
-import { formatNumber, formatTime, messages } from "../i18n.js";
+import { formatDuration, formatNumber, formatTime, formatUnit, messages } from "../i18n.js";
 import { Badge, Facts } from "./facts.js";
+import { capReasonText, findingText } from "./ssl-findings.js";
 
 const t = messages({
   en: {
@@ -22,7 +23,7 @@ const t = messages({
     scts: "{n} SCTs",
     hsts: "HSTS",
     noHsts: "not sent",
-    maxAge: "max-age {n} s",
+    maxAge: "max-age {d}",
     subdomains: "includeSubDomains",
     preload: "preload",
     versions: "TLS versions",
@@ -67,7 +68,7 @@ const t = messages({
     scts: "{n} 个 SCT",
     hsts: "HSTS",
     noHsts: "未发送",
-    maxAge: "max-age {n} 秒",
+    maxAge: "max-age {d}",
     subdomains: "includeSubDomains",
     preload: "preload",
     versions: "TLS 版本",
@@ -112,7 +113,7 @@ const t = messages({
     scts: "{n} 個 SCT",
     hsts: "HSTS",
     noHsts: "未傳送",
-    maxAge: "max-age {n} 秒",
+    maxAge: "max-age {d}",
     subdomains: "includeSubDomains",
     preload: "preload",
     versions: "TLS 版本",
@@ -218,7 +219,7 @@ export const gradeTone = (g: string) => (g.startsWith("A") ? "ok" : g === "B" ||
 export function SslView({ d }: { d: SslInfo }) {
   const hsts = d.hsts.header
     ? [
-        d.hsts.max_age !== null ? t("maxAge", { n: formatNumber(d.hsts.max_age) }) : null,
+        d.hsts.max_age !== null ? t("maxAge", { d: formatDuration(d.hsts.max_age) }) : null,
         d.hsts.include_subdomains ? t("subdomains") : null,
         d.hsts.preload ? t("preload") : null,
       ]
@@ -226,7 +227,7 @@ export function SslView({ d }: { d: SslInfo }) {
         .join(" · ")
     : t("noHsts");
   const kx = d.key_exchange
-    ? `${d.key_exchange.type}${d.key_exchange.name ? ` ${d.key_exchange.name}` : ""} (${d.key_exchange.bits} bits)`
+    ? `${d.key_exchange.type}${d.key_exchange.name ? ` ${d.key_exchange.name}` : ""} (${formatUnit(d.key_exchange.bits, "bits")})`
     : null;
   return (
     <>
@@ -271,7 +272,9 @@ export function SslView({ d }: { d: SslInfo }) {
               <strong class={w.severity === "critical" ? "bad" : w.severity === "warning" ? "warn" : "muted"}>
                 {t(w.severity)}
               </strong>{" "}
-              {w.message} <code class="code">{w.code}</code>
+              <span title={w.message} data-code={w.code}>
+                {findingText(w)}
+              </span>
             </li>
           ))}
         </ul>
@@ -309,7 +312,9 @@ export function SslView({ d }: { d: SslInfo }) {
       {d.grade_details.caps.length ? (
         <ul class="list">
           {d.grade_details.caps.map((c, i) => (
-            <li key={i}>{t("caps", { g: c.grade, reason: c.reason })}</li>
+            <li key={i} title={c.reason}>
+              {t("caps", { g: c.grade, reason: capReasonText(c.reason) })}
+            </li>
           ))}
         </ul>
       ) : null}
@@ -322,8 +327,9 @@ export function SslView({ d }: { d: SslInfo }) {
                 {c.subject}
                 {c.is_ca ? <span class="muted"> ({t("ca")})</span> : null}
                 <div class="muted">
-                  {t("issuer")}: {c.issuer} · {t("key")}: {c.public_key_algorithm} {c.public_key_bits} ·{" "}
-                  {t("signature")}: {c.signature_algorithm} · {formatTime(c.not_after)}
+                  {t("issuer")}: {c.issuer} · {t("key")}: {c.public_key_algorithm}{" "}
+                  {formatUnit(c.public_key_bits, "bits")} · {t("signature")}: {c.signature_algorithm} ·{" "}
+                  {formatTime(c.not_after)}
                 </div>
               </li>
             ))}

@@ -106,6 +106,8 @@ export interface RunNode {
   success: boolean;
   latency_ms: number | null;
   error_code: string | null;
+  /** The HTTP status a failed http run was answered with, where the API gives it. */
+  status_code?: number | null;
 }
 export interface Run {
   slot: string;
@@ -123,5 +125,11 @@ export interface Uptime {
   latency_p95_ms: number | null;
   state: MonitorState;
   state_changed_at: string | null;
-  nodes: { node_id: string; state: "up" | "down"; last_slot: string; error_code: string | null }[];
+  nodes: {
+    node_id: string;
+    state: "up" | "down";
+    last_slot: string;
+    error_code: string | null;
+    status_code?: number | null;
+  }[];
 }

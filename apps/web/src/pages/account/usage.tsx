@@ -1,5 +1,5 @@
 import { call, form } from "../../api.js";
-import { formatNumber, formatTime, messages } from "../../i18n.js";
+import { formatDuration, formatNumber, formatTime, messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
 import { pageSize } from "./monitor-shape.js";
 
@@ -18,13 +18,13 @@ const t = messages({
     credential: "for this sign-in",
     account: "for the account",
     usedOf: "{used} of {limit} used",
-    resets: "resets in {s} s",
+    resets: "resets in {d}",
     unlimited: "no limit",
     resources: "What you keep",
     monitors: "Monitors",
     channels: "Alert channels",
     keys: "API keys",
-    minInterval: "Shortest monitor interval: {n} s",
+    minInterval: "Shortest monitor interval: {d}",
     free: "Free",
     pro: "Pro",
     business: "Business",
@@ -43,13 +43,13 @@ const t = messages({
     credential: "按本次登录计",
     account: "按账号计",
     usedOf: "已用 {used} / {limit}",
-    resets: "{s} 秒后重置",
+    resets: "{d}后重置",
     unlimited: "不限",
     resources: "资源数量",
     monitors: "监控",
     channels: "通知渠道",
     keys: "API 密钥",
-    minInterval: "监控最短间隔：{n} 秒",
+    minInterval: "监控最短间隔：{d}",
     free: "免费版",
     pro: "专业版",
     business: "商业版",
@@ -68,13 +68,13 @@ const t = messages({
     credential: "依本次登入計",
     account: "依帳號計",
     usedOf: "已用 {used} / {limit}",
-    resets: "{s} 秒後重設",
+    resets: "{d}後重設",
     unlimited: "不限",
     resources: "資源數量",
     monitors: "監控",
     channels: "通知管道",
     keys: "API 金鑰",
-    minInterval: "監控最短間隔：{n} 秒",
+    minInterval: "監控最短間隔：{d}",
     free: "免費版",
     pro: "專業版",
     business: "商業版",
@@ -187,7 +187,7 @@ export function UsageCards({ usage }: { usage: { data?: Usage; error?: unknown; 
                     label={`${t(l.window)} (${t(l.per)})`}
                     used={l.used}
                     limit={l.limit}
-                    extra={t("resets", { s: formatNumber(l.reset_s) })}
+                    extra={t("resets", { d: formatDuration(l.reset_s) })}
                   />
                 ))}
             </section>
@@ -198,7 +198,7 @@ export function UsageCards({ usage }: { usage: { data?: Usage; error?: unknown; 
           <Bar label={t("monitors")} used={held.data?.monitors ?? 0} limit={u.plan_limits.monitors} />
           <Bar label={t("channels")} used={held.data?.channels ?? 0} limit={u.plan_limits.alert_channels} />
           <Bar label={t("keys")} used={held.data?.keys ?? 0} limit={u.plan_limits.api_keys} />
-          <p class="muted">{t("minInterval", { n: formatNumber(u.plan_limits.min_monitor_interval_s) })}</p>
+          <p class="muted">{t("minInterval", { d: formatDuration(u.plan_limits.min_monitor_interval_s) })}</p>
         </Card>
       </div>
     </>
