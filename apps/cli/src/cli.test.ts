@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { createServer as createTlsServer } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { selfSignedCert } from "../../../packages/probes/src/testing/tls-cert.js";
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
@@ -143,6 +145,23 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^local\s+ZZ\s+connection_refused\s+-\s+-\s+connect ECONNREFUSED/m);
     expect(run.stdout).toMatch(/^1 node: 0 ok, 1 failed/m);
+  });
+
+  it("ssl takes domain:port and a pasted URL, as tcp takes host:port; a clash with --port is exit 2", async () => {
+    const tls = createTlsServer(selfSignedCert(), (s) => s.end());
+    const port = await listen(tls);
+    try {
+      for (const target of [`localhost:${port}`, `https://localhost:${port}/login`]) {
+        const run = await cli(["ssl", target, "--json", "--api", api]);
+        expect(run.stderr, target).toBe("");
+        expect(JSON.parse(run.stdout)).toMatchObject({ domain: "localhost", port, grade: "T" });
+      }
+      const clash = await cli(["ssl", "localhost:444", "--port", "443", "--api", api]);
+      expect(clash.code).toBe(2);
+      expect(clash.stderr).toMatch(/names port 444 but --port says 443/);
+    } finally {
+      tls.close();
+    }
   });
 
   it("ip 192.0.2.1: answered from the shipped data", async () => {

@@ -31,7 +31,7 @@ const TIMEOUT: OptionSpec = { type: "string", arg: "s", help: "timeout in second
 
 export const COMMANDS: Record<string, CommandSpec> = {
   ping: {
-    summary: "ICMP echo from the nodes",
+    summary: "ICMP echo from the nodes (a pasted URL or host:port: its host)",
     arg: "host",
     options: {
       ...PROBE_COMMON,
@@ -45,6 +45,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: {
       ...PROBE_COMMON,
       method: { type: "string", arg: "m", help: "GET (default), HEAD, POST, …" },
+      family: {
+        type: "string",
+        arg: "f",
+        help: "any (default: IPv6 falls back to IPv4 as curl does), ipv4 or ipv6",
+      },
       timeout: TIMEOUT,
     },
   },
@@ -76,8 +81,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
   whois: { summary: "RDAP/WHOIS of a domain or address", arg: "query", options: { json: JSON_OPT } },
   ssl: {
     summary: "an SSL/TLS audit with a grade",
-    arg: "domain",
-    options: { json: JSON_OPT, port: { type: "string", arg: "n", help: "default 443" } },
+    arg: "domain[:port]",
+    options: {
+      json: JSON_OPT,
+      port: { type: "string", arg: "n", help: "default 443 (or give domain:port)" },
+    },
   },
   "dns-records": {
     summary: "a domain's DNS records, looked up by the controller",

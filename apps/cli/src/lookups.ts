@@ -1,4 +1,6 @@
 import type { Form } from "./api-client.js";
+import { UsageError } from "./errors.js";
+import { splitHostPort } from "./probe-request.js";
 import { type Paint, table } from "./table.js";
 
 export const LOOKUP_COMMANDS = ["ip", "whois", "ssl", "dns-records", "icp", "reputation"] as const;
@@ -21,11 +23,20 @@ export function lookupRequest(
   extra: { port?: number | undefined; type?: string | undefined },
 ): { path: string; query: Record<string, string | number | undefined> } {
   const spec = LOOKUPS[command];
+  let port = extra.port;
+  if (command === "ssl") {
+    // The API takes a bare domain and a port apart; `host:port` and a pasted URL are split here, as tcp's.
+    const split = splitHostPort(q);
+    if (port !== undefined && split.port !== undefined && port !== split.port)
+      throw new UsageError(`the domain names port ${split.port} but --port says ${port}`, "ssl");
+    q = split.host;
+    port ??= split.port;
+  }
   return {
     path: spec.path,
     query: {
       [spec.param[form]]: q,
-      ...(command === "ssl" ? { port: extra.port } : {}),
+      ...(command === "ssl" ? { port } : {}),
       ...(command === "dns-records" ? { type: extra.type } : {}),
     },
   };

@@ -69,6 +69,16 @@ interface ProbeArgs {
   json: boolean;
 }
 
+/** `--family`: any, ipv4 or ipv6 (4 and 6 too). */
+function familyFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.toLowerCase();
+  const family = { "4": "ipv4", "6": "ipv6" }[v] ?? v;
+  if (!["any", "ipv4", "ipv6"].includes(family))
+    throw new UsageError("--family is any, ipv4 or ipv6", "http");
+  return family;
+}
+
 /** A probe's flags, checked before any request (a bad flag is exit 2 even with the API away). */
 function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
   const v = inv.values;
@@ -86,6 +96,7 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
     method: stringFlag(v, "method")?.toUpperCase(),
     recordType: stringFlag(v, "type")?.toUpperCase(),
     server: stringFlag(v, "server"),
+    family: familyFlag(stringFlag(v, "family")),
   };
   probeBody("b", type, options); // the form-neutral checks (a tcp port)
   return { options, from, limit: intFlag(v, "limit", 1, 50), json: v.json === true };
@@ -161,7 +172,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const args = probeArgs(type, inv);
     return probe(await resolveApi(inv.values, env, true), type, args);
   }
-  intFlag(inv.values, "port", 1, 65535);
+  const port = intFlag(inv.values, "port", 1, 65535);
+  if (inv.command === "ssl") lookupRequest("a", "ssl", inv.arg!, { port }); // a clash of ports is exit 2 at once
   const api = await resolveApi(inv.values, env, true);
   if (inv.command === "nodes") return nodes(api, inv);
   return lookup(api, inv.command as LookupCommand, inv);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "./errors.js";
+import { lookupRequest } from "./lookups.js";
 import { type NodeInfo, probeBody, selectNodes } from "./probe-request.js";
 
 describe("probe bodies per form", () => {
@@ -39,6 +40,53 @@ describe("probe bodies per form", () => {
     });
     expect(() => probeBody("a", "tcp", { target: "example.com" })).toThrow(UsageError);
     expect(() => probeBody("b", "tcp", { target: "example.com:80", port: 81 })).toThrow(UsageError);
+  });
+});
+
+describe("pasted targets", () => {
+  it("ping, dns and traceroute take a URL's or host:port's host; tcp also its port, else the scheme's", () => {
+    expect(probeBody("b", "ping", { target: "https://example.com:8443/status" })).toEqual({
+      host: "example.com",
+    });
+    expect(probeBody("a", "traceroute", { target: "[2001:db8::1]:443" })).toEqual({ target: "2001:db8::1" });
+    expect(probeBody("b", "dns", { target: "example.org/path" })).toEqual({ domain: "example.org" });
+    expect(probeBody("a", "ping", { target: "2001:db8::1" })).toEqual({ target: "2001:db8::1" });
+    expect(probeBody("b", "tcp", { target: "https://example.com/" })).toEqual({
+      host: "example.com",
+      port: 443,
+    });
+    expect(probeBody("b", "tcp", { target: "http://[2001:db8::2]:8080/x" })).toEqual({
+      host: "2001:db8::2",
+      port: 8080,
+    });
+    expect(probeBody("a", "tcp", { target: "https://example.com/", port: 8443 })).toEqual({
+      target: "example.com",
+      params: { port: 8443 },
+    });
+  });
+
+  it("http sends --family as ip_family in both forms", () => {
+    expect(probeBody("a", "http", { target: "https://example.com/", family: "ipv6" })).toEqual({
+      target: "https://example.com/",
+      params: { ip_family: "ipv6" },
+    });
+    expect(probeBody("b", "http", { target: "https://example.com/", family: "ipv4" })).toEqual({
+      url: "https://example.com/",
+      ip_family: "ipv4",
+    });
+  });
+
+  it("ssl: domain:port, [v6]:port and URLs become q and port", () => {
+    expect(lookupRequest("a", "ssl", "example.com:8443", {})).toEqual({
+      path: "/v1/info/ssl",
+      query: { q: "example.com", port: 8443 },
+    });
+    expect(lookupRequest("b", "ssl", "https://example.com/login", {}).query).toEqual({
+      q: "example.com",
+      port: undefined,
+    });
+    expect(lookupRequest("b", "ssl", "[2001:db8::1]:443", {}).query).toEqual({ q: "2001:db8::1", port: 443 });
+    expect(() => lookupRequest("a", "ssl", "example.com:444", { port: 443 })).toThrow(UsageError);
   });
 });
 

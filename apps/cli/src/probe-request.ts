@@ -15,15 +15,42 @@ export interface ProbeOptions {
   server?: string | undefined;
   method?: string | undefined;
   maxHops?: number | undefined;
+  /** http: `any` (the API's default), `ipv4` or `ipv6`. */
+  family?: string | undefined;
 }
 
-/** `host:port`, `[v6]:port`, `[v6]`, a bare IPv6 address or a host. */
-export function splitHostPort(target: string): { host: string; port?: number } {
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(target);
+/** The port a URL of each scheme means when it names none. */
+const SCHEME_PORTS: Record<string, number> = { http: 80, https: 443, ws: 80, wss: 443, ftp: 21, ssh: 22 };
+
+/**
+ * What people paste where a host is meant, taken apart: a URL gives its host and port (or its scheme's
+ * usual one as `schemePort`); `host:port`, `[v6]:port`, `[v6]`, `host/path`, a bare IPv6 address or a host
+ * give theirs. IPv6 hosts come back without brackets.
+ */
+export function splitHostPort(target: string): { host: string; port?: number; schemePort?: number } {
+  const v = target.trim();
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(v);
+  if (scheme) {
+    try {
+      const url = new URL(v);
+      const schemePort = SCHEME_PORTS[scheme[1]!.toLowerCase()];
+      if (url.hostname !== "")
+        return {
+          host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+          ...(url.port === "" ? {} : { port: Number(url.port) }),
+          ...(schemePort === undefined ? {} : { schemePort }),
+        };
+    } catch {
+      // Not a URL after all: judged as typed below.
+    }
+  }
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?(?:[/?#].*)?$/.exec(v);
   if (bracketed) return { host: bracketed[1]!, ...(bracketed[2] ? { port: Number(bracketed[2]) } : {}) };
-  const hostPort = /^([^:]+):(\d+)$/.exec(target);
+  if (v.split(":").length > 2) return { host: v }; // a bare IPv6 address
+  const head = v.split(/[/?#]/, 1)[0] || v;
+  const hostPort = /^([^:]+):(\d+)$/.exec(head);
   if (hostPort) return { host: hostPort[1]!, port: Number(hostPort[2]) };
-  return { host: target };
+  return { host: head };
 }
 
 function defined(obj: Record<string, unknown>): Record<string, unknown> {
@@ -41,14 +68,18 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     const split = splitHostPort(target);
     if (o.port !== undefined && split.port !== undefined && o.port !== split.port)
       throw new UsageError(`the target names port ${split.port} but --port says ${o.port}`, "tcp");
-    port = o.port ?? split.port;
+    port = o.port ?? split.port ?? split.schemePort;
     if (port === undefined) throw new UsageError("tcp needs a port: --port N or host:port", "tcp");
     target = split.host;
+  } else if (type !== "http") {
+    // ping, dns, traceroute: a pasted URL or host:port stands for its host.
+    target = splitHostPort(target).host;
   }
+  const family = type === "http" && o.family !== undefined ? o.family : undefined;
   if (form === "a") {
     const params = defined(
       {
-        http: { method: o.method, timeout_ms: ms },
+        http: { method: o.method, timeout_ms: ms, ip_family: family },
         ping: { count: o.count, timeout_ms: ms },
         dns: { record_type: o.recordType, server: o.server },
         tcp: { port, timeout_ms: ms },
@@ -58,7 +89,7 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     return defined({ target, node_ids: nodes, params: Object.keys(params).length ? params : undefined });
   }
   const fields = {
-    http: { url: target, method: o.method, timeout: o.timeout },
+    http: { url: target, method: o.method, timeout: o.timeout, ip_family: family },
     ping: { host: target, count: o.count, timeout: o.timeout },
     dns: { domain: target, record_type: o.recordType, server: o.server },
     tcp: { host: target, port, timeout: o.timeout },
