@@ -10,6 +10,12 @@ import { insertFinishedTasks, type TaskRecord } from "./repo.js";
 
 /** After a failed append, tasks skip the log for this long (an answer never waits on a broken JetStream). */
 const PAUSE_AFTER_FAILURE_MS = 5000;
+/**
+ * Stored records are purged at most this often: one JetStream purge per second instead of one per writer
+ * batch (tens a second under load), which cost the answers on the same cores. Records kept a little
+ * longer cost nothing: only a dead controller's are ever read.
+ */
+const RELEASE_EVERY_MS = 1000;
 
 /**
  * This controller's side of the results write-ahead log (ADR 0012). A finished Form B task is appended to
@@ -27,6 +33,7 @@ export class ResultWal {
   private maxAcked = 0;
   private releasedBelow = 0;
   private releasing = false;
+  private lastRelease = 0;
   private pausedUntil = 0;
 
   constructor(
@@ -68,6 +75,9 @@ export class ResultWal {
     this.releasing = true;
     this.background.run(async () => {
       try {
+        const wait = this.lastRelease + RELEASE_EVERY_MS - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        this.lastRelease = Date.now();
         for (let below = this.oldestUnstored(); below > this.releasedBelow; below = this.oldestUnstored()) {
           await this.log.release(this.controllerId, below);
           this.releasedBelow = below;
