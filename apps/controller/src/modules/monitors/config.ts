@@ -147,9 +147,25 @@ function crossChecks(config: Record<string, unknown>, ctx: z.RefinementCtx): voi
     ctx.addIssue({ code: "custom", path: [field], message });
 }
 
+/**
+ * What a request may send where the answer shows a list: `expected_status` as one code or class (`200`,
+ * `"2xx"`), taken as the list of it. Stored, and answered, as the list.
+ */
+const requestShapes = {
+  ...shapes,
+  http: {
+    ...shapes.http,
+    // One value is checked as the list of it, so a bad one is named like a list item (`expected_status.0`).
+    expected_status: z.preprocess(
+      (v) => (typeof v === "number" || typeof v === "string" ? [v] : v),
+      shapes.http.expected_status,
+    ),
+  },
+};
+
 function configSchema<T extends MonitorType>(type: T) {
   return z
-    .strictObject({ ...commonShape, ...shapes[type] })
+    .strictObject({ ...commonShape, ...requestShapes[type] })
     .partial()
     .superRefine(crossChecks);
 }

@@ -46,6 +46,21 @@ describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
           "body.config.count",
         ],
         [
+          "expected_status out of range",
+          createBody(form, "http", "https://example.com/", { config: { expected_status: 700 } }),
+          "body.config.expected_status.0",
+        ],
+        [
+          "expected_status list item",
+          createBody(form, "http", "https://example.com/", { config: { expected_status: [200, "6xx"] } }),
+          "body.config.expected_status.1",
+        ],
+        [
+          "expected_status empty list",
+          createBody(form, "http", "https://example.com/", { config: { expected_status: [] } }),
+          "body.config.expected_status",
+        ],
+        [
           "keyword with HEAD",
           createBody(form, "http", "https://example.com/", { config: { method: "HEAD", keyword: "ok" } }),
           "body.config.keyword",

@@ -33,7 +33,8 @@ const intervalField = (name: string) =>
 const CONFIG_KEYS =
   "Every type: `nodes` (node ids, 1–10) or `node_count` (1–10, default 1), `failure_threshold` (1–10, " +
   "default 2), `recovery_threshold` (1–10, default 1). http: `method`, `headers` (≤ 20), `body` (≤ 64 KiB), " +
-  '`expected_status` (codes or classes, default `["2xx","3xx"]`), `keyword` with `keyword_absent`, ' +
+  '`expected_status` (a list of codes or classes, default `["2xx","3xx"]`; one code or class is taken as ' +
+  "the list of it: `200` is `[200]`, answered as the list), `keyword` with `keyword_absent`, " +
   "`follow_redirects`, `timeout_ms` (1000–30000, default 10000). ping: `count` (1–10, default 3), " +
   "`max_loss_percent` (0–100, default 0), `timeout_ms`. tcp: `port`, `timeout_ms`. dns: `record_type`, " +
   "`server`, `expected_value`, `timeout_ms`. traceroute: `max_hops` (1–64, default 30). Any other key → 400 " +
