@@ -103,6 +103,69 @@ describe.each(["a", "b"] as const)("monitor and alert pages, Form %s", (form) =>
     expect(page.errors).toEqual([]);
   });
 
+  it("the heartbeat bar marks failed and missed runs; the chart draws one line per node across the runs", async () => {
+    const page = await d.page();
+    const token = await signIn(page, d.url, `beats-${form}@example.com`);
+    const res = await fetch(`${d.url}/v1/monitors`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(
+        form === "a"
+          ? { name: "two nodes", type: "http", target: site.url, interval_s: 60 }
+          : { name: "two nodes", type: "http", url: site.url, interval: 60 },
+      ),
+    });
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    await fetch(`${d.url}/v1/monitors/${id}/pause`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    // 20 slots a minute apart, each run on one of two nodes in turn; slots 5 and 6 never ran (missed),
+    // slot 10's node failed.
+    const { seq } = await d.runtime.db.kysely
+      .selectFrom("monitors")
+      .select("seq")
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    // A run the scheduler made before the pause, if any, is not part of this history.
+    await new Promise((r) => setTimeout(r, 500));
+    await d.runtime.db.kysely.deleteFrom("monitor_runs").where("monitor_seq", "=", seq).execute();
+    const now = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
+    await d.runtime.db.kysely
+      .insertInto("monitor_runs")
+      .values(
+        [...Array(20).keys()]
+          .filter((k) => k !== 5 && k !== 6)
+          .map((k) => ({
+            monitor_seq: seq,
+            slot: new Date(now + k * 60_000),
+            node_id: k % 2 ? "us-nyc" : "de-fra",
+            success: k !== 10,
+            latency_ms: k === 10 ? null : 20 + (k % 2) * 30 + k,
+            error_code: k === 10 ? "timeout" : null,
+          })),
+      )
+      .execute();
+
+    await page.goto(`${d.url}/#/monitors/${id}`);
+    await page.reload();
+    const bar = page.locator(".heartbeat .beats");
+    await bar.waitFor();
+    expect(await bar.getAttribute("role")).toBe("img");
+    expect(await bar.getAttribute("aria-label")).toBe("The last 20 runs: 17 passed, 1 failed, 2 missed");
+    expect(
+      await bar.locator("[data-beat]").evaluateAll((els) => els.map((e) => e.getAttribute("data-beat"))),
+    ).toEqual([...Array(20).keys()].map((k) => (k === 5 || k === 6 ? "missed" : k === 10 ? "fail" : "pass")));
+    // One line per node: each spans the other node's runs, so it is a line, not a row of dots.
+    await page.locator('.latency-chart[data-points="17"]').waitFor();
+    expect(await page.locator(".latency-chart .u-legend .u-label").allTextContents()).toEqual(
+      expect.arrayContaining(["de-fra", "us-nyc"]),
+    );
+    expect(await page.evaluate(seriesPixels)).toBeGreaterThan(600);
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
+  });
+
   it("the alerts page adds a webhook channel, sends it a test, links it to the monitor, and deletes", async () => {
     const page = await d.page();
     await signIn(page, d.url, `alerts-${form}@example.com`);

@@ -4,8 +4,11 @@ import uPlot from "uplot";
 export interface LatencySeries {
   /** The legend's name (a node's name or id). */
   name: string;
-  /** One value per x: the latency in ms, null where the node failed or did not run. */
-  values: (number | null)[];
+  /**
+   * One value per x: the latency in ms; null where the node failed or the run was missed (a gap in the
+   * line); undefined where the run used other nodes (the line goes on to the node's next run).
+   */
+  values: (number | null | undefined)[];
 }
 
 const palette = ["#1f6feb", "#1a7f37", "#bf8700", "#8250df", "#cf222e", "#0a7ea4", "#d1242f", "#6e7781"];
@@ -22,7 +25,7 @@ function drawnPoints(u: uPlot): number {
 }
 
 /**
- * Latency over time with uPlot: one line per node, gaps where a run failed. `xs` are Unix seconds. The
+ * Latency over time with uPlot: one line per node, gaps where it failed or a run was missed. `xs` are Unix seconds. The
  * chart follows its box's width (phones included); the caller gives a text alternative beside it.
  */
 export function LatencyChart({
@@ -56,7 +59,7 @@ export function LatencyChart({
           stroke: palette[i % palette.length] ?? "#1f6feb",
           width: 2,
           spanGaps: false,
-          points: { show: true, size: 5 },
+          points: { show: true, size: 4 },
           value: (_u: uPlot, v: number | null) => (v == null ? "–" : `${v.toFixed(1)} ms`),
         })),
       ],

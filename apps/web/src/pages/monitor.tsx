@@ -1,9 +1,11 @@
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, call } from "../api.js";
 import { ConfirmButton } from "../components/account-confirm.js";
-import { LatencyChart, type LatencySeries } from "../components/account-latency-chart.js";
+import { LatencyChart } from "../components/account-latency-chart.js";
 import { usePoll } from "../components/account-poll.js";
 import { StateBadge, statusLabel } from "../components/account-state.js";
+import { HeartbeatBar } from "../components/heartbeat-bar.js";
+import { beatsOf, chartData } from "../components/monitor-runs.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import { navigate, type Route } from "../router.js";
 import { Card, ErrorBox, Loading } from "../ui.js";
@@ -42,6 +44,7 @@ const t = messages({
     lastSlot: "Latest run",
     error: "Error",
     latency: "Latency",
+    heartbeat: "Last runs",
     chartLabel: "Latency of the last {n} runs per node, in milliseconds",
     noRuns: "No runs yet: the first results appear here shortly after the monitor's next run.",
     recent: "Recent runs",
@@ -84,6 +87,7 @@ const t = messages({
     lastSlot: "最近运行",
     error: "错误",
     latency: "延迟",
+    heartbeat: "最近运行",
     chartLabel: "最近 {n} 次运行中各节点的延迟（毫秒）",
     noRuns: "尚无运行记录：监控下次运行后，结果将很快显示在这里。",
     recent: "最近运行",
@@ -126,6 +130,7 @@ const t = messages({
     lastSlot: "最近執行",
     error: "錯誤",
     latency: "延遲",
+    heartbeat: "最近執行",
     chartLabel: "最近 {n} 次執行中各節點的延遲（毫秒）",
     noRuns: "尚無執行記錄：監控下次執行後，結果將很快顯示在這裡。",
     recent: "最近執行",
@@ -160,19 +165,6 @@ function loadNodeNames(): Promise<Record<string, string>> {
       return {};
     });
   return nodeNames;
-}
-
-/** The runs oldest first as uPlot wants them: x in Unix seconds, one series per node. */
-function chartData(runs: Run[], names: Record<string, string>): { xs: number[]; series: LatencySeries[] } {
-  const ordered = [...runs].reverse();
-  const ids = [...new Set(ordered.flatMap((r) => r.nodes.map((n) => n.node_id)))].sort();
-  return {
-    xs: ordered.map((r) => Date.parse(r.slot) / 1000),
-    series: ids.map((id) => ({
-      name: names[id] ?? id,
-      values: ordered.map((r) => r.nodes.find((n) => n.node_id === id)?.latency_ms ?? null),
-    })),
-  };
 }
 
 function ms(v: number | null): string {
@@ -220,10 +212,19 @@ export function MonitorPage({ route }: { route: Route }) {
     10_000,
     [id, win],
   );
-  const chart = useMemo(
-    () => (snap.data ? chartData(snap.data.runs, snap.data.names) : undefined),
+  /** Runs and missed slots, oldest first; the chart draws them all, the bar the last 60. */
+  const beats = useMemo(
+    () =>
+      snap.data
+        ? beatsOf(snap.data.runs, intervalOf(snap.data.monitor), {
+            now: snap.data.at,
+            active: snap.data.monitor.status === "active",
+            count: 200,
+          })
+        : [],
     [snap.data],
   );
+  const chart = useMemo(() => (snap.data ? chartData(beats, snap.data.names) : undefined), [beats]);
 
   if (snap.error instanceof ApiError && snap.error.status === 404)
     return (
@@ -315,6 +316,9 @@ export function MonitorPage({ route }: { route: Route }) {
             </div>
           ))}
         </dl>
+      </Card>
+      <Card title={t("heartbeat")}>
+        {runs.length === 0 ? <p class="muted">{t("noRuns")}</p> : <HeartbeatBar beats={beats.slice(-60)} />}
       </Card>
       <Card title={t("latency")}>
         {runs.length === 0 || !chart ? (
