@@ -45,7 +45,9 @@ export interface AlertPoliciesTable {
 export interface AlertEventsTable {
   id: string;
   owner_id: string;
+  /** The policy that made the event; kept when the policy (or its monitor) is deleted: no foreign key. */
   policy_id: string;
+  /** Kept when the monitor is deleted, as the policy's id. */
   monitor_id: string;
   type: AlertEventType;
   state_change_id: string | null;

@@ -243,6 +243,18 @@ describe.each(dbKinds)("alerts API: policies and events on %s", (kind) => {
         ],
       });
       expect((await call(u, "GET", `/v1/alert-events/${ids[1]}`)).body.data.deliveries).toEqual([]);
+
+      // Deleting a monitor takes its policy, never the event history: the events stay, with their
+      // deliveries, listed and filtered as before, naming the monitor and policy that are gone.
+      expect((await call(u, "DELETE", `/v1/monitors/${monA}`)).status).toBe(200);
+      expect((await call(u, "GET", `/v1/alert-policies/${pA}`)).status).toBe(404);
+      const kept = await call(u, "GET", "/v1/alert-events");
+      expect(kept.body.data).toEqual(all.body.data);
+      expect((await call(u, "GET", `/v1/alert-events?monitor_id=${monA}`)).body.data.total).toBe(3);
+      expect((await call(u, "GET", `/v1/alert-events/${ids[0]}`)).body.data).toEqual(one.body.data);
+      // Deleting a policy keeps its events too.
+      expect((await call(u, "DELETE", `/v1/alert-policies/${pB}`)).status).toBe(200);
+      expect((await call(u, "GET", "/v1/alert-events")).body.data).toEqual(all.body.data);
       const stranger = await newUser(t);
       const theirs = await call(stranger, "GET", `/v1/alert-events/${ids[0]}`);
       expect(theirs.status).toBe(404);
