@@ -1,10 +1,13 @@
+import type { AddressInfo } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { selfSignedCert } from "../../../packages/probes/src/testing/tls-cert.js";
 import { type Dashboard, startDashboard } from "./harness.js";
 
 /**
  * Lookups (`#/lookups`) in both API forms. Only what is answered without the network is looked up: a
  * documentation address (IP info and reputation come from local data, and reserved addresses are never
- * queried); WHOIS, SSL, DNS and ICP are only sent input the API refuses before reaching anything.
+ * queried), an SSL audit of a loopback server; WHOIS, DNS and ICP are only sent input the API refuses.
  */
 describe.each(["a", "b"] as const)("lookups page, form %s", (form) => {
   let d: Dashboard;
@@ -70,17 +73,38 @@ describe.each(["a", "b"] as const)("lookups page, form %s", (form) => {
     expect(page.errors).toEqual([]);
   });
 
-  it("input the API refuses (a URL for the SSL audit) is shown with the parameter at fault", async () => {
-    const page = await d.page();
-    await page.goto(`${d.url}/#/lookups?tab=ssl`);
-    await page.getByLabel(/^Domain/).fill("https://example.invalid/x");
-    await page.getByRole("button", { name: "Look up" }).click();
-    const alert = page.getByRole("alert");
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain("not a URL");
-    expect(await page.getByTestId("error-details").textContent()).toContain("query.q");
-    expect(await page.getByTestId("badge").count()).toBe(0);
-    expect(page.outside).toEqual([]);
-    expect(page.errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+  it("the SSL audit takes a pasted URL or domain:port, asks for q and port apart, and grades it", async () => {
+    // A self-signed loopback server; `localhost` is answered by /etc/hosts, no DNS is asked.
+    const tls = createTlsServer(selfSignedCert(), (s) => s.end());
+    const port = await new Promise<number>((ok) =>
+      tls.listen(0, "127.0.0.1", () => ok((tls.address() as AddressInfo).port)),
+    );
+    try {
+      const page = await d.page();
+      await page.goto(`${d.url}/#/lookups?tab=ssl`);
+      await page.getByLabel(/^Domain/).fill(`https://localhost:${port}/login?x=1`);
+      const asked = page.waitForRequest((r) => new URL(r.url()).pathname === "/v1/info/ssl");
+      await page.getByRole("button", { name: "Look up" }).click();
+      expect(new URL((await asked).url()).search).toBe(`?q=localhost&port=${port}`);
+      await page.getByTestId("badge").waitFor({ timeout: 20_000 });
+      expect(await page.getByLabel(/^Domain/).inputValue()).toBe("localhost");
+      expect(await page.getByRole("spinbutton", { name: "Port" }).inputValue()).toBe(String(port));
+
+      // domain:port whose port differs from the Port field: said at once, nothing sent.
+      await page.getByLabel(/^Domain/).fill("localhost:444");
+      await page.getByRole("button", { name: "Look up" }).click();
+      await page.getByText("The domain names port 444 and the Port field another").waitFor();
+
+      // What the API still refuses comes back with the parameter at fault.
+      await page.getByRole("spinbutton", { name: "Port" }).fill("");
+      await page.getByLabel(/^Domain/).fill("bad name.example:443");
+      await page.getByRole("button", { name: "Look up" }).click();
+      await page.getByRole("alert").waitFor();
+      expect(await page.getByTestId("error-details").textContent()).toContain("query.q");
+      expect(page.outside).toEqual([]);
+      expect(page.errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+    } finally {
+      tls.close();
+    }
   });
 });

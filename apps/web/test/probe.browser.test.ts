@@ -76,25 +76,49 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     }
   }, 120_000);
 
-  it("a tcp connect and a traceroute to 127.0.0.1 show their own figures", async () => {
+  it("tcp to a pasted URL, then traceroute: own figures; the task in the address, scrolled to, cleared on switching", async () => {
     const port = Number(new URL(d.url).port);
-    const page = await d.page();
-    await page.goto(`${d.url}/#/probe?type=tcp&target=127.0.0.1`);
-    await page.getByLabel("Port").fill(String(port));
+    // A short window: the results start below the fold unless the page scrolls to them.
+    const page = await d.page({ height: 480 });
+    await page.goto(`${d.url}/#/probe?type=tcp`);
+    const pasted = `http://127.0.0.1:${port}/status`;
+    await page.getByLabel("Host name or IP address").fill(pasted);
+    const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/v1/probe/tcp"));
     await page.getByRole("button", { name: "Run TCP" }).click();
+    expect((await sent).postDataJSON()).toEqual(
+      form === "a" ? { target: "127.0.0.1", params: { port } } : { host: "127.0.0.1", port },
+    );
     const row = page.locator('li[data-node="local"][data-state="ok"]');
     await row.waitFor({ timeout: 20_000 });
-    expect(await row.getByTestId("result-summary").textContent()).toMatch(
-      new RegExp(`^Connected in [0-9.]+ ms · to 127\\.0\\.0\\.1:${port}$`),
-    );
+    const summary = await row.getByTestId("result-summary").textContent();
+    expect(summary).toMatch(new RegExp(`^Connected in [0-9.]+ ms · to 127\\.0\\.0\\.1:${port}$`));
+    const top = `document.querySelector('[data-testid="probe-results"]').getBoundingClientRect().top`;
+    expect(await page.evaluate("window.scrollY")).toBeGreaterThan(0);
+    // Its start is in view (as high as the page's length lets it go).
+    const [at, height] = (await page.evaluate(`[${top}, innerHeight]`)) as [number, number];
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(at).toBeLessThan(height - 40);
 
+    // The task is in the address: a reload shows the same results, and the form as it was.
+    await page.waitForURL(/#\/probe\?type=tcp&target=[^&]+&task=task_[0-9a-z]+$/);
+    const address = page.url();
+    await page.reload();
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.getByTestId("result-summary").textContent()).toBe(summary);
+    expect(await page.getByLabel("Host name or IP address").inputValue()).toBe(pasted);
+    expect(page.url()).toBe(address);
+
+    // Another probe type: the old results go, from the page and from the address.
     await page.getByRole("radio", { name: "Traceroute" }).check();
+    expect(await page.locator("li[data-node]").count()).toBe(0);
+    await page.waitForURL((u) => !u.hash.includes("task="));
     await page.getByRole("button", { name: "Run Traceroute" }).click();
     await page.getByTestId("task-status").getByText("Done").waitFor({ timeout: 30_000 });
     const trace = page.locator('li[data-node="local"][data-state="ok"]');
     expect(await trace.getByTestId("result-summary").textContent()).toContain("Reached at hop 1");
     await trace.getByText("Details").click();
     expect(await trace.locator("tbody tr").first().textContent()).toContain("127.0.0.1");
+    expect(page.url()).toMatch(/type=traceroute&.*task=task_/);
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import type { Form } from "../api.js";
 import type { ProbeType } from "./api-types.js";
+import { pastedHost } from "./pasted-host.js";
 
 /** What the probe form holds, as typed (numbers as text: blank means "the API's default"). */
 export interface ProbeFields {
@@ -18,6 +19,8 @@ export interface ProbeFields {
   server: string;
   port: string;
   maxHops: string;
+  /** http: `any` (IPv6, else IPv4, as curl), `ipv4` or `ipv6`. */
+  family: string;
 }
 
 export const emptyFields: ProbeFields = {
@@ -34,6 +37,7 @@ export const emptyFields: ProbeFields = {
   server: "",
   port: "",
   maxHops: "",
+  family: "any",
 };
 
 export const methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"];
@@ -43,14 +47,17 @@ export const recordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"];
 /** The limits the two forms put on the fields that differ (docs/api-forms.md). */
 export const limits = (form: Form) => ({ pingCount: form === "a" ? 50 : 10 });
 
-/** A field the form itself can tell is wrong, before asking the API. */
+/**
+ * A field the form itself can tell is wrong, before asking the API: a header line without a colon (`n` its
+ * number), a tcp host naming another port than the Port field (`n` the host's), or no port at all.
+ */
 export class FieldError extends Error {
   constructor(
     readonly field: keyof ProbeFields,
-    readonly key: "headerLine",
-    readonly line: number,
+    readonly key: "headerLine" | "portClash" | "portMissing",
+    readonly n: number,
   ) {
-    super(`${field}: line ${line}`);
+    super(`${field}: ${key} ${n}`);
   }
 }
 
@@ -80,7 +87,7 @@ export function parseHeaders(text: string): Record<string, string> | undefined {
  * `nodes` undefined lets the API choose.
  */
 export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | undefined, form: Form) {
-  const target = f.target.trim();
+  const { target, port } = targetOf(type, f);
   const seconds = num(f.timeout);
   const timeout = form === "a" ? (seconds === undefined ? undefined : seconds * 1000) : seconds;
   const tk = form === "a" ? "timeout_ms" : "timeout";
@@ -94,13 +101,14 @@ export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | und
       headers: parseHeaders(f.headers),
       body: withBody && f.body !== "" ? f.body : undefined,
       keyword: f.method !== "HEAD" && f.keyword !== "" ? f.keyword : undefined,
+      ip_family: f.family === "ipv4" || f.family === "ipv6" ? f.family : undefined,
     };
   };
   const params: Record<ProbeType, Record<string, unknown>> = {
     http: {},
     ping: { count: num(f.count), [tk]: timeout },
     dns: { record_type: f.recordType === "A" ? undefined : f.recordType, server: f.server.trim() },
-    tcp: { port: num(f.port), [tk]: timeout },
+    tcp: { port, [tk]: timeout },
     traceroute: { max_hops: num(f.maxHops) },
   };
   if (type === "http") params.http = http();
@@ -110,4 +118,22 @@ export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | und
   }
   const name = type === "http" ? "url" : type === "dns" ? "domain" : "host";
   return compact({ [name]: target, ...params[type], nodes: chosen });
+}
+
+/**
+ * The target as the API takes it, from what was typed or pasted: http adds `https://` to a bare host; ping,
+ * dns and traceroute take a URL's or `host:port`'s host; tcp also its port (the Port field, else the one in
+ * the host, else the URL scheme's).
+ */
+export function targetOf(type: ProbeType, f: ProbeFields): { target: string; port?: number | undefined } {
+  const typed = f.target.trim();
+  if (type === "http") return { target: /^[a-z][a-z0-9+.-]*:\/\//i.test(typed) ? typed : `https://${typed}` };
+  const pasted = pastedHost(typed);
+  if (type !== "tcp") return { target: pasted.host };
+  const field = num(f.port);
+  if (pasted.port !== undefined && field !== undefined && pasted.port !== field)
+    throw new FieldError("port", "portClash", pasted.port);
+  const port = field ?? pasted.port ?? pasted.schemePort;
+  if (port === undefined) throw new FieldError("port", "portMissing", 0);
+  return { target: pasted.host, port };
 }

@@ -21,6 +21,11 @@ const t = messages({
     server: "DNS server (optional: host, host:port or IPv6)",
     port: "Port",
     maxHops: "Maximum hops (1–64)",
+    family: "Address family",
+    familyAny: "Any: IPv6, else IPv4 (as curl)",
+    familyV4: "IPv4 only",
+    familyV6: "IPv6 only",
+    hostHint: "example.com, host:port or a URL",
     optional: "optional",
     defaultIs: "default {v}",
   },
@@ -41,6 +46,11 @@ const t = messages({
     server: "DNS 服务器（可选：主机、主机:端口或 IPv6）",
     port: "端口",
     maxHops: "最大跳数（1–64）",
+    family: "地址族",
+    familyAny: "任意：先 IPv6，不通则 IPv4（同 curl）",
+    familyV4: "仅 IPv4",
+    familyV6: "仅 IPv6",
+    hostHint: "example.com、主机:端口或 URL",
     optional: "可选",
     defaultIs: "默认 {v}",
   },
@@ -61,6 +71,11 @@ const t = messages({
     server: "DNS 伺服器（選填：主機、主機:連接埠或 IPv6）",
     port: "連接埠",
     maxHops: "最大跳數（1–64）",
+    family: "位址族",
+    familyAny: "任意：先 IPv6，不通則 IPv4（同 curl）",
+    familyV4: "僅 IPv4",
+    familyV6: "僅 IPv6",
+    hostHint: "example.com、主機:連接埠或 URL",
     optional: "選填",
     defaultIs: "預設 {v}",
   },
@@ -93,9 +108,11 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
         {t("url")}
         <input
           name="target"
-          type="url"
+          inputMode="url"
           required
           autoComplete="off"
+          autoCapitalize="off"
+          spellcheck={false}
           placeholder="https://example.com/"
           value={f.target}
           onInput={text("target")}
@@ -110,7 +127,7 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
           autoComplete="off"
           autoCapitalize="off"
           spellcheck={false}
-          placeholder="example.com"
+          placeholder={t("hostHint")}
           value={f.target}
           onInput={text("target")}
         />
@@ -134,6 +151,14 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
               </select>
             </label>
             {timeout(10)}
+            <label>
+              {t("family")}
+              <select name="family" value={f.family} onChange={text("family")}>
+                <option value="any">{t("familyAny")}</option>
+                <option value="ipv4">{t("familyV4")}</option>
+                <option value="ipv6">{t("familyV6")}</option>
+              </select>
+            </label>
           </div>
           <label class="choice">
             <input
@@ -216,7 +241,6 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
             <input
               name="port"
               type="number"
-              required
               min={1}
               max={65535}
               placeholder="443"

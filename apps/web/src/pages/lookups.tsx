@@ -11,6 +11,7 @@ import {
 } from "../components/domain-views.js";
 import { type IpInfo, IpView } from "../components/ip-view.js";
 import { type LookupInput, type LookupKind, lookupKinds, lookupPath } from "../components/lookup-request.js";
+import { pastedHost } from "../components/pasted-host.js";
 import { RawJson } from "../components/raw-json.js";
 import { type Reputation, ReputationView } from "../components/reputation-view.js";
 import { type SslInfo, SslView } from "../components/ssl-view.js";
@@ -32,7 +33,8 @@ const t = messages({
     ipLabel: "IP address",
     ipOwn: "IP address (blank: your own)",
     whoisLabel: "Domain or IP address",
-    sslLabel: "Domain (no https://, no path)",
+    sslLabel: "Domain, domain:port or URL",
+    portClash: "The domain names port {n} and the Port field another: keep one.",
     port: "Port",
     dnsLabel: "Domain",
     type: "Record type",
@@ -60,7 +62,8 @@ const t = messages({
     ipLabel: "IP 地址",
     ipOwn: "IP 地址（留空：查询您自己的地址）",
     whoisLabel: "域名或 IP 地址",
-    sslLabel: "域名（不含 https:// 和路径）",
+    sslLabel: "域名、域名:端口或 URL",
+    portClash: "域名中写了端口 {n}，端口栏却是另一个：请只保留一个。",
     port: "端口",
     dnsLabel: "域名",
     type: "记录类型",
@@ -88,7 +91,8 @@ const t = messages({
     ipLabel: "IP 位址",
     ipOwn: "IP 位址（留空：查詢您自己的位址）",
     whoisLabel: "網域或 IP 位址",
-    sslLabel: "網域（不含 https:// 與路徑）",
+    sslLabel: "網域、網域:連接埠或 URL",
+    portClash: "網域中寫了連接埠 {n}，連接埠欄卻是另一個：請只保留一個。",
     port: "連接埠",
     dnsLabel: "網域",
     type: "記錄類型",
@@ -123,6 +127,7 @@ export function LookupsPage({ route }: { route: Route }) {
   const asked = route.query.has("q") ? fromQuery(route.query) : undefined;
   const [input, setInput] = useState<LookupInput>(asked ?? { q: "", port: "", type: "" });
   const [again, setAgain] = useState(0);
+  const [inputError, setInputError] = useState("");
   const [result, setResult] = useState<{
     kind: LookupKind;
     data?: unknown;
@@ -154,6 +159,7 @@ export function LookupsPage({ route }: { route: Route }) {
 
   const select = (k: LookupKind, focus = false) => {
     setInput({ q: "", port: "", type: "" });
+    setInputError("");
     navigate(`/lookups?tab=${k}`);
     if (focus) tabs.current[lookupKinds.indexOf(k)]?.focus();
   };
@@ -176,8 +182,21 @@ export function LookupsPage({ route }: { route: Route }) {
   };
   const submit = (e: Event) => {
     e.preventDefault();
-    const p = new URLSearchParams({ tab: kind, q: input.q.trim() });
-    if (kind === "ssl" && input.port.trim()) p.set("port", input.port.trim());
+    setInputError("");
+    // A pasted URL or host:port stands for its host; the SSL audit also takes its port (the API's `q` is a
+    // bare domain and `port` apart, as the spec has them).
+    const typed = input.q.trim();
+    const pasted = typed === "" ? { host: "" } : pastedHost(typed);
+    let port = input.port.trim();
+    if (kind === "ssl" && pasted.port !== undefined) {
+      if (port !== "" && Number(port) !== pasted.port) {
+        setInputError(t("portClash", { n: pasted.port }));
+        return;
+      }
+      port = String(pasted.port);
+    }
+    const p = new URLSearchParams({ tab: kind, q: pasted.host });
+    if (kind === "ssl" && port) p.set("port", port);
     if (kind === "dns" && input.type) p.set("type", input.type);
     const next = `/lookups?${p}`;
     if (location.hash === `#${next}`) setAgain((x) => x + 1);
@@ -258,6 +277,11 @@ export function LookupsPage({ route }: { route: Route }) {
               ) : null}
               <button type="submit">{t("go")}</button>
             </div>
+            {inputError ? (
+              <p class="error" role="alert">
+                {inputError}
+              </p>
+            ) : null}
           </form>
         </Card>
         {result ? (
