@@ -33,7 +33,8 @@ export interface AlertPoliciesTable {
   id: string;
   owner_id: string;
   name: string;
-  monitor_id: string;
+  /** Null: every monitor of the owner, those made later included. */
+  monitor_id: string | null;
   channel_ids: ColumnType<string[], string[] | undefined, string[]>;
   on_down: ColumnType<boolean, boolean | undefined, boolean>;
   on_up: ColumnType<boolean, boolean | undefined, boolean>;

@@ -117,6 +117,59 @@ describe.each(dbKinds)("alerts API: policies and events on %s", (kind) => {
       expect((await call(u, "DELETE", `/v1/alert-policies/${p.id}`)).status).toBe(404);
     });
 
+    it("a policy for all monitors: scope all, no monitor_id; either both or neither is a 400", async () => {
+      const u = await newUser(t);
+      const ch = (await createChannel(u, "email")).body.data.id as string;
+      const created = await call(u, "POST", "/v1/alert-policies", {
+        name: "all",
+        scope: "all",
+        channel_ids: [ch],
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data).toMatchObject({
+        name: "all",
+        scope: "all",
+        monitor_id: null,
+        channel_ids: [ch],
+      });
+      const mon = await createMonitor(u);
+      const one = await call(u, "POST", "/v1/alert-policies", { name: "one", monitor_id: mon });
+      expect(one.body.data).toMatchObject({ scope: "monitor", monitor_id: mon });
+      const explicit = await call(u, "POST", "/v1/alert-policies", {
+        name: "x",
+        scope: "monitor",
+        monitor_id: mon,
+      });
+      expect(explicit.status, explicit.text).toBe(201);
+      const got = await call(u, "GET", `/v1/alert-policies/${created.body.data.id}`);
+      expect(got.body.data).toEqual(created.body.data);
+      const patched = await call(u, "PATCH", `/v1/alert-policies/${created.body.data.id}`, { on_up: false });
+      expect(patched.body.data).toMatchObject({ scope: "all", monitor_id: null, on_up: false });
+      const list = await call(u, "GET", "/v1/alert-policies");
+      expect(list.body.data.items.map((p: { scope: string }) => p.scope)).toEqual([
+        "monitor",
+        "monitor",
+        "all",
+      ]);
+      for (const body of [
+        { name: "both", scope: "all", monitor_id: mon },
+        { name: "neither" },
+        { name: "neither", scope: "monitor" },
+      ]) {
+        const bad = await call(u, "POST", "/v1/alert-policies", body);
+        expect(bad.status, JSON.stringify(body)).toBe(400);
+        expect(bad.body.error.details[0].path).toBe("body.monitor_id");
+      }
+      const unknown = await call(u, "POST", "/v1/alert-policies", { name: "tag", scope: "tagged" });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error.details[0].path).toBe("body.scope");
+      // The policy stays when a monitor goes; a monitor's own policy goes with it.
+      const gone = await call(u, "DELETE", `/v1/monitors/${mon}`);
+      expect(gone.status, gone.text).toBeLessThan(300);
+      const after = await call(u, "GET", "/v1/alert-policies");
+      expect(after.body.data.items.map((p: { name: string }) => p.name)).toEqual(["all"]);
+    });
+
     it("a policy naming another account's (or an unknown) monitor or channel is a 404 naming it", async () => {
       const owner = await newUser(t, "owner");
       const other = await newUser(t, "other");

@@ -147,6 +147,80 @@ describe.each(dbKinds)("alert events from state changes on %s", (kind) => {
     expect(unalerted).toHaveLength(0);
   });
 
+  it("a policy for all monitors covers each of its owner's, those made after it too, and no one else's", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "scope");
+    const other = await newUser(t, "scope-other");
+    const since = new Date(Date.UTC(2026, 10, 24, 14, 0));
+    const early = `mon_scope1_${kind}`;
+    await insertMonitor(k, early, u.userId, { name: "early", state: "down", state_changed_at: since });
+    await k
+      .insertInto("alert_channels")
+      .values({
+        id: `ch_scope_${kind}`,
+        owner_id: u.userId,
+        name: "s",
+        type: "webhook",
+        config: "{}",
+        secrets: null,
+      })
+      .execute();
+    await k
+      .insertInto("alert_policies")
+      .values({
+        id: `pol_scope_${kind}`,
+        owner_id: u.userId,
+        name: "everything",
+        monitor_id: null,
+        channel_ids: [`ch_scope_${kind}`],
+        reminder_minutes: 5,
+      })
+      .execute();
+    // Made after the policy, and another account's: only the first is the policy's.
+    const late = `mon_scope2_${kind}`;
+    await insertMonitor(k, late, u.userId, { name: "late", state: "down", state_changed_at: since });
+    const foreign = `mon_scope3_${kind}`;
+    await insertMonitor(k, foreign, other.userId, { name: "theirs", state: "down", state_changed_at: since });
+    await k
+      .insertInto("monitor_state_changes")
+      .values(
+        [early, late, foreign].map((m, i) => ({
+          id: `msc_scope${i}_${kind}`,
+          monitor_id: m,
+          slot: since,
+          from_state: "up",
+          to_state: "down",
+        })),
+      )
+      .execute();
+    expect((await makeEvents(k)).events).toBeGreaterThanOrEqual(2);
+    const downs = await k
+      .selectFrom("alert_events")
+      .select(["monitor_id", "type"])
+      .where("policy_id", "=", `pol_scope_${kind}`)
+      .orderBy("monitor_id")
+      .execute();
+    expect(downs).toEqual([
+      { monitor_id: early, type: "down" },
+      { monitor_id: late, type: "down" },
+    ]);
+    // Both down since the same instant: each monitor gets its own reminder, once.
+    const at = new Date(since.getTime() + 5 * 60_000);
+    expect(await alertWorkWaiting(k, at)).toBe(true);
+    expect((await makeReminders(k, at)).events).toBe(2);
+    expect((await makeReminders(k, at)).events).toBe(0);
+    const reminders = await k
+      .selectFrom("alert_events")
+      .select("monitor_id")
+      .where("policy_id", "=", `pol_scope_${kind}`)
+      .where("type", "=", "reminder")
+      .orderBy("monitor_id")
+      .execute();
+    expect(reminders.map((r) => r.monitor_id)).toEqual([early, late]);
+    await k.updateTable("monitors").set({ state: "up" }).where("owner_id", "=", u.userId).execute();
+  });
+
   it("reminds every N minutes while down, each reminder once, a missed one late and once", async () => {
     const t = db.app("b");
     const k = t.db.kysely;

@@ -48,11 +48,27 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
     );
     if (changes.length === 0) return { changes: 0, events: 0, deliveries: 0 };
     const monitorIds = [...new Set(changes.map((c) => c.monitor_id))];
+    // A policy of one of these monitors, or of all its owner's monitors (monitor_id null).
+    const owners = new Map(
+      (
+        await tx.selectFrom("monitors").select(["id", "owner_id"]).where("id", "in", monitorIds).execute()
+      ).map((m) => [m.id, m.owner_id]),
+    );
+    const ownerIds = [...new Set(owners.values())];
     const policies = await tx
       .selectFrom("alert_policies")
       .select(["id", "owner_id", "monitor_id", "channel_ids", "on_down", "on_up"])
-      .where("monitor_id", "in", monitorIds)
+      .where((eb) =>
+        ownerIds.length === 0
+          ? eb("monitor_id", "in", monitorIds)
+          : eb.or([
+              eb("monitor_id", "in", monitorIds),
+              eb.and([eb("monitor_id", "is", null), eb("owner_id", "in", ownerIds)]),
+            ]),
+      )
       .execute();
+    const covers = (p: (typeof policies)[number], monitorId: string) =>
+      p.monitor_id === null ? p.owner_id === owners.get(monitorId) : p.monitor_id === monitorId;
     const events: {
       id: string;
       owner_id: string;
@@ -65,7 +81,7 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
     }[] = [];
     for (const c of changes) {
       const failing = await failingNodes(tx, c);
-      for (const p of policies.filter((p) => p.monitor_id === c.monitor_id)) {
+      for (const p of policies.filter((p) => covers(p, c.monitor_id))) {
         const type = eventTypeOf(c, p);
         if (!type) continue;
         events.push({
@@ -139,6 +155,9 @@ async function failingNodes(
   return rows;
 }
 
+/** `alert_policies p` covers `monitors m`: its own monitor, or any of its owner's when `monitor_id` is null. */
+const policyCovers = sql`(m.id = p.monitor_id or (p.monitor_id is null and m.owner_id = p.owner_id))`;
+
 /**
  * Over `alert_policies p join monitors m`: the policy has a reminder due at `now` (its monitor is active and
  * down, and `reminder_minutes` have passed since it went down). `makeReminders` makes them; the notifier's
@@ -164,7 +183,7 @@ export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): 
         select 1 from alert_deliveries d where d.status = 'pending' and d.next_attempt_at <= ${now}
         and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${now}))
       or exists (
-        select 1 from alert_policies p join monitors m on m.id = p.monitor_id where ${reminderDue(now)})
+        select 1 from alert_policies p join monitors m on ${policyCovers} where ${reminderDue(now)})
     ) as waiting`.execute(db);
   return rows[0]?.waiting === true;
 }
@@ -181,11 +200,13 @@ export async function makeReminders(db: Kysely<Database>, now = new Date()): Pro
     owner_id: string;
     monitor_id: string;
     channel_ids: string[];
+    all_monitors: boolean;
     reminder_minutes: number;
     state_changed_at: Date | string;
   }>`
-    select p.id as policy_id, p.owner_id, p.monitor_id, p.channel_ids, p.reminder_minutes, m.state_changed_at
-    from alert_policies p join monitors m on m.id = p.monitor_id
+    select p.id as policy_id, p.owner_id, m.id as monitor_id, p.monitor_id is null as all_monitors, p.channel_ids,
+      p.reminder_minutes, m.state_changed_at
+    from alert_policies p join monitors m on ${policyCovers}
     where ${reminderDue(now)}`.execute(db);
   let events = 0;
   let deliveries = 0;
@@ -203,7 +224,8 @@ export async function makeReminders(db: Kysely<Database>, now = new Date()): Pro
           policy_id: r.policy_id,
           monitor_id: r.monitor_id,
           type: "reminder",
-          state_change_id: `reminder:${since.toISOString()}:${n}`,
+          // A policy of all monitors has reminders of several: each monitor's are its own.
+          state_change_id: `reminder:${r.all_monitors ? `${r.monitor_id}:` : ""}${since.toISOString()}:${n}`,
           detail: jsonb<string>({
             to: "down",
             since: since.toISOString(),

@@ -178,7 +178,8 @@ export interface NewPolicyRow {
   id: string;
   ownerId: string;
   name: string;
-  monitorId: string;
+  /** Null: every monitor of the owner. */
+  monitorId: string | null;
   channelIds: string[];
   onDown: boolean;
   onUp: boolean;

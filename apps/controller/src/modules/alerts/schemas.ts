@@ -181,6 +181,9 @@ const channelIdsField = z
     example: [channelExample],
   });
 
+export const policyScopes = ["monitor", "all"] as const;
+const policyScope = z.enum(policyScopes);
+
 const reminderField = z
   .number()
   .int()
@@ -192,9 +195,14 @@ const reminderField = z
 export const policyCreateBody = z
   .strictObject({
     name: nameField,
-    monitor_id: idString.openapi({
-      description: "One of the caller's monitors",
+    monitor_id: idString.optional().openapi({
+      description: "One of the caller's monitors; required unless `scope` is `all`, refused when it is",
       example: "mon_0mhx3k2a9f1e2d3c4b",
+    }),
+    scope: policyScope.optional().openapi({
+      description:
+        "Vantage extension, both forms. `monitor` (the default): the monitor `monitor_id` names; `all`: " +
+        "every monitor of the caller, those created later included (`monitor_id` is then omitted)",
     }),
     channel_ids: channelIdsField.optional().openapi({ description: "Default none" }),
     on_down: z
@@ -215,14 +223,21 @@ export const policyPatchBody = z
     reminder_minutes: reminderField.optional(),
   })
   .openapi("AlertPolicyPatch", {
-    description: "Omitted fields are unchanged; the monitor cannot change; any other field → 400.",
+    description: "Omitted fields are unchanged; the monitor and scope cannot change; any other field → 400.",
   });
 
 export const policySchema = z
   .object({
     id: z.string().openapi({ example: policyExample }),
     name: z.string(),
-    monitor_id: z.string(),
+    monitor_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The policy's monitor; null when `scope` is `all`" }),
+    scope: policyScope.openapi({
+      description:
+        "Vantage extension, both forms: `monitor` (one monitor) or `all` (every monitor of the owner)",
+    }),
     channel_ids: z.array(z.string()),
     on_down: z.boolean(),
     on_up: z.boolean(),

@@ -269,14 +269,19 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       const channelIds = unique(input.channelIds ?? []);
       const at = now();
       const row = await ctx.db.transaction().execute(async (tx) => {
-        if (!(await repo.ownsMonitor(tx, owner.userId, input.monitorId)))
-          throw fieldError("body.monitor_id", `monitor ${input.monitorId} not found`, "not_found");
+        const monitorId = input.scope === "all" ? null : (input.monitorId ?? null);
+        if (input.scope === "all" && input.monitorId !== undefined)
+          throw fieldError("body.monitor_id", "must be omitted when scope is all", "validation_error");
+        if (monitorId === null && input.scope !== "all")
+          throw fieldError("body.monitor_id", "required unless scope is all", "validation_error");
+        if (monitorId !== null && !(await repo.ownsMonitor(tx, owner.userId, monitorId)))
+          throw fieldError("body.monitor_id", `monitor ${monitorId} not found`, "not_found");
         await checkChannels(tx, owner, channelIds);
         return repo.insertPolicy(tx, {
           id: newId("pol", at),
           ownerId: owner.userId,
           name: input.name,
-          monitorId: input.monitorId,
+          monitorId,
           channelIds,
           onDown: input.onDown ?? true,
           onUp: input.onUp ?? true,

@@ -83,7 +83,10 @@ export interface ChannelPatch {
 
 export interface NewPolicy {
   name: string;
-  monitorId: string;
+  /** `all`: every monitor of the owner, those made later included (no `monitorId`). */
+  scope: "monitor" | "all";
+  /** Required for scope `monitor`, refused for `all`. */
+  monitorId?: string | undefined;
   /** Repeats are dropped (a channel is alerted once per event). */
   channelIds?: string[] | undefined;
   onDown?: boolean | undefined;

@@ -16,7 +16,9 @@ export function registerCreatePolicy(app: Router, api: AlertsApi, common: Secure
     summary: "Create an alert policy: which channels hear about which monitor",
     description:
       "A monitor or channel that is not the caller's (or does not exist) → 404 `not_found`, `details[].path` " +
-      "naming it (`body.monitor_id`, `body.channel_ids.<i>`).",
+      'naming it (`body.monitor_id`, `body.channel_ids.<i>`). `scope: "all"` (a Vantage extension) makes a ' +
+      "policy for every monitor of the caller, those created later included; `monitor_id` is then refused, " +
+      "and required otherwise (400 `validation_error`).",
     request: jsonBody(policyCreateBody),
     responses: {
       201: { description: "Policy created", ...jsonContent(envelope(policySchema)) },
@@ -27,6 +29,7 @@ export function registerCreatePolicy(app: Router, api: AlertsApi, common: Secure
     const b = c.req.valid("json");
     const p = await api.createPolicy(requirePrincipal(c), {
       name: b.name,
+      scope: b.scope ?? "monitor",
       monitorId: b.monitor_id,
       channelIds: b.channel_ids,
       onDown: b.on_down,

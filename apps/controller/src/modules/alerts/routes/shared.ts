@@ -23,6 +23,7 @@ export const toPolicyView = (p: AlertPolicy) => ({
   id: p.id,
   name: p.name,
   monitor_id: p.monitor_id,
+  scope: p.monitor_id === null ? ("all" as const) : ("monitor" as const),
   channel_ids: p.channel_ids,
   on_down: p.on_down,
   on_up: p.on_up,
