@@ -12,6 +12,7 @@ import * as m20261125_1000 from "./20261125_1000_billing.js";
 import * as m20261126_0900 from "./20261126_0900_alert_channel_health.js";
 import * as m20261126_1000 from "./20261126_1000_monitor_paused_reason.js";
 import * as m20261128_0100 from "./20261128_0100_account_recovery.js";
+import * as m20261129_0100 from "./20261129_0100_alert_policy_scope.js";
 import * as m20261129_0200 from "./20261129_0200_alert_events_kept.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   "20261126_0900_alert_channel_health": m20261126_0900,
   "20261126_1000_monitor_paused_reason": m20261126_1000,
   "20261128_0100_account_recovery": m20261128_0100,
+  "20261129_0100_alert_policy_scope": m20261129_0100,
   "20261129_0200_alert_events_kept": m20261129_0200,
 };
 
