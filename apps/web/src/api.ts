@@ -12,8 +12,17 @@ export const form: Form =
 
 const TOKEN_KEY = "vantage.token";
 const EMAIL_KEY = "vantage.email";
+const EXPIRES_KEY = "vantage.expires";
 
-/** The signed-in session: the login JWT (15 minutes) and the email it was issued for. */
+/** Why the last session ended: the user signed out, or it could not be renewed (shown on the sign-in page). */
+export type SessionEnd = "signed_out" | "expired";
+let lastEnd: SessionEnd | undefined;
+
+/**
+ * The signed-in session: the login JWT (15 minutes), when it expires, and the email it was issued for. The
+ * JWT is renewed with the `vantage_refresh` cookie (HttpOnly: no script here reads it) before it expires
+ * and on a 401, so a page left open stays signed in.
+ */
 export const session = {
   get token(): string | null {
     return localStorage.getItem(TOKEN_KEY);
@@ -21,17 +30,87 @@ export const session = {
   get email(): string | null {
     return localStorage.getItem(EMAIL_KEY);
   },
-  set(token: string, email: string): void {
+  /** Milliseconds since the epoch when the token expires (0 when unknown). */
+  get expiresAt(): number {
+    return Number(localStorage.getItem(EXPIRES_KEY) ?? 0);
+  },
+  /** Why the last session ended, once: reading it forgets it. */
+  takeEnd(): SessionEnd | undefined {
+    const end = lastEnd;
+    lastEnd = undefined;
+    return end;
+  },
+  set(token: string, email: string, expiresInS = 900): void {
+    lastEnd = undefined;
     localStorage.setItem(TOKEN_KEY, token);
     localStorage.setItem(EMAIL_KEY, email);
+    localStorage.setItem(EXPIRES_KEY, String(Date.now() + expiresInS * 1000));
     for (const l of listeners) l();
   },
-  clear(): void {
+  clear(why: SessionEnd = "expired"): void {
+    if (why === "signed_out" || localStorage.getItem(TOKEN_KEY) !== null) lastEnd = why;
     localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(EMAIL_KEY);
+    localStorage.removeItem(EXPIRES_KEY);
     for (const l of listeners) l();
   },
 };
+
+/** Renew the token this long before it expires. */
+const RENEW_BEFORE_MS = 60_000;
+let renewing: Promise<boolean> | undefined;
+
+/**
+ * Trades the refresh cookie for a new token: one renewal at a time in this page and, where the browser has
+ * Web Locks, across its tabs (a tab that waited finds the token another renewed, in the shared storage).
+ * False when the session cannot be renewed (no cookie: signed in elsewhere, or revoked).
+ */
+export function renewSession(stale: string | null = session.token): Promise<boolean> {
+  renewing ??= (async () => {
+    const work = async () => {
+      const now = session.token;
+      if (now !== null && now !== stale && session.expiresAt - Date.now() > RENEW_BEFORE_MS) return true;
+      const email = session.email;
+      let res: Response;
+      try {
+        res = await fetch("/v1/auth/refresh", { method: "POST", headers: { accept: "application/json" } });
+      } catch {
+        return false; // offline: keep the session, the next request tries again
+      }
+      // Not renewed: the caller's request goes ahead, and its 401, if it gets one, ends the session (`read`).
+      if (!res.ok) return false;
+      const data = ((await res.json()) as { data: { access_token: string; expires_in: number } }).data;
+      session.set(data.access_token, email ?? "", data.expires_in);
+      return true;
+    };
+    const locks = (navigator as Navigator & { locks?: LockManager }).locks;
+    try {
+      return locks ? await locks.request("vantage-session-renewal", work) : await work();
+    } finally {
+      renewing = undefined;
+    }
+  })();
+  return renewing;
+}
+
+/**
+ * Signs out: the session is forgotten here at once (the caller may move on to the sign-in page), then the
+ * token and the refresh cookie's sign-in are revoked; an expired token is renewed once for that.
+ */
+export async function signOut(): Promise<void> {
+  const token = session.token;
+  session.clear("signed_out");
+  if (token === null) return;
+  const logout = (bearer: string) =>
+    fetch("/v1/auth/logout", { method: "POST", headers: { authorization: `Bearer ${bearer}` } });
+  try {
+    if ((await logout(token)).status !== 401) return;
+    const res = await fetch("/v1/auth/refresh", { method: "POST", headers: { accept: "application/json" } });
+    if (res.ok) await logout(((await res.json()) as { data: { access_token: string } }).data.access_token);
+  } catch {
+    // offline: the session is forgotten here all the same
+  }
+}
 const listeners = new Set<() => void>();
 export function onSessionChange(l: () => void): () => void {
   listeners.add(l);
@@ -67,8 +146,7 @@ function headersFor(opts: CallOptions): Record<string, string> {
   return h;
 }
 
-/** Sends a request; its `data`, or throws ApiError. A 401 with a session clears it (expired token). */
-export async function raw(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+async function send(method: string, path: string, opts: CallOptions): Promise<Response> {
   try {
     return await fetch(path, {
       method,
@@ -80,6 +158,20 @@ export async function raw(method: string, path: string, opts: CallOptions = {}):
     if ((err as Error).name === "AbortError") throw err;
     throw new ApiError(0, "network", "the server could not be reached");
   }
+}
+
+/**
+ * Sends a request with the session's token, renewed first when it is about to expire; on a 401 the token is
+ * renewed and the request sent once more. A 401 that renewal cannot cure clears the session (see `read`).
+ */
+export async function raw(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+  const token = opts.auth === false ? null : session.token;
+  const expiresAt = session.expiresAt;
+  if (token !== null && expiresAt > 0 && expiresAt - Date.now() < RENEW_BEFORE_MS) await renewSession(token);
+  const res = await send(method, path, opts);
+  if (res.status !== 401 || token === null || path.startsWith("/v1/auth/refresh")) return res;
+  if (!(await renewSession(session.token === token ? token : null))) return res;
+  return send(method, path, opts);
 }
 
 export async function call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
@@ -96,7 +188,7 @@ async function read(res: Response): Promise<unknown> {
     body = undefined;
   }
   if (!res.ok) {
-    if (res.status === 401 && session.token) session.clear();
+    if (res.status === 401 && session.token) session.clear("expired");
     const e = body?.error;
     throw new ApiError(res.status, e?.code ?? "http_error", e?.message ?? `HTTP ${res.status}`, e?.details);
   }

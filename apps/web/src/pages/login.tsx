@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { call, session } from "../api.js";
+import { call, type SessionEnd, session } from "../api.js";
 import { FormError, invalid } from "../components/account-form-error.js";
 import { messages } from "../i18n.js";
 import { navigate, type Route } from "../router.js";
@@ -22,6 +22,10 @@ const t = messages({
     signedInAs: "Signed in as {email}.",
     toMonitors: "Continue",
     haveAccount: "I have an account",
+    signedOut: "You are signed out. Sign in again to return to the page you were on.",
+    expired: "Your session has ended. Sign in again to return to the page you were on.",
+    passwordReset: "Your password has been changed. Sign in with the new one.",
+    forgot: "Forgot your password?",
   },
   cn: {
     title: "登录",
@@ -39,6 +43,10 @@ const t = messages({
     signedInAs: "已登录：{email}。",
     toMonitors: "继续",
     haveAccount: "已有账号",
+    signedOut: "你已退出登录。重新登录后将回到刚才的页面。",
+    expired: "登录已失效。重新登录后将回到刚才的页面。",
+    passwordReset: "密码已修改，请用新密码登录。",
+    forgot: "忘记密码？",
   },
   tw: {
     title: "登入",
@@ -56,17 +64,30 @@ const t = messages({
     signedInAs: "已登入：{email}。",
     toMonitors: "繼續",
     haveAccount: "已有帳號",
+    signedOut: "你已登出。重新登入後將回到剛才的頁面。",
+    expired: "登入已失效。重新登入後將回到剛才的頁面。",
+    passwordReset: "密碼已變更，請用新密碼登入。",
+    forgot: "忘記密碼？",
   },
 });
 
 interface Token {
   access_token: string;
+  expires_in: number;
 }
 
-/** Only a path inside the dashboard (`/keys`), never another origin (`//x`), is followed after sign-in. */
+/** Pages not to come back to after signing in: this one, and those whose token was spent. */
+const noReturn = ["/login", "/verify-email", "/reset-password"];
+
+/**
+ * Only a path inside the dashboard (`/keys`, `/probe?task=…`), never another origin (`//x`), is followed
+ * after sign-in.
+ */
 function nextPath(query: URLSearchParams): string {
   const next = query.get("next") ?? "";
-  return next.startsWith("/") && !next.startsWith("//") && next !== "/login" ? next : "/monitors";
+  const ok =
+    next.startsWith("/") && !next.startsWith("//") && !noReturn.some((p) => next.split("?")[0] === p);
+  return ok ? next : "/monitors";
 }
 
 function AuthForm({
@@ -74,7 +95,7 @@ function AuthForm({
   onDone,
 }: {
   kind: "login" | "register";
-  onDone: (token: string, email: string) => void;
+  onDone: (token: string, email: string, expiresIn: number) => void;
 }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -88,10 +109,11 @@ function AuthForm({
     try {
       const address = email.trim();
       const tok = await call<Token>("POST", register ? "/v1/auth/register" : "/v1/auth/login", {
-        body: { email: address, password },
+        // The cookie keeps the dashboard signed in past the token's 15 minutes (api.ts renews it).
+        body: { email: address, password, refresh_cookie: true },
         auth: false,
       });
-      onDone(tok.access_token, address);
+      onDone(tok.access_token, address, tok.expires_in);
     } catch (err) {
       setError(err);
       setBusy(false);
@@ -135,20 +157,40 @@ function AuthForm({
         </button>
       </div>
       <FormError error={error} hints={register ? { 409: t("taken") } : { 401: t("badLogin") }} />
+      {register ? null : (
+        <p>
+          <a href="#/reset-password">{t("forgot")}</a>
+        </p>
+      )}
     </form>
   );
 }
 
-/** `#/login`: sign in or create an account; then on to `?next=` (or the monitors). */
+/**
+ * `#/login`: sign in or create an account; then on to `?next=` (or the monitors). Shown in place of a page
+ * that needs an account, it says why the session ended (signed out, or it could not be renewed).
+ */
 export function LoginPage({ route }: { route: Route }) {
   const next = nextPath(route.query);
-  const done = (token: string, email: string) => {
-    session.set(token, email);
+  const [ended] = useState<SessionEnd | undefined>(() => session.takeEnd());
+  const done = (token: string, email: string, expiresIn: number) => {
+    session.set(token, email, expiresIn);
     navigate(next);
   };
+  const notice =
+    route.query.get("reset") === "1"
+      ? t("passwordReset")
+      : ended
+        ? t(ended === "signed_out" ? "signedOut" : "expired")
+        : "";
   return (
     <div>
       <h1>{t("title")}</h1>
+      {notice ? (
+        <p class="card notice" role="status" data-testid="session-notice">
+          {notice}
+        </p>
+      ) : null}
       <p class="muted">{t("intro")}</p>
       {session.token && session.email ? (
         <p role="status">
