@@ -119,6 +119,18 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     await trace.getByText("Details").click();
     expect(await trace.locator("tbody tr").first().textContent()).toContain("127.0.0.1");
     expect(page.url()).toMatch(/type=traceroute&.*task=task_/);
+
+    // http with the address family chosen: sent as ip_family, answered over IPv4.
+    await page.getByRole("radio", { name: "HTTP" }).check();
+    const url = `http://127.0.0.1:${port}/v1/nodes`;
+    await page.getByRole("textbox", { name: "URL", exact: true }).fill(url);
+    await page.getByLabel("Address family").selectOption("ipv4");
+    const http = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/v1/probe/http"));
+    await page.getByRole("button", { name: "Run HTTP" }).click();
+    expect((await http).postDataJSON()).toEqual(
+      form === "a" ? { target: url, params: { ip_family: "ipv4" } } : { url, ip_family: "ipv4" },
+    );
+    await page.locator('li[data-node="local"][data-state="ok"]').waitFor({ timeout: 20_000 });
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);
   });
