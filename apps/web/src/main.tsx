@@ -1,7 +1,7 @@
 import "./styles.css";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { form, onSessionChange, session, signOut } from "./api.js";
+import { form, onSessionChange, session } from "./api.js";
 import { type Locale, locale, locales, messages, setLocale } from "./i18n.js";
 import { AccountPage } from "./pages/account.js";
 import { AlertsPage } from "./pages/alerts.js";
@@ -12,9 +12,8 @@ import { MonitorPage } from "./pages/monitor.js";
 import { MonitorsPage } from "./pages/monitors.js";
 import { NodesPage } from "./pages/nodes.js";
 import { ProbePage } from "./pages/probe.js";
-import { PasswordPage, ResetPasswordPage, VerifyEmailPage } from "./pages/recovery.js";
 import { TaskPage } from "./pages/task.js";
-import { match, navigate, type Route, usePath } from "./router.js";
+import { match, type Route, usePath } from "./router.js";
 
 const t = messages({
   en: {
@@ -27,12 +26,12 @@ const t = messages({
     account: "Plan & usage",
     login: "Sign in",
     logout: "Sign out",
-    password: "Password",
     docs: "API docs",
     language: "Language",
     notFound: "No such page.",
     form: "API form {form}",
     skip: "Skip to content",
+    mainNav: "main",
   },
   cn: {
     nodes: "节点",
@@ -44,12 +43,12 @@ const t = messages({
     account: "套餐与用量",
     login: "登录",
     logout: "退出",
-    password: "密码",
     docs: "API 文档",
     language: "语言",
     notFound: "页面不存在。",
     form: "API 形式 {form}",
     skip: "跳到正文",
+    mainNav: "主导航",
   },
   tw: {
     nodes: "節點",
@@ -61,12 +60,12 @@ const t = messages({
     account: "方案與用量",
     login: "登入",
     logout: "登出",
-    password: "密碼",
     docs: "API 文件",
     language: "語言",
     notFound: "頁面不存在。",
     form: "API 形式 {form}",
     skip: "跳到內容",
+    mainNav: "主導覽",
   },
 });
 
@@ -77,20 +76,12 @@ const pages: { pattern: string; page: (p: { route: Route }) => preact.JSX.Elemen
   { pattern: "/tasks/:id", page: TaskPage },
   { pattern: "/lookups", page: LookupsPage },
   { pattern: "/login", page: LoginPage },
-  { pattern: "/verify-email", page: VerifyEmailPage },
-  { pattern: "/reset-password", page: ResetPasswordPage },
-  { pattern: "/password", page: PasswordPage, auth: true },
   { pattern: "/keys", page: KeysPage, auth: true },
   { pattern: "/monitors", page: MonitorsPage, auth: true },
   { pattern: "/monitors/:id", page: MonitorPage, auth: true },
   { pattern: "/alerts", page: AlertsPage, auth: true },
   { pattern: "/account", page: AccountPage, auth: true },
 ];
-
-/** The page as the address names it (path and query), to come back to after signing in. */
-function here(): string {
-  return location.hash.replace(/^#/, "") || "/";
-}
 
 function App() {
   const { path, query } = usePath();
@@ -105,7 +96,7 @@ function App() {
     if (!params) continue;
     body =
       p.auth && !signedIn ? (
-        <LoginPage route={{ path, params: {}, query: new URLSearchParams({ next: here() }) }} />
+        <LoginPage route={{ path, params: {}, query: new URLSearchParams({ next: path }) }} />
       ) : (
         <p.page route={{ path, params, query }} />
       );
@@ -129,7 +120,7 @@ function App() {
         <a class="brand" href="#/">
           Vantage
         </a>
-        <nav aria-label="main">
+        <nav aria-label={t("mainNav")}>
           {nav.map(([href, label, active]) => (
             <a href={href} aria-current={active ? "page" : undefined} class={active ? "active" : ""}>
               {label}
@@ -150,19 +141,8 @@ function App() {
             ))}
           </select>
           <a href="/docs">{t("docs")}</a>
-          {signedIn ? <a href="#/password">{t("password")}</a> : null}
           {signedIn ? (
-            <button
-              type="button"
-              class="link"
-              onClick={async () => {
-                // The notice on the sign-in page keeps the way back to this page.
-                const back = here();
-                const revoked = signOut();
-                navigate(`/login?next=${encodeURIComponent(back)}`);
-                await revoked;
-              }}
-            >
+            <button type="button" class="link" onClick={() => session.clear()}>
               {t("logout")}
             </button>
           ) : (

@@ -6,6 +6,7 @@ import { usePoll } from "../components/account-poll.js";
 import { StateBadge, statusLabel } from "../components/account-state.js";
 import { HeartbeatBar } from "../components/heartbeat-bar.js";
 import { beatsOf, chartData } from "../components/monitor-runs.js";
+import { runErrorText } from "../error-messages.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import { navigate, type Route } from "../router.js";
 import { Card, ErrorBox, Loading } from "../ui.js";
@@ -355,7 +356,7 @@ export function MonitorPage({ route }: { route: Route }) {
                         <StateBadge state={n.state} />
                       </td>
                       <td>{formatTime(n.last_slot)}</td>
-                      <td>{n.error_code ? <code>{n.error_code}</code> : "—"}</td>
+                      <td>{n.error_code ? runErrorText(n.error_code, n.status_code) : "—"}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -385,7 +386,11 @@ export function MonitorPage({ route }: { route: Route }) {
                         {r.nodes.map((n) => (
                           <div>
                             {r.nodes.length > 1 ? `${names[n.node_id] ?? n.node_id}: ` : ""}
-                            {n.success ? ms(n.latency_ms) : <code>{n.error_code ?? t("fail")}</code>}
+                            {n.success
+                              ? ms(n.latency_ms)
+                              : n.error_code
+                                ? runErrorText(n.error_code, n.status_code)
+                                : t("fail")}
                           </div>
                         ))}
                       </td>

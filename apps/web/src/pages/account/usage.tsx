@@ -11,6 +11,7 @@ const t = messages({
     probes: "Probes",
     lookups: "Lookups",
     reputation: "IP reputation",
+    alert_tests: "Alert test sends",
     units: "{n} {unit} this period, {today} today",
     minute: "per minute",
     hour: "per hour",
@@ -36,6 +37,7 @@ const t = messages({
     probes: "探测",
     lookups: "查询",
     reputation: "IP 信誉",
+    alert_tests: "告警测试发送",
     units: "本周期 {n} {unit}，今日 {today}",
     minute: "每分钟",
     hour: "每小时",
@@ -61,6 +63,7 @@ const t = messages({
     probes: "探測",
     lookups: "查詢",
     reputation: "IP 信譽",
+    alert_tests: "告警測試傳送",
     units: "本週期 {n} {unit}，今日 {today}",
     minute: "每分鐘",
     hour: "每小時",
@@ -81,7 +84,7 @@ const t = messages({
   },
 });
 
-type Family = "probes" | "lookups" | "reputation";
+type Family = "probes" | "lookups" | "reputation" | "alert_tests";
 export interface Usage {
   plan: "free" | "pro" | "business";
   period: { start: string; end: string };
