@@ -1,7 +1,7 @@
 import "./styles.css";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { form, onSessionChange, session } from "./api.js";
+import { form, onSessionChange, session, signOut } from "./api.js";
 import { type Locale, locale, locales, messages, setLocale } from "./i18n.js";
 import { AccountPage } from "./pages/account.js";
 import { AlertsPage } from "./pages/alerts.js";
@@ -12,8 +12,9 @@ import { MonitorPage } from "./pages/monitor.js";
 import { MonitorsPage } from "./pages/monitors.js";
 import { NodesPage } from "./pages/nodes.js";
 import { ProbePage } from "./pages/probe.js";
+import { PasswordPage, ResetPasswordPage, VerifyEmailPage } from "./pages/recovery.js";
 import { TaskPage } from "./pages/task.js";
-import { match, type Route, usePath } from "./router.js";
+import { match, navigate, type Route, usePath } from "./router.js";
 
 const t = messages({
   en: {
@@ -26,6 +27,7 @@ const t = messages({
     account: "Plan & usage",
     login: "Sign in",
     logout: "Sign out",
+    password: "Password",
     docs: "API docs",
     language: "Language",
     notFound: "No such page.",
@@ -43,6 +45,7 @@ const t = messages({
     account: "套餐与用量",
     login: "登录",
     logout: "退出",
+    password: "密码",
     docs: "API 文档",
     language: "语言",
     notFound: "页面不存在。",
@@ -60,6 +63,7 @@ const t = messages({
     account: "方案與用量",
     login: "登入",
     logout: "登出",
+    password: "密碼",
     docs: "API 文件",
     language: "語言",
     notFound: "頁面不存在。",
@@ -76,12 +80,20 @@ const pages: { pattern: string; page: (p: { route: Route }) => preact.JSX.Elemen
   { pattern: "/tasks/:id", page: TaskPage },
   { pattern: "/lookups", page: LookupsPage },
   { pattern: "/login", page: LoginPage },
+  { pattern: "/verify-email", page: VerifyEmailPage },
+  { pattern: "/reset-password", page: ResetPasswordPage },
+  { pattern: "/password", page: PasswordPage, auth: true },
   { pattern: "/keys", page: KeysPage, auth: true },
   { pattern: "/monitors", page: MonitorsPage, auth: true },
   { pattern: "/monitors/:id", page: MonitorPage, auth: true },
   { pattern: "/alerts", page: AlertsPage, auth: true },
   { pattern: "/account", page: AccountPage, auth: true },
 ];
+
+/** The page as the address names it (path and query), to come back to after signing in. */
+function here(): string {
+  return location.hash.replace(/^#/, "") || "/";
+}
 
 function App() {
   const { path, query } = usePath();
@@ -96,7 +108,7 @@ function App() {
     if (!params) continue;
     body =
       p.auth && !signedIn ? (
-        <LoginPage route={{ path, params: {}, query: new URLSearchParams({ next: path }) }} />
+        <LoginPage route={{ path, params: {}, query: new URLSearchParams({ next: here() }) }} />
       ) : (
         <p.page route={{ path, params, query }} />
       );
@@ -141,8 +153,19 @@ function App() {
             ))}
           </select>
           <a href="/docs">{t("docs")}</a>
+          {signedIn ? <a href="#/password">{t("password")}</a> : null}
           {signedIn ? (
-            <button type="button" class="link" onClick={() => session.clear()}>
+            <button
+              type="button"
+              class="link"
+              onClick={async () => {
+                // The notice on the sign-in page keeps the way back to this page.
+                const back = here();
+                const revoked = signOut();
+                navigate(`/login?next=${encodeURIComponent(back)}`);
+                await revoked;
+              }}
+            >
               {t("logout")}
             </button>
           ) : (
