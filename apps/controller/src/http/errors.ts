@@ -1,7 +1,11 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 
-/** Every error code the API returns, with the status it travels with. */
+/**
+ * Every error code the API returns, with the status it travels with. The dashboard shows each as a
+ * sentence in every locale (apps/web/src/error-messages.ts): apps/web/test/i18n-complete.test.ts fails
+ * until a new code has one.
+ */
 export const errorCodes = {
   validation_error: 400,
   unknown_field: 400,
