@@ -182,6 +182,36 @@ describe("dns records lookup: failures", () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it("all types: a type the resolver refuses is named in failed_types, the others answered", async () => {
+    const refuse = (q: dnsPacket.DecodedPacket, overTcp: boolean, types: string[]) => {
+      const reply = zoneAnswer(q, overTcp);
+      if (types.includes(q.questions?.[0]?.type ?? "")) reply.writeUInt8((reply.readUInt8(3) & 0xf0) | 5, 3);
+      return reply;
+    };
+    respond = (q, overTcp) => refuse(q, overTcp, ["MX", "TXT"]);
+    const server = ctx({ dnsServer: `127.0.0.1:${custom.port}` });
+    const result = await dnsRecordsLookup.run({ domain: "example.test" }, server);
+    expect(result.status).toBe("NOERROR");
+    expect(result.records.map((r) => r.type)).toEqual(["NS", "SOA"]);
+    expect(result.failed_types).toEqual([
+      {
+        type: "MX",
+        code: "upstream_error",
+        message: `127.0.0.1:${custom.port} answered REFUSED to example.test MX`,
+      },
+      {
+        type: "TXT",
+        code: "upstream_error",
+        message: `127.0.0.1:${custom.port} answered REFUSED to example.test TXT`,
+      },
+    ]);
+    // Every type refused: an error, not an empty answer.
+    respond = (q, overTcp) => refuse(q, overTcp, ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"]);
+    const error = await failure(dnsRecordsLookup.run({ domain: "example.test" }, server));
+    expect(error.code).toBe("upstream_error");
+    expect(error.message).toContain("REFUSED to example.test A");
+  });
+
   it.each(["SERVFAIL", "REFUSED"] as const)("a %s answer → upstream_error", async (rcode) => {
     respond = (q, overTcp) => {
       const reply = zoneAnswer(q, overTcp);

@@ -42,9 +42,15 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
       const settled = await Promise.allSettled(
         types.map((type) => queryResolver(input.domain, type, resolver, deadline)),
       );
-      const records = collect(input.domain, types, settled, resolver.label);
-      if (records === "NXDOMAIN") return { domain: input.domain, status: "NXDOMAIN", records: [] };
-      return { domain: input.domain, status: "NOERROR", records };
+      const answer = collect(input.domain, types, settled, resolver.label, deadline);
+      if (answer === "NXDOMAIN") return { domain: input.domain, status: "NXDOMAIN", records: [] };
+      const { records, failed } = answer;
+      return {
+        domain: input.domain,
+        status: "NOERROR",
+        records,
+        ...(failed.length > 0 ? { failed_types: failed } : {}),
+      };
     } catch (error) {
       throw toLookupError(error, deadline, server?.label ?? ctx.dnsServer ?? "the system resolver");
     } finally {
@@ -53,31 +59,55 @@ export const dnsRecordsLookup: Lookup<"dns"> = {
   },
 };
 
+/** A type asked that got no answer, and why. */
+export interface FailedType {
+  type: DnsRecordType;
+  code: "upstream_error" | "upstream_timeout";
+  message: string;
+}
+
 /**
  * The name does not exist when any query says so (NXDOMAIN without an alias to follow): that outranks the
- * other queries' failures, and is an answer, not an error. Otherwise any failure fails the lookup, the
- * first in type order: a partial answer would pass for a name without those records.
+ * other queries' failures, and is an answer, not an error. Otherwise the types answered give their records
+ * and each type that failed (a refusal, SERVFAIL, no answer in time) is listed with its error, so a partial
+ * answer never passes for a name without those records. When every type asked failed, the lookup fails
+ * with the first failure in type order.
  */
 function collect(
   domain: string,
   types: readonly DnsRecordType[],
   settled: PromiseSettledResult<DnsQueryResult>[],
   label: string,
-): DnsRecord[] | "NXDOMAIN" {
+  deadline: Deadline,
+): { records: DnsRecord[]; failed: FailedType[] } | "NXDOMAIN" {
   const answered = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   if (answered.some((r) => r.rcode === "NXDOMAIN" && r.answers.length === 0)) return "NXDOMAIN";
   const records: DnsRecord[] = [];
+  const failed: FailedType[] = [];
+  let first: unknown;
   for (const [i, type] of types.entries()) {
     const s = settled[i];
     if (!s) continue;
-    if (s.status === "rejected") throw s.reason;
+    let error: unknown;
+    if (s.status === "rejected") error = toLookupError(s.reason, deadline, label);
     // NXDOMAIN with answers: an alias to a name that does not exist. The alias itself does.
-    if (s.value.rcode !== "NOERROR" && s.value.rcode !== "NXDOMAIN") {
-      throw new LookupError("upstream_error", `${label} answered ${s.value.rcode} to ${domain} ${type}`);
+    else if (s.value.rcode !== "NOERROR" && s.value.rcode !== "NXDOMAIN") {
+      error = new LookupError("upstream_error", `${label} answered ${s.value.rcode} to ${domain} ${type}`);
+    } else {
+      records.push(...onChain(domain, type, s.value.answers));
+      continue;
     }
-    records.push(...onChain(domain, type, s.value.answers));
+    first ??= error;
+    // A failure that is no upstream one (a bug, a refused resolver) fails the lookup as it is.
+    if (
+      !(error instanceof LookupError) ||
+      (error.code !== "upstream_error" && error.code !== "upstream_timeout")
+    )
+      throw error;
+    failed.push({ type, code: error.code, message: error.message });
   }
-  return records;
+  if (failed.length === types.length) throw first;
+  return { records, failed };
 }
 
 /** The answers of `type` owned by `domain` or by a name its CNAME chain (in the same answer) leads to. */

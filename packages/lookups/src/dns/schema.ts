@@ -73,5 +73,19 @@ export const dnsRecordsResultSchema = z.object({
    */
   status: z.enum(["NOERROR", "NXDOMAIN"]),
   records: z.array(dnsRecordSchema),
+  /**
+   * Only when some of the types asked got no answer (the resolver refused or failed them, or did not answer
+   * in time) while others did: those types, each with the error it got. `records` holds the types that
+   * were answered. When every type asked fails, the lookup fails instead.
+   */
+  failed_types: z
+    .array(
+      z.object({
+        type: z.enum(dnsRecordTypes),
+        code: z.enum(["upstream_error", "upstream_timeout"]),
+        message: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type DnsRecordsResult = z.infer<typeof dnsRecordsResultSchema>;

@@ -1,4 +1,4 @@
-import { type DnsTestServer, startDnsServer } from "@vantage/probes/testing/dns-server";
+import { type DnsTestServer, startDnsServer, zoneAnswer } from "@vantage/probes/testing/dns-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshMinute } from "../../testing/fresh-window.js";
 import { forms, planLimitsEnv } from "../../testing/test-app.js";
@@ -6,11 +6,19 @@ import { useTestDb } from "../../testing/use-test-db.js";
 
 // The resolver is a loopback fixture server; every other name is refused by the test app's own lookup.
 let dns: DnsTestServer;
+/** A resolver that answers REFUSED to MX queries and from the zone to the rest. */
+let noMx: DnsTestServer;
 beforeAll(async () => {
   dns = await startDnsServer();
+  noMx = await startDnsServer((query, overTcp) => {
+    const reply = zoneAnswer(query, overTcp);
+    if (query.questions?.[0]?.type === "MX") reply.writeUInt8((reply.readUInt8(3) & 0xf0) | 5, 3);
+    return reply;
+  });
 });
 afterAll(async () => {
   await dns.close();
+  await noMx.close();
 });
 
 /** The query of a lookup in the form's names: Form A calls the main parameter `q`. */
@@ -35,6 +43,22 @@ describe.each(forms)("lookup routes, Form %s", (form) => {
     );
     const second = await t.call("GET", path);
     expect(second.body.data).toEqual({ ...first.body.data, cached: true });
+  });
+
+  it("DNS records: a type the resolver refuses is named in failed_types, the rest answered, not cached", async () => {
+    const t = db.app(form, { VANTAGE_DNS_RESOLVER: `127.0.0.1:${noMx.port}` });
+    const path = `/v1/info/dns?${q(form, "domain", "example.test")}`;
+    const first = await t.call("GET", path);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.records.map((r: { type: string }) => r.type)).toEqual(["TXT", "NS", "SOA"]);
+    expect(first.body.data.failed_types).toEqual([
+      { type: "MX", code: "upstream_error", message: expect.stringContaining("REFUSED") },
+    ]);
+    expect((await t.call("GET", path)).body.data).toEqual(first.body.data);
+    // Only MX asked, and refused: the lookup fails.
+    const mx = await t.call("GET", `${path}&type=MX`);
+    expect(mx.status).toBe(502);
+    expect(mx.body.error.code).toBe("upstream_error");
   });
 
   it("DNS records: one type; a name that does not exist is a 200 with status NXDOMAIN", async () => {

@@ -65,7 +65,8 @@ const MINUTE = 60_000;
 
 /**
  * How long an answer is kept, per kind. IP answers come from memory in a microsecond: keeping them would
- * only cost memory. DNS answers are kept at most a minute and never past their smallest record TTL.
+ * only cost memory. DNS answers are kept at most a minute and never past their smallest record TTL; a
+ * partial one (`failed_types`) not at all.
  */
 export function cacheTtlMs<K extends LookupKind>(kind: K, data: LookupResultByKind[K]): number {
   switch (kind) {
@@ -76,7 +77,10 @@ export function cacheTtlMs<K extends LookupKind>(kind: K, data: LookupResultByKi
     case "ssl":
       return 5 * MINUTE;
     case "dns": {
-      const ttls = (data as LookupResultByKind["dns"]).records.map((r) => r.ttl * 1000);
+      const dns = data as LookupResultByKind["dns"];
+      // A partial answer (some types failed) is not kept: the next call asks again.
+      if (dns.failed_types !== undefined) return 0;
+      const ttls = dns.records.map((r) => r.ttl * 1000);
       return Math.min(MINUTE, ...ttls);
     }
     case "icp":

@@ -10,7 +10,10 @@ const common = {
   description:
     "Asks the controller's resolver (`VANTAGE_DNS_RESOLVER`, else the system's) over the wire, so every " +
     "record carries its TTL. Without `type` (or blank) all seven types are asked. A name that does not " +
-    "exist is a 200 with `status: NXDOMAIN` and no records; values are in dig's presentation format.",
+    "exist is a 200 with `status: NXDOMAIN` and no records; values are in dig's presentation format. When " +
+    "the resolver refuses or fails some of the types asked and answers others, the answer holds the records " +
+    "answered and `failed_types` names the others with their error; only when every type fails is it an " +
+    "error (502, 504).",
   result: dnsRecordsResultSchema,
   errors: [422, 502, 504],
 } as const;
