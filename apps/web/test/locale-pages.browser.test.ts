@@ -167,6 +167,22 @@ describe("every page in zh-CN and zh-TW", () => {
           await page.evaluate(`localStorage.setItem("vantage.token", ${JSON.stringify(token)})`);
       }
     }
+
+    // A refused registration (tw, signed out): a sentence for the code, and the password's problem by the
+    // password field, once, in words.
+    await page.goto(`${d.url}/#/login`);
+    const register = page.getByRole("form", { name: "註冊帳號" });
+    await register.getByLabel("電子郵件").fill("short@example.com");
+    await register.getByLabel(/^密碼/).fill("short");
+    await register.getByRole("button", { name: "註冊" }).click();
+    await register.getByRole("alert").waitFor();
+    expect(await register.locator('[data-field-error="body.password"]').textContent()).toBe("至少 8 個字元");
+    // biome-ignore lint/performance/useDomNodeTextContent: what is on screen, not the folded technical details
+    const shown = await register.getByRole("alert").innerText();
+    expect(shown).toContain("輸入的內容有誤。");
+    expect(shown).not.toContain("must be at least");
+    expect(await register.getByTestId("error-details").count()).toBe(0);
+    expect(await register.getByLabel(/^密碼/).getAttribute("aria-describedby")).toBe("err-body-password");
     expect(page.outside).toEqual([]);
     expect(page.errors.filter((e) => !/status of 40[04]/.test(e))).toEqual([]);
   });

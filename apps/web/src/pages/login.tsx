@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { call, type SessionEnd, session } from "../api.js";
-import { FormError, invalid } from "../components/account-form-error.js";
+import { FieldError, FormError, fieldErrorId, invalid } from "../components/account-form-error.js";
 import { messages } from "../i18n.js";
 import { navigate, type Route } from "../router.js";
 import { Card } from "../ui.js";
@@ -130,8 +130,10 @@ function AuthForm({
           required
           value={email}
           aria-invalid={invalid(error, "body.email")}
+          aria-describedby={invalid(error, "body.email") && fieldErrorId("body.email")}
           onInput={(e) => setEmail(e.currentTarget.value)}
         />
+        <FieldError error={error} path="body.email" />
       </label>
       <label>
         {register ? t("newPassword") : t("password")}
@@ -142,8 +144,10 @@ function AuthForm({
           required
           value={password}
           aria-invalid={invalid(error, "body.password")}
+          aria-describedby={invalid(error, "body.password") && fieldErrorId("body.password")}
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
+        <FieldError error={error} path="body.password" />
       </label>
       <div>
         <button type="submit" disabled={busy}>
@@ -156,7 +160,11 @@ function AuthForm({
               : t("signIn")}
         </button>
       </div>
-      <FormError error={error} hints={register ? { 409: t("taken") } : { 401: t("badLogin") }} />
+      <FormError
+        error={error}
+        hints={register ? { 409: t("taken") } : { 401: t("badLogin") }}
+        placed={["body.email", "body.password"]}
+      />
       {register ? null : (
         <p>
           <a href="#/reset-password">{t("forgot")}</a>
