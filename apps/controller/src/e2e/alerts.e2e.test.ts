@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretKey } from "../lib/secret-box.js";
 import { loopbackSite } from "../testing/loopback-site.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
+import { checkAnswer } from "../testing/test-app.js";
 import { until } from "../testing/until.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 
@@ -85,17 +86,19 @@ describe("alerts across two controllers (real processes)", () => {
     await cluster?.stop();
   });
 
-  const api = async (url: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
+  const api = async (to: Controller, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${to.url}${path}`, {
       method,
       headers,
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+    const json: unknown = await res.json();
+    checkAnswer(to.form, method, path, res.status, json);
+    return { status: res.status, body: json as { data: Record<string, unknown> } };
   };
 
   it("one down and one up, each delivered once, the down one within 20 s of its receiver's return after 10 s away", async () => {
-    const monitor = await api(a.url, "POST", "/v1/monitors", {
+    const monitor = await api(a, "POST", "/v1/monitors", {
       name: "shop",
       type: "http",
       url: site.url,
@@ -103,7 +106,7 @@ describe("alerts across two controllers (real processes)", () => {
     });
     expect(monitor.status).toBe(201);
     const id = monitor.body.data.id as string;
-    const channel = await api(b.url, "POST", "/v1/alert-channels", {
+    const channel = await api(b, "POST", "/v1/alert-channels", {
       name: "hook",
       type: "webhook",
       config: {
@@ -113,7 +116,7 @@ describe("alerts across two controllers (real processes)", () => {
     });
     expect(channel.status).toBe(201);
     expect(JSON.stringify(channel.body)).not.toContain(Buffer.alloc(32, 3).toString("base64"));
-    const policy = await api(a.url, "POST", "/v1/alert-policies", {
+    const policy = await api(a, "POST", "/v1/alert-policies", {
       name: "on-call",
       monitor_id: id,
       channel_ids: [channel.body.data.id],
@@ -121,7 +124,7 @@ describe("alerts across two controllers (real processes)", () => {
     expect(policy.status).toBe(201);
     await until(
       "up",
-      async () => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state === "up",
+      async () => (await api(b, "GET", `/v1/monitors/${id}`)).body.data.state === "up",
       60_000,
     );
 
@@ -129,13 +132,13 @@ describe("alerts across two controllers (real processes)", () => {
     await site.stop();
     await until(
       "down",
-      async () => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state === "down",
+      async () => (await api(b, "GET", `/v1/monitors/${id}`)).body.data.state === "down",
       60_000,
     );
     const downAt = Date.now();
     const channelId = channel.body.data.id as string;
-    const delivery = async (url: string) =>
-      (await api(url, "GET", `/v1/alert-channels/${channelId}`)).body.data.delivery as {
+    const delivery = async (to: Controller) =>
+      (await api(to, "GET", `/v1/alert-channels/${channelId}`)).body.data.delivery as {
         failing: boolean;
         failing_since: string | null;
         next_attempt_at: string | null;
@@ -143,8 +146,8 @@ describe("alerts across two controllers (real processes)", () => {
         queued: number;
       };
     // Away: the channel says so (read through either controller), with the alert waiting.
-    await until("the channel failing", async () => (await delivery(a.url)).failing, 20_000);
-    const away = await delivery(b.url);
+    await until("the channel failing", async () => (await delivery(a)).failing, 20_000);
+    const away = await delivery(b);
     expect(away).toMatchObject({ failing: true, queued: 1 });
     expect(away.last_error).toBeTruthy();
     expect(Date.parse(away.next_attempt_at ?? "")).toBeLessThanOrEqual(Date.now() + 5_000);
@@ -153,8 +156,8 @@ describe("alerts across two controllers (real processes)", () => {
     const backAt = Date.now();
     await until("the down message after the receiver's return", () => received.length >= 1, 20_000);
     expect(Date.now() - backAt).toBeLessThan(20_000);
-    await until("the channel well again", async () => !(await delivery(a.url)).failing, 10_000);
-    expect(await delivery(a.url)).toMatchObject({ failing: false, failing_since: null, queued: 0 });
+    await until("the channel well again", async () => !(await delivery(a)).failing, 10_000);
+    expect(await delivery(a)).toMatchObject({ failing: false, failing_since: null, queued: 0 });
     await site.start();
     await until("the up message", () => received.length >= 2, 60_000);
     await new Promise((r) => setTimeout(r, 2000));
@@ -168,7 +171,7 @@ describe("alerts across two controllers (real processes)", () => {
       ["up", "sent"],
     ]);
     expect(rows[0]?.attempts).toBeGreaterThan(1); // it was retried while the receiver was away
-    const events = await api(a.url, "GET", `/v1/alert-events?monitor_id=${id}`);
+    const events = await api(a, "GET", `/v1/alert-events?monitor_id=${id}`);
     expect((events.body.data.items as { type: string }[]).map((e) => e.type)).toEqual(["up", "down"]);
   }, 150_000);
 });

@@ -10,6 +10,7 @@ import {
   stripeEvent,
   subscriptionObject,
 } from "../testing/stripe-fixture.js";
+import { checkAnswer } from "../testing/test-app.js";
 import { until } from "../testing/until.js";
 
 const WEBHOOK_SECRET = "whsec_ZTJlLWJpbGxpbmctd2ViaG9vay1zZWNyZXQ";
@@ -70,8 +71,10 @@ describe.each(["a", "b"] as const)("billing end to end, Form %s", (form) => {
       headers: opts.headers ?? {},
       ...(opts.body !== undefined ? { body: opts.body } : {}),
     });
+    const json: unknown = await res.json();
+    checkAnswer(form, method, path, res.status, json);
     // biome-ignore lint/suspicious/noExplicitAny: arbitrary JSON
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    return { status: res.status, headers: res.headers, body: json as any };
   };
   const json = (headers: Record<string, string> = {}) => ({ "content-type": "application/json", ...headers });
 

@@ -13,7 +13,9 @@ import {
   waitForPort,
   writeSeedFile,
 } from "@vantage/testing";
+import type { ApiForm } from "../http/security.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
+import { formContract } from "../testing/test-app.js";
 
 /**
  * A distributed deployment on loopback for end-to-end tests and benchmarks: nats-server with per-agent nkey
@@ -35,6 +37,8 @@ export interface AgentSpec {
 export interface Controller {
   /** Where its API listens (nothing listens there on a controller without the api role). */
   url: string;
+  /** The API form it serves (`VANTAGE_API_FORM`, default b): `call` checks answers against its document. */
+  form: ApiForm;
   /** SIGTERM, as a service manager stops it; SIGKILL after 10 s. */
   stop(): Promise<void>;
   /** A signal of the test's choosing, e.g. SIGKILL for a crash; resolves when the process has exited. */
@@ -202,8 +206,11 @@ export async function startCluster(
         serves ? waitForPort(port, "127.0.0.1", 60_000) : logged(child, '"msg":"controller running"', 60_000),
         exited,
       ]);
+      const form = env.VANTAGE_API_FORM === "a" ? "a" : "b";
+      formContract(form); // built now, not while the suite's first answers wait (`call` checks them)
       return {
         url: `http://127.0.0.1:${port}`,
+        form,
         async stop() {
           await kill(child);
           controllers.delete(child);

@@ -58,14 +58,14 @@ describe("fault suite (real processes)", () => {
     let n = 0;
     while (!done) {
       const [b, a, db] = await Promise.all([
-        call(formB.url, "POST", "/v1/probe/tcp", tcpB()),
-        call(formA.url, "POST", "/v1/probe/tcp", tcpA()),
+        call(formB, "POST", "/v1/probe/tcp", tcpB()),
+        call(formA, "POST", "/v1/probe/tcp", tcpA()),
         n % 2 === 0
-          ? call(formB.url, "POST", "/v1/auth/register", {
+          ? call(formB, "POST", "/v1/auth/register", {
               email: `fault-${Date.now()}-${n}@example.com`,
               password: "correct horse battery",
             })
-          : call(formA.url, "GET", "/readyz"),
+          : call(formA, "GET", "/readyz"),
       ]);
       calls.b.push(b);
       calls.a.push(a);
@@ -76,10 +76,10 @@ describe("fault suite (real processes)", () => {
     return calls;
   }
 
-  async function pollFinished(url: string, id: string, timeoutMs = 60_000): Promise<Call> {
+  async function pollFinished(to: Controller, id: string, timeoutMs = 60_000): Promise<Call> {
     const end = Date.now() + timeoutMs;
     for (;;) {
-      const res = await call(url, "GET", `/v1/probe/tasks/${id}`);
+      const res = await call(to, "GET", `/v1/probe/tasks/${id}`);
       if (res.status === 200 && ["done", "failed"].includes(res.body.data.status)) return res;
       if (Date.now() > end) throw new Error(`task ${id} not finished: ${JSON.stringify(res.body)}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -95,7 +95,7 @@ describe("fault suite (real processes)", () => {
     const answeredB = calls.b.filter((c) => c.status === 200).map((c) => c.body.data.task_id as string);
     const acceptedA = calls.a.filter((c) => c.status === 202).map((c) => c.body.data.task_id as string);
     for (const id of acceptedA) {
-      const task = await pollFinished(formA.url, id);
+      const task = await pollFinished(formA, id);
       expect(task.body.data.results).toHaveLength(ids.length);
       if (opts.nodesMayFail && task.body.data.status === "failed") {
         for (const r of task.body.data.results as { error?: { code: string } }[])
@@ -162,7 +162,7 @@ describe("fault suite (real processes)", () => {
       const stored = await assertStored(calls);
       expect(stored.answeredB).toBeGreaterThan(seconds * 2);
       // And it serves normally again.
-      expect((await call(formB.url, "GET", "/readyz")).status).toBe(200);
+      expect((await call(formB, "GET", "/readyz")).status).toBe(200);
     },
     120_000,
   );
@@ -178,7 +178,7 @@ describe("fault suite (real processes)", () => {
     // Traffic goes on until a probe succeeds on every node again (both sides have reconnected).
     const restarted = Date.now();
     for (;;) {
-      const probe = await call(formB.url, "POST", "/v1/probe/tcp", tcpB());
+      const probe = await call(formB, "POST", "/v1/probe/tcp", tcpB());
       if (probe.status === 200 && probe.body.data.results.every((r: { success: boolean }) => r.success))
         break;
       expect(Date.now() - restarted, "probes work again within 30 s").toBeLessThan(30_000);
@@ -195,7 +195,7 @@ describe("fault suite (real processes)", () => {
   }, 90_000);
 
   it("a Form A controller killed mid-task: its task fails soon after its deadline, on a restarted controller", async () => {
-    const created = await call(formA.url, "POST", "/v1/probe/http", {
+    const created = await call(formA, "POST", "/v1/probe/http", {
       target: `${targets.httpUrl}/slow?ms=3000`,
       node_ids: ids,
       params: { timeout_ms: 5000 },
@@ -206,7 +206,7 @@ describe("fault suite (real processes)", () => {
     await formA.kill("SIGKILL");
     formA = await cluster.startController({ VANTAGE_API_FORM: "a" });
     const started = Date.now();
-    const task = await pollFinished(formA.url, id, 60_000);
+    const task = await pollFinished(formA, id, 60_000);
     // The task's deadline (5 s + 1 s) and the dead controller's lease (20 s) have passed, and the restarted
     // controller's sweeper has seen the database for a whole lease lifetime before judging leases.
     expect(task.body.data.status).toBe("failed");
@@ -215,12 +215,12 @@ describe("fault suite (real processes)", () => {
     expect(rows.length).toBeLessThanOrEqual(ids.length);
     expect(new Set(rows.map((r) => r.node_id)).size).toBe(rows.length);
     // The new controller serves Form A tasks to the end.
-    const again = await call(formA.url, "POST", "/v1/probe/tcp", tcpA());
-    expect((await pollFinished(formA.url, again.body.data.task_id)).body.data.status).toBe("done");
+    const again = await call(formA, "POST", "/v1/probe/tcp", tcpA());
+    expect((await pollFinished(formA, again.body.data.task_id)).body.data.status).toBe("done");
   }, 90_000);
 
   it("an agent killed mid-probe: its entry fails within the deadline and is stored; the others succeed", async () => {
-    const pending = call(formB.url, "POST", "/v1/probe/http", {
+    const pending = call(formB, "POST", "/v1/probe/http", {
       url: `${targets.httpUrl}/slow?ms=1500`,
       nodes: ids,
       timeout: 5,

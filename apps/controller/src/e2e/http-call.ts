@@ -1,3 +1,6 @@
+import { checkAnswer } from "../testing/test-app.js";
+import type { Controller } from "./cluster.js";
+
 /** One answer as the e2e suites read it: its status, how long it took, when it came, its JSON body. */
 export interface Call {
   status: number;
@@ -8,20 +11,28 @@ export interface Call {
   body: any;
 }
 
-/** A JSON request to a controller started by the suite (`url` is its base URL). */
-export async function call(url: string, method: string, path: string, body?: unknown): Promise<Call> {
+/**
+ * A JSON request to a controller started by the suite. Its JSON answer is checked against the OpenAPI
+ * document of the controller's form (as `TestApp.call` does in process): a field the document does not
+ * promise fails the test, naming the field.
+ */
+export async function call(
+  to: Pick<Controller, "url" | "form">,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Call> {
   const started = performance.now();
-  const res = await fetch(`${url}${path}`, {
+  const res = await fetch(`${to.url}${path}`, {
     method,
     ...(body === undefined
       ? {}
       : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return {
-    status: res.status,
-    ms: performance.now() - started,
-    at: Date.now(),
-    body: text ? JSON.parse(text) : undefined,
-  };
+  const ms = performance.now() - started;
+  const parsed: unknown = text ? JSON.parse(text) : undefined;
+  if (parsed !== undefined && res.headers.get("content-type")?.includes("json"))
+    checkAnswer(to.form, method, path, res.status, parsed);
+  return { status: res.status, ms, at: Date.now(), body: parsed };
 }

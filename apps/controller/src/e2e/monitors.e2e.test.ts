@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackSite } from "../testing/loopback-site.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
+import { checkAnswer } from "../testing/test-app.js";
 import { until } from "../testing/until.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 
@@ -54,15 +55,17 @@ describe("monitors across two controllers (real processes)", () => {
     await cluster?.stop();
   });
 
-  const api = async (url: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
+  const api = async (to: Controller, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${to.url}${path}`, {
       method,
       headers,
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+    const json: unknown = await res.json();
+    checkAnswer(to.form, method, path, res.status, json);
+    return { status: res.status, body: json as { data: Record<string, unknown> } };
   };
-  const stateOf = async (id: string) => (await api(b.url, "GET", `/v1/monitors/${id}`)).body.data.state;
+  const stateOf = async (id: string) => (await api(b, "GET", `/v1/monitors/${id}`)).body.data.state;
   const runs = async (id: string) => {
     const rows = await sql<{ slot: Date; n: number }[]>`
       select r.slot, count(*)::int as n from monitor_runs r join monitors m on m.seq = r.monitor_seq
@@ -76,7 +79,7 @@ describe("monitors across two controllers (real processes)", () => {
   };
 
   it("down after 2 failing runs, up again, paused and deleted stop runs; no slot runs twice in 60 s", async () => {
-    const created = await api(a.url, "POST", "/v1/monitors", {
+    const created = await api(a, "POST", "/v1/monitors", {
       name: "loopback site",
       type: "http",
       url: site.url,
@@ -115,7 +118,7 @@ describe("monitors across two controllers (real processes)", () => {
     const byB = await metric(b.url, "vantage_monitor_runs_total");
     expect(byA + byB).toBeGreaterThanOrEqual(all.length);
 
-    expect((await api(b.url, "POST", `/v1/monitors/${id}/pause`)).body.data).toEqual({
+    expect((await api(b, "POST", `/v1/monitors/${id}/pause`)).body.data).toEqual({
       id,
       status: "paused",
     });
@@ -124,12 +127,12 @@ describe("monitors across two controllers (real processes)", () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect((await runs(id)).length).toBe(atPause);
 
-    expect((await api(a.url, "POST", `/v1/monitors/${id}/resume`)).body.data).toEqual({
+    expect((await api(a, "POST", `/v1/monitors/${id}/resume`)).body.data).toEqual({
       id,
       status: "active",
     });
     await until("running again", async () => (await runs(id)).length > atPause);
-    expect((await api(a.url, "DELETE", `/v1/monitors/${id}`)).status).toBe(200);
+    expect((await api(a, "DELETE", `/v1/monitors/${id}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1500));
     const { n } = (await sql<{ n: number }[]>`select count(*)::int as n from monitor_runs`)[0] as {
       n: number;

@@ -56,7 +56,7 @@ describe("results write-ahead log, nats-server with JetStream", () => {
     const loop = async () => {
       while (!stop) {
         try {
-          const res = await call(killed.url, "POST", "/v1/probe/tcp", probe());
+          const res = await call(killed, "POST", "/v1/probe/tcp", probe());
           if (res.status === 200 && res.body.data.status === "done") answered.push(res.body.data.task_id);
         } catch {
           return; // the controller is gone: this request had no answer
@@ -75,7 +75,7 @@ describe("results write-ahead log, nats-server with JetStream", () => {
     const deadline = Date.now() + 90_000;
     while (missing.size > 0 && Date.now() < deadline) {
       for (const id of [...missing]) {
-        const res = await call(survivor.url, "GET", `/v1/probe/tasks/${id}`);
+        const res = await call(survivor, "GET", `/v1/probe/tasks/${id}`);
         if (res.status === 200) {
           expect(res.body.data).toMatchObject({ task_id: id, status: "done" });
           expect(res.body.data.results).toHaveLength(1);
@@ -103,13 +103,13 @@ describe("results write-ahead log, nats-server without JetStream", () => {
   });
 
   it("answers and stores Form B probes as before, written behind the answer", async () => {
-    const created = await call(controller.url, "POST", "/v1/probe/tcp", probe());
+    const created = await call(controller, "POST", "/v1/probe/tcp", probe());
     expect(created.status).toBe(200);
     expect(created.body.data.status).toBe("done");
     const id = created.body.data.task_id as string;
     await controller.stop(); // SIGTERM: the writer drains first
     const again = await cluster.startController({ VANTAGE_API_FORM: "b" });
-    const read = await call(again.url, "GET", `/v1/probe/tasks/${id}`);
+    const read = await call(again, "GET", `/v1/probe/tasks/${id}`);
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ task_id: id, status: "done" });
   }, 60_000);

@@ -56,8 +56,8 @@ describe("controllers split by role (real processes)", () => {
       let n = 0;
       while (!done) {
         const [probe, list] = await Promise.all([
-          call(apiB.url, "POST", "/v1/probe/tcp", { host: "127.0.0.1", port: targets.tcpPort, nodes: ids }),
-          n % 4 === 0 ? call(apiB.url, "GET", "/v1/nodes") : undefined,
+          call(apiB, "POST", "/v1/probe/tcp", { host: "127.0.0.1", port: targets.tcpPort, nodes: ids }),
+          n % 4 === 0 ? call(apiB, "GET", "/v1/nodes") : undefined,
         ]);
         probes.push(probe);
         if (list) lists.push(list);
@@ -69,7 +69,7 @@ describe("controllers split by role (real processes)", () => {
     // Form A tasks created before the stop whose nodes answer during the outage.
     const created = await Promise.all(
       [0, 1, 2].map(() =>
-        call(apiA.url, "POST", "/v1/probe/http", {
+        call(apiA, "POST", "/v1/probe/http", {
           target: `${targets.httpUrl}/slow?ms=3000`,
           node_ids: ids,
           params: { timeout_ms: 10_000 },
@@ -116,7 +116,7 @@ describe("controllers split by role (real processes)", () => {
       const end = Date.now() + 30_000;
       let task: Call;
       for (;;) {
-        task = await call(apiA.url, "GET", `/v1/probe/tasks/${id}`);
+        task = await call(apiA, "GET", `/v1/probe/tasks/${id}`);
         if (task.status === 200 && ["done", "failed"].includes(task.body.data.status)) break;
         if (Date.now() > end) throw new Error(`task ${id} not finished: ${JSON.stringify(task.body)}`);
         await new Promise((r) => setTimeout(r, 200));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contractCheck } from "./contract-check.js";
+import { checkAnswer } from "./test-app.js";
 import { useTestDb } from "./use-test-db.js";
 
 describe("answers are checked against the OpenAPI document", () => {
@@ -32,5 +33,20 @@ describe("answers are checked against the OpenAPI document", () => {
     const check = contractCheck(db.app("a").app).check;
     expect(check("GET", "/v1/openapi.json", 200, { anything: true })).toBeNull();
     expect(check("GET", "/nowhere", 404, { anything: true })).toBeNull();
+  });
+
+  it("checks a controller running elsewhere (the e2e suites' call) against its form's document", () => {
+    const task = (extra: Record<string, unknown>) => ({ data: { id: "t", ...extra }, request_id: "r" });
+    // A profile answer missing its fields and carrying a planted one fails, naming where.
+    expect(() => checkAnswer("b", "GET", "/v1/account/profile", 200, task({ planted: 1 }))).toThrow(
+      /GET \/v1\/account\/profile → 200: .*data/,
+    );
+    expect(() => checkAnswer("a", "GET", "/v1/account/profile", 401, { error: "no" })).toThrow(/field error/);
+    expect(() =>
+      checkAnswer("a", "GET", "/v1/account/profile", 401, {
+        error: { code: "unauthorized", message: "no" },
+        request_id: "r",
+      }),
+    ).not.toThrow();
   });
 });

@@ -210,6 +210,47 @@ export function makeTestApp(
  * A JSON answer that does not match its documented schema fails the test that received it. With
  * VANTAGE_CONTRACT_LOG=<file> each mismatch is appended to the file instead, so one run lists them all.
  */
+/** An object that stands for the database where nothing may use it: any call throws. */
+const unusedDb: unknown = new Proxy(() => {}, {
+  get: (_t, key) => (key === "then" ? undefined : unusedDb),
+  apply: () => {
+    throw new Error("the database of a contract-only app was used");
+  },
+});
+const formContracts = new Map<Form, ReturnType<typeof contractCheck>>();
+
+/**
+ * Checks an answer of a controller running elsewhere (an e2e suite's process) against the document of
+ * `form`, built once per form from the same route declarations; throws (or logs, as `call` does) on a
+ * mismatch, naming the field.
+ */
+export function checkAnswer(form: Form, method: string, path: string, status: number, body: unknown): void {
+  const mismatch = formContract(form).check(method, path, status, body);
+  if (mismatch) reportMismatch(mismatch);
+}
+
+/**
+ * The document of `form`, built on first use (about a second of CPU): a suite builds it before its timed
+ * traffic (`cluster.startController` does), so that no answer waits for it.
+ */
+export function formContract(form: Form): ReturnType<typeof contractCheck> {
+  let contract = formContracts.get(form);
+  if (!contract) {
+    const built = createApp({
+      config: testConfig(form),
+      db: unusedDb as Db,
+      log: pino({ level: "silent" }),
+      transport: new InProcessBus().controller(),
+      metrics: new HttpMetrics(false),
+      instanceId: newInstanceId(),
+      hostLookup: refuseEveryName,
+    });
+    contract = contractCheck(built.app);
+    formContracts.set(form, contract);
+  }
+  return contract;
+}
+
 function reportMismatch(mismatch: string): void {
   const file = process.env.VANTAGE_CONTRACT_LOG;
   if (file) appendFileSync(file, `${mismatch}\n`);
