@@ -121,8 +121,56 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     const tcp = tools.find((t) => t.name === "probe_tcp");
     expect(Object.keys(tcp?.inputSchema.properties ?? {})).toEqual(
-      form === "a" ? ["target", "node_ids", "params"] : ["host", "port", "timeout", "nodes"],
+      form === "a" ? ["target", "node_ids", "params"] : ["target", "host", "port", "timeout", "nodes"],
     );
+    // One name per concept in every tool: `target`, `port`, `record_type`; the HTTP names as aliases.
+    const props = (name: string) =>
+      Object.keys(tools.find((t) => t.name === name)?.inputSchema.properties ?? {});
+    expect(props("lookup_ssl")).toEqual(["target", "q", "port"]);
+    expect(props("lookup_dns")).toEqual(["target", form === "a" ? "q" : "domain", "record_type", "type"]);
+    expect(props("lookup_ip")).toEqual(["target", form === "a" ? "q" : "ip"]);
+    expect(props("probe_dns")).toContain("target");
+    expect(props("probe_dns")).toContain(form === "a" ? "params" : "record_type");
+    await client.close();
+  });
+
+  it("arguments: target everywhere, a numeric port, the old names as aliases, never both", async () => {
+    const client = await connect({ authorization: `Bearer ${credential}` });
+    const ip = await call(client, "lookup_ip", { target: "192.0.2.1" });
+    expect(ip.structuredContent).toMatchObject({ ip: "192.0.2.1", reserved: true });
+    const both = await call(client, "lookup_ip", {
+      target: "192.0.2.1",
+      [form === "a" ? "q" : "ip"]: "192.0.2.2",
+    });
+    expect(both.isError).toBe(true);
+    expect(JSON.parse(textOf(both)).error.details[0].path).toBe("query.target");
+
+    // lookup_ssl takes a numeric port: only the bad domain is named, or the port out of range.
+    const badHost = await call(client, "lookup_ssl", { target: "not a domain", port: 8443 });
+    const badHostPaths = JSON.parse(textOf(badHost)).error.details.map((d: { path: string }) => d.path);
+    expect(badHostPaths).toEqual(["query.target"]);
+    const badPort = await call(client, "lookup_ssl", { target: "example.com", port: 70000 });
+    expect(JSON.parse(textOf(badPort)).error.details[0].path).toBe("query.port");
+    const badType = await call(client, "lookup_dns", { target: "example.com", record_type: "PTR" });
+    expect(JSON.parse(textOf(badType)).error.details[0].path).toBe("query.record_type");
+    const missing = await call(client, "lookup_whois", {});
+    expect(JSON.parse(textOf(missing)).error.details[0].path).toBe("query.target");
+
+    if (form === "b") {
+      // Its own account: the main one's single probe an hour is for the other tests.
+      const own = await connect({ authorization: `Bearer ${(await mcpCredential("args")).secret}` });
+      const r = await call(own, "probe_tcp", { target: "127.0.0.1", port, nodes: [] });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect((r.structuredContent as { results: unknown[] }).results[0]).toMatchObject({
+        success: true,
+        port,
+      });
+      const bad = await call(own, "probe_tcp", { target: "bad host!", port });
+      expect(JSON.parse(textOf(bad)).error.details[0].path).toBe("body.target");
+      const none = await call(own, "probe_ping", {});
+      expect(JSON.parse(textOf(none)).error.details[0].path).toBe("body.target");
+      await own.close();
+    }
     await client.close();
   });
 

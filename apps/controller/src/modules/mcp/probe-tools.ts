@@ -10,6 +10,7 @@ import {
   type ProbeInput,
   toApiResult,
 } from "../probes/index.js";
+import { probeArgumentsB } from "./arguments.js";
 import type { ToolContext } from "./context.js";
 import { guarded, toolResult } from "./tool-results.js";
 
@@ -23,7 +24,9 @@ const descriptions: Record<ProbeType, string> = {
 
 const formNote = {
   a: "Arguments as the HTTP API's Form A body: `target`, optional `node_ids`, optional `params`.",
-  b: "Arguments as the HTTP API's Form B body (flat fields), optional `nodes`.",
+  b:
+    "Arguments as the HTTP API's Form B body (flat fields), optional `nodes`, except that what to probe is " +
+    "`target` as in every tool (the body's `url`, `host` or `domain` are still accepted, deprecated).",
 };
 
 const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const satisfies readonly ProbeType[];
@@ -53,20 +56,30 @@ export function summarize(type: ProbeType, target: string, results: readonly Api
  */
 export function registerProbeTools(server: McpServer, ctx: ToolContext): void {
   for (const type of probeTypes) {
-    const schema = (ctx.form === "a" ? formABodies[type] : formBBodies[type]) as z.ZodObject;
+    const body = (ctx.form === "a" ? formABodies[type] : formBBodies[type]) as z.ZodObject;
+    // Form A's bodies name the target `target` already; Form B's (`url`, `host`, `domain`) are renamed.
+    const args =
+      ctx.form === "a"
+        ? { schema: body, toBody: (a: unknown) => a, renamed: (e: unknown) => e }
+        : probeArgumentsB(body);
     const toInput = (ctx.form === "a" ? fromFormA[type] : fromFormB[type]) as (b: unknown) => ProbeInput;
     server.registerTool(
       `probe_${type}`,
       {
         title: `${type} probe`,
         description: `${descriptions[type]} Runs to completion. ${formNote[ctx.form]} Counts against the account's node-probes-per-hour quota (one per node).`,
-        inputSchema: schema,
+        inputSchema: args.schema,
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      (args: unknown) =>
+      (raw: unknown) =>
         guarded(ctx.log, `probe_${type}`, async () => {
-          const input = toInput(args);
-          const { value: task } = await ctx.probes.run({ ...input, caller: ctx.caller });
+          let task: Awaited<ReturnType<typeof ctx.probes.run>>["value"];
+          try {
+            const input = toInput(args.toBody(raw));
+            task = (await ctx.probes.run({ ...input, caller: ctx.caller })).value;
+          } catch (error) {
+            throw args.renamed(error);
+          }
           const results = task.results.map(toApiResult);
           return toolResult(
             { task_id: task.id, type, target: task.target, results },

@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { z } from "zod";
 import { type LookupRouteSpec, lookupSpecs } from "../info/index.js";
 import { listQueryA, listQueryB, monitorIdParam, toMonitorA, toMonitorB } from "../monitors/index.js";
+import { lookupArguments } from "./arguments.js";
 import type { ToolContext } from "./context.js";
 import { guarded, toolResult } from "./tool-results.js";
 
@@ -21,22 +22,22 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
   const specs = lookupSpecs(ctx.form);
   for (const [name, kind] of Object.entries(lookupTools)) {
     const spec: LookupRouteSpec = specs[kind];
+    const args = lookupArguments(spec);
     server.registerTool(
       name,
       {
         title: spec.summary,
-        description: `${spec.summary}. ${spec.description} Arguments as the query of \`GET ${spec.path}\`. Counts against the account's ${kind === "reputation" ? "reputation" : "lookup"} limits.`,
-        inputSchema: spec.query,
+        description: `${spec.summary}. ${spec.description} Arguments: \`target\`${kind === "ssl" ? ", `port`" : ""}${kind === "dns" ? ", `record_type`" : ""}, as the query of \`GET ${spec.path}\` takes them. Counts against the account's ${kind === "reputation" ? "reputation" : "lookup"} limits.`,
+        inputSchema: args.schema,
         annotations: { ...readOnly, openWorldHint: kind !== "ip" },
       },
-      (args: unknown) =>
+      (raw: unknown) =>
         guarded(ctx.log, name, async () => {
-          const query = args as Record<string, string | undefined>;
           const answer = await ctx.info.lookup(
             spec.kind,
-            spec.input(query, ctx.http),
+            spec.input(args.toQuery(raw), ctx.http),
             ctx.caller,
-            spec.fieldNames,
+            args.fieldNames,
           );
           const data = { ...answer.data, ...spec.extra, cached: answer.cached };
           return toolResult(data, JSON.stringify(data));
