@@ -10,6 +10,8 @@ export interface DirectAnswer {
   /** The body's `Content-Type`. */
   type: string;
   body: string;
+  /** More headers of the answer (an `ETag`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -69,6 +71,7 @@ export function directListener(app: Router): (req: IncomingMessage, res: ServerR
     if (answer === undefined) return false;
     carryCoreHeaders(res, requestId);
     res.writeHead(answer.status, {
+      ...answer.headers,
       "Content-Type": answer.type,
       "Content-Length": Buffer.byteLength(answer.body),
     });

@@ -9,6 +9,7 @@ import { pageFieldsA, pageFieldsB } from "../../../http/page-schemas.js";
 import { queryNamesOf, type Router, refuseUnknownQuery } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import type { NodeFilter, NodeList, NodePage } from "../node-list.js";
+import { DataTag, matchesTag } from "./etag.js";
 import { acceptsGzip, PREPARED_MIN_BYTES, PreparedEnvelope } from "./prepared-envelope.js";
 
 export const nodeSchema = z
@@ -72,8 +73,15 @@ const listNodesRoute = (form: ApiForm) => {
     responses: {
       200: {
         description: "The nodes (or one page of them)",
+        headers: {
+          ETag: {
+            schema: { type: "string" },
+            description: "Weak tag of the data; send it back in `If-None-Match` to get a 304 while unchanged",
+          },
+        },
         content: { "application/json": { schema: envelope(listResponse(size)) } },
       },
+      304: { description: "Not modified: the `If-None-Match` tag is the current data's" },
       ...errorResponses(400, 401),
     },
   });
@@ -112,12 +120,12 @@ const smallEnvelope = (data: string, requestId: string) =>
   `{"data":${data},"request_id":${JSON.stringify(requestId)}}`;
 
 /**
- * The whole list's answer when the directory has it at hand (once loaded) and small: made without a promise,
- * by the router's handler and by the direct route alike; `undefined` otherwise.
+ * The whole list's data when the directory has it at hand (once loaded) and small enough to answer as text:
+ * made without a promise, by the router's handler and by the direct route alike; `undefined` otherwise.
  */
-function smallWholeList(list: NodeList, requestId: string): string | undefined {
+function smallWholeList(list: NodeList): string | undefined {
   const data = list.peekJson();
-  return data !== undefined && data.length < PREPARED_MIN_BYTES ? smallEnvelope(data, requestId) : undefined;
+  return data !== undefined && data.length < PREPARED_MIN_BYTES ? data : undefined;
 }
 const largeJsonType = { "Content-Type": "application/json", Vary: "Accept-Encoding" } as const;
 const gzipJsonType = { ...largeJsonType, "Content-Encoding": "gzip" } as const;
@@ -139,16 +147,23 @@ export function registerListNodes(
   const names = queryNamesOf(route.request.query);
   const takesApiKeyHeader = authenticator.acceptsApiKeyHeader;
   app.openAPIRegistry.registerPath(route);
-  // The whole list, and the last other large answer (a filter that matches most nodes).
-  const whole = new PreparedEnvelope();
-  const other = new PreparedEnvelope();
-  const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: PreparedEnvelope) => {
+  // The whole list, and the last other large answer (a filter that matches most nodes), each with the
+  // tag of its data: an unchanged list costs a client a 304, not the list.
+  const whole = { body: new PreparedEnvelope(), tag: new DataTag() };
+  const other = { body: new PreparedEnvelope(), tag: new DataTag() };
+  const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: typeof whole) => {
     const data = await pending;
     const requestId = requestIdOf(c);
-    if (data.length < PREPARED_MIN_BYTES) return c.body(smallEnvelope(data, requestId), 200, jsonType);
-    const { body, gzip } = await prepared.body(data, requestId, acceptsGzip(c.req.header("accept-encoding")));
+    const ETag = prepared.tag.of(data);
+    const small = data.length < PREPARED_MIN_BYTES;
+    if (matchesTag(c.req.header("if-none-match"), ETag)) {
+      return c.body(null, 304, small ? { ETag } : { ETag, Vary: largeJsonType.Vary });
+    }
+    if (small) return c.body(smallEnvelope(data, requestId), 200, { ...jsonType, ETag });
+    const gz = acceptsGzip(c.req.header("accept-encoding"));
+    const { body, gzip } = await prepared.body.body(data, requestId, gz);
     // A large answer depends on Accept-Encoding (a small one never does).
-    return c.body(body, 200, gzip ? gzipJsonType : largeJsonType);
+    return c.body(body, 200, { ...(gzip ? gzipJsonType : largeJsonType), ETag });
   };
   app.get(route.path, async (c) => {
     const authorization = c.req.header("authorization");
@@ -160,8 +175,6 @@ export function registerListNodes(
     refuseUnknownQuery(c.req.url, names);
     if (c.req.url.indexOf("?") === -1) {
       // The common request: the whole list, at hand in the directory's memory, answered without a promise.
-      const small = smallWholeList(list, requestIdOf(c));
-      if (small !== undefined) return c.body(small, 200, jsonType);
       const data = list.peekJson();
       return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
     }
@@ -173,7 +186,15 @@ export function registerListNodes(
   directRoute(app, route.path, (requestId, headers) => {
     if (headers.authorization !== undefined) return undefined;
     if (takesApiKeyHeader && headers["x-api-key"] !== undefined) return undefined;
-    const body = smallWholeList(list, requestId);
-    return body === undefined ? undefined : { status: 200, type: jsonType["Content-Type"], body };
+    // A conditional request goes to the router, which answers 304 when the tag is current.
+    if (headers["if-none-match"] !== undefined) return undefined;
+    const data = smallWholeList(list);
+    if (data === undefined) return undefined;
+    return {
+      status: 200,
+      type: jsonType["Content-Type"],
+      body: smallEnvelope(data, requestId),
+      headers: { ETag: whole.tag.of(data) },
+    };
   });
 }
