@@ -190,4 +190,28 @@ describe("alert channels from the dashboard, Form A", () => {
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);
   }, 60_000);
+
+  it("a policy for all monitors is made from the policies form and listed as such", async () => {
+    const email = "policy-all-a@example.com";
+    const page = await d.page();
+    const token = await signIn(page, d.url, email);
+    await page.goto(`${d.url}/#/alerts`);
+    await page.reload();
+    const policy = page.getByRole("form", { name: "Add a policy" });
+    await policy
+      .getByText("No monitors yet: create one (a policy for all monitors covers it too).")
+      .waitFor();
+    await policy.getByLabel("Name").fill("everything");
+    await policy.getByLabel("Monitor").selectOption({ label: "All monitors (those added later too)" });
+    await policy.getByRole("button", { name: "Add policy" }).click();
+    const row = page.getByRole("row", { name: /everything/ });
+    await row.getByRole("cell", { name: "All monitors", exact: true }).waitFor();
+    const res = await fetch(`${d.url}/v1/alert-policies`, { headers: { authorization: `Bearer ${token}` } });
+    const listed = (await res.json()) as { data: { items: Record<string, unknown>[] } };
+    expect(listed.data.items).toEqual([
+      expect.objectContaining({ name: "everything", scope: "all", monitor_id: null }),
+    ]);
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
+  });
 });

@@ -37,7 +37,10 @@ export interface ChannelDelivery {
 export interface Policy {
   id: string;
   name: string;
-  monitor_id: string;
+  /** Null for a policy of every monitor (`scope: "all"`). */
+  monitor_id: string | null;
+  /** `all`: every monitor of the account, those added later too (absent from older servers). */
+  scope?: "monitor" | "all";
   channel_ids: string[];
   on_down: boolean;
   on_up: boolean;

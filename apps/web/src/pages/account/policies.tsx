@@ -10,7 +10,9 @@ import type { Monitor } from "./monitor-shape.js";
 const t = messages({
   en: {
     title: "Policies",
-    intro: "A policy sends a monitor's changes to channels.",
+    intro: "A policy sends a monitor's changes, or every monitor's, to channels.",
+    allMonitors: "All monitors (those added later too)",
+    allShort: "All monitors",
     none: "No policies yet.",
     name: "Name",
     monitor: "Monitor",
@@ -21,20 +23,22 @@ const t = messages({
     reminder: "Remind every … minutes while down",
     reminderShort: "reminder every {n} min",
     optional: "optional, 5–1440",
-    noMonitors: "Create a monitor first.",
+    noMonitors: "No monitors yet: create one (a policy for all monitors covers it too).",
     noChannels: "No channels yet: the policy records events without sending them.",
     create: "Add a policy",
     creating: "Adding…",
     createButton: "Add policy",
     remove: "Delete",
     removeNamed: "Delete {name}",
-    removeQuestion: "Delete {name} and its events?",
+    removeQuestion: "Delete {name}? Its past events stay in the history.",
     unknown: "(deleted)",
     actions: "Actions",
   },
   cn: {
     title: "告警策略",
-    intro: "策略把监控的状态变化发送到通知渠道。",
+    intro: "策略把一个或全部监控的状态变化发送到通知渠道。",
+    allMonitors: "全部监控（包括以后添加的）",
+    allShort: "全部监控",
     none: "还没有策略。",
     name: "名称",
     monitor: "监控",
@@ -45,20 +49,22 @@ const t = messages({
     reminder: "故障期间每隔几分钟提醒",
     reminderShort: "每 {n} 分钟提醒",
     optional: "可选，5–1440",
-    noMonitors: "请先创建监控。",
+    noMonitors: "还没有监控：去创建一个（“全部监控”策略也会覆盖它）。",
     noChannels: "还没有通知渠道：策略只记录事件，不会发送。",
     create: "添加策略",
     creating: "添加中…",
     createButton: "添加策略",
     remove: "删除",
     removeNamed: "删除 {name}",
-    removeQuestion: "删除 {name} 及其事件？",
+    removeQuestion: "删除 {name}？已有的事件仍保留在历史中。",
     unknown: "（已删除）",
     actions: "操作",
   },
   tw: {
     title: "告警政策",
-    intro: "政策把監控的狀態變化傳送到通知管道。",
+    intro: "政策把一個或全部監控的狀態變化傳送到通知管道。",
+    allMonitors: "全部監控（包括之後新增的）",
+    allShort: "全部監控",
     none: "還沒有政策。",
     name: "名稱",
     monitor: "監控",
@@ -69,18 +75,21 @@ const t = messages({
     reminder: "異常期間每隔幾分鐘提醒",
     reminderShort: "每 {n} 分鐘提醒",
     optional: "選填，5–1440",
-    noMonitors: "請先建立監控。",
+    noMonitors: "還沒有監控：去建立一個（「全部監控」政策也會涵蓋它）。",
     noChannels: "還沒有通知管道：政策只記錄事件，不會傳送。",
     create: "新增政策",
     creating: "新增中…",
     createButton: "新增政策",
     remove: "刪除",
     removeNamed: "刪除 {name}",
-    removeQuestion: "刪除 {name} 及其事件？",
+    removeQuestion: "刪除 {name}？既有的事件仍保留在歷史中。",
     unknown: "（已刪除）",
     actions: "操作",
   },
 });
+
+/** The monitor choice that makes a policy for every monitor (`scope: "all"`). */
+const ALL = "*";
 
 function PolicyForm({
   monitors,
@@ -92,19 +101,13 @@ function PolicyForm({
   onCreated: () => void;
 }) {
   const [name, setName] = useState("");
-  const [monitorId, setMonitorId] = useState(monitors[0]?.id ?? "");
+  const [monitorId, setMonitorId] = useState(monitors[0]?.id ?? ALL);
   const [picked, setPicked] = useState<string[]>([]);
   const [onDown, setOnDown] = useState(true);
   const [onUp, setOnUp] = useState(true);
   const [reminder, setReminder] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  if (monitors.length === 0)
-    return (
-      <p>
-        <a href="#/monitors">{t("noMonitors")}</a>
-      </p>
-    );
   async function submit(e: Event) {
     e.preventDefault();
     setBusy(true);
@@ -113,7 +116,7 @@ function PolicyForm({
       await call("POST", "/v1/alert-policies", {
         body: {
           name: name.trim(),
-          monitor_id: monitorId || monitors[0]?.id,
+          ...(monitorId === ALL ? { scope: "all" } : { monitor_id: monitorId }),
           channel_ids: picked,
           on_down: onDown,
           on_up: onUp,
@@ -151,11 +154,17 @@ function PolicyForm({
           aria-invalid={invalid(error, "body.monitor_id")}
           onChange={(e) => setMonitorId(e.currentTarget.value)}
         >
+          <option value={ALL}>{t("allMonitors")}</option>
           {monitors.map((m) => (
             <option value={m.id}>{m.name}</option>
           ))}
         </select>
       </label>
+      {monitors.length === 0 ? (
+        <p class="muted" style={{ margin: 0 }}>
+          <a href="#/monitors">{t("noMonitors")}</a>
+        </p>
+      ) : null}
       <fieldset style={{ border: "none", padding: 0, margin: 0 }}>
         <legend style={{ fontSize: "0.9rem", marginBottom: "4px" }}>{t("channels")}</legend>
         {channels.length === 0 ? <p class="muted">{t("noChannels")}</p> : null}
@@ -247,7 +256,13 @@ export function Policies({
                 <tr key={p.id} data-policy-id={p.id}>
                   <td>{p.name}</td>
                   <td>
-                    <a href={`#/monitors/${encodeURIComponent(p.monitor_id)}`}>{monitorName(p.monitor_id)}</a>
+                    {p.monitor_id === null ? (
+                      t("allShort")
+                    ) : (
+                      <a href={`#/monitors/${encodeURIComponent(p.monitor_id)}`}>
+                        {monitorName(p.monitor_id)}
+                      </a>
+                    )}
                   </td>
                   <td>{p.channel_ids.map(channelName).join(", ") || "—"}</td>
                   <td>
