@@ -41,6 +41,11 @@ export function registerRecoveryRoutes(app: Router, ctx: AccountsContext, secure
       `and lives ${REFRESH_TTL_S / 86400} days from its last use. A missing, expired, revoked or already used ` +
       "credential → 401 and the cookie is removed; a used one presented again later revokes its whole " +
       "sign-in (it was copied). Sign-out, a password reset and a password change revoke it.",
+    request: {
+      cookies: z.object({
+        [REFRESH_COOKIE]: z.string().optional().openapi({ description: "The refresh credential (HttpOnly)" }),
+      }),
+    },
     responses: {
       200: { description: "Renewed", content: { "application/json": { schema: envelope(tokenSchema) } } },
       ...errorResponses(401),
