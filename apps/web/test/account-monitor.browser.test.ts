@@ -162,6 +162,12 @@ describe.each(["a", "b"] as const)("monitor and alert pages, Form %s", (form) =>
       expect.arrayContaining(["de-fra", "us-nyc"]),
     );
     expect(await page.evaluate(seriesPixels)).toBeGreaterThan(600);
+    // The monitors list shows the same runs as a small bar in the monitor's row.
+    await page.getByRole("link", { name: "All monitors" }).click();
+    await page
+      .getByRole("row", { name: /two nodes/ })
+      .getByRole("img", { name: "The last 20 runs: 17 passed, 1 failed, 2 missed" })
+      .waitFor();
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);
   });

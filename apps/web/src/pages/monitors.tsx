@@ -2,11 +2,13 @@ import { useState } from "preact/hooks";
 import { call } from "../api.js";
 import { ConfirmButton } from "../components/account-confirm.js";
 import { StateBadge, statusLabel } from "../components/account-state.js";
+import { HeartbeatBar } from "../components/heartbeat-bar.js";
+import { beatsOf } from "../components/monitor-runs.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import type { Route } from "../router.js";
 import { Card, ErrorBox, Loading, useLoad } from "../ui.js";
 import { createdMessage, MonitorForm, monitorFormTitle } from "./account/monitor-form.js";
-import { intervalOf, listMonitors, type Monitor, targetOf } from "./account/monitor-shape.js";
+import { intervalOf, listMonitors, type Monitor, type Run, targetOf } from "./account/monitor-shape.js";
 
 const t = messages({
   en: {
@@ -103,6 +105,18 @@ const t = messages({
 
 const perPage = 50;
 
+/** The monitor's last 30 runs as a small heartbeat bar; nothing while they load or when there are none. */
+function RecentBeats({ m }: { m: Monitor }) {
+  const runs = useLoad(
+    () => call<{ items: Run[] }>("GET", `/v1/monitors/${encodeURIComponent(m.id)}/results?limit=30`),
+    [m.id, m.last_run_at],
+  );
+  const items = runs.data?.items ?? [];
+  if (items.length === 0) return null;
+  const beats = beatsOf(items, intervalOf(m), { now: Date.now(), active: m.status === "active", count: 30 });
+  return <HeartbeatBar beats={beats} compact />;
+}
+
 function Row({
   m,
   onChanged,
@@ -132,6 +146,7 @@ function Row({
       </td>
       <td data-label={t("name")}>
         <a href={`#/monitors/${id}`}>{m.name}</a>
+        <RecentBeats m={m} />
       </td>
       <td data-label={t("type")}>{m.type.toUpperCase()}</td>
       <td data-label={t("target")} class="anywhere">
