@@ -19,6 +19,7 @@ describe.each(forms)("billing without Stripe settings, Form %s", (form) => {
       current_period_end: null,
       cancel_at_period_end: false,
       grace_until: null,
+      billing_enabled: false,
     });
     const inv = await t.call("GET", "/v1/billing/invoices", { headers: u.headers });
     expect(inv.status).toBe(200);

@@ -42,6 +42,7 @@ describe.each(forms)("billing lifecycle against a Stripe fixture, Form %s", (for
       current_period_end: new Date(PERIOD_END * 1000).toISOString(),
       cancel_at_period_end: false,
       grace_until: null,
+      billing_enabled: true,
     });
     const cached = await usage();
     expect(cached.body.data.plan).toBe("pro");

@@ -55,11 +55,12 @@ export function createBilling(
       "billing is only partly configured: its write routes answer 503",
     );
   }
+  const configured = settings.stripe !== undefined && settings.missing.length === 0;
   return {
     service,
     worker,
     workers: [{ role: "scheduler", name: "billing", start: () => worker.start(), stop: () => worker.stop() }],
-    configured: settings.stripe !== undefined && settings.missing.length === 0,
+    configured,
     routes(app: Router) {
       const common = securedRoute(
         "billing",
@@ -67,7 +68,7 @@ export function createBilling(
         requireAuth(services.authenticator),
       );
       registerSubscribe(app, service, common);
-      registerGetSubscription(app, service, common);
+      registerGetSubscription(app, service, common, configured);
       registerListInvoices(app, service, common, deps.config.VANTAGE_API_FORM);
       registerCancelAndPortal(app, service, common);
       registerWebhook(app, service);

@@ -44,6 +44,11 @@ export const subscriptionSchema = z
     grace_until: time(
       "past_due only: when the plan lapses to free unless the payment goes through",
     ).nullable(),
+    billing_enabled: z.boolean().openapi({
+      description:
+        "Vantage extension, both forms: whether this deployment sells plans (Stripe is configured). When " +
+        "false, subscribing, cancelling and the portal answer 503 `billing_not_configured`",
+    }),
   })
   .openapi("Subscription");
 

@@ -21,7 +21,8 @@ const t = messages({
     cancelYes: "Cancel at period end",
     cancelled: "The subscription ends at the end of the period.",
     manage: "Manage billing",
-    notEnabled: "Billing is not enabled on this server.",
+    notSold:
+      "Plans are not sold on this server: each account has the plan its operator gives it, and nothing here is charged. For higher limits, ask whoever runs this server.",
     invoices: "Invoices",
     noInvoices: "No invoices yet.",
     date: "Date",
@@ -53,7 +54,8 @@ const t = messages({
     cancelYes: "周期结束时取消",
     cancelled: "订阅将在本周期结束时终止。",
     manage: "管理账单",
-    notEnabled: "此服务器未启用计费。",
+    notSold:
+      "本服务器不出售套餐：每个账号的套餐由运营者设定，这里不会产生任何费用。如需更高额度，请联系本服务器的运营者。",
     invoices: "发票",
     noInvoices: "还没有发票。",
     date: "日期",
@@ -85,7 +87,8 @@ const t = messages({
     cancelYes: "週期結束時取消",
     cancelled: "訂閱將在本週期結束時終止。",
     manage: "管理帳單",
-    notEnabled: "此伺服器未啟用計費。",
+    notSold:
+      "本伺服器不販售方案：每個帳號的方案由營運者設定，這裡不會產生任何費用。如需更高額度，請聯絡本伺服器的營運者。",
     invoices: "發票",
     noInvoices: "還沒有發票。",
     date: "日期",
@@ -111,6 +114,8 @@ interface Subscription {
   current_period_end: string | null;
   cancel_at_period_end: boolean;
   grace_until: string | null;
+  /** Whether plans can be bought here (absent from servers before it was added: then a try tells). */
+  billing_enabled?: boolean;
 }
 interface Invoice {
   id: string;
@@ -188,6 +193,8 @@ export function BillingCards({ onChanged }: { onChanged: () => void }) {
 
   const s = sub.data;
   const isLive = !!s && live.has(s.status);
+  // Billing off: no buttons that can only fail; the page says how plans work here instead.
+  const off = disabled || s?.billing_enabled === false;
   return (
     <div class="grid2">
       <Card title={t("subscription")}>
@@ -213,9 +220,9 @@ export function BillingCards({ onChanged }: { onChanged: () => void }) {
               </p>
             ) : null}
             <div class="row">
-              {!isLive
+              {!isLive && !off
                 ? (["pro", "business"] as const).map((p) => (
-                    <button type="button" disabled={busy || disabled} onClick={() => subscribe(p)}>
+                    <button type="button" disabled={busy} onClick={() => subscribe(p)}>
                       {t("subscribe", { plan: planLabel(p) })}
                     </button>
                   ))
@@ -236,14 +243,18 @@ export function BillingCards({ onChanged }: { onChanged: () => void }) {
                   }
                 />
               ) : null}
-              {s.status !== "none" ? (
-                <button type="button" class="secondary" disabled={busy || disabled} onClick={portal}>
+              {s.status !== "none" && !off ? (
+                <button type="button" class="secondary" disabled={busy} onClick={portal}>
                   {t("manage")}
                 </button>
               ) : null}
             </div>
             <div role="status">
-              {disabled ? <p class="warn">{t("notEnabled")}</p> : null}
+              {off ? (
+                <p class="muted" style={{ margin: 0 }} data-billing="off">
+                  {t("notSold")}
+                </p>
+              ) : null}
               {notice ? <p class="ok">{notice}</p> : null}
             </div>
             <ErrorBox error={error} />

@@ -29,6 +29,10 @@ const t = messages({
     free: "Free",
     pro: "Pro",
     business: "Business",
+    "u_node-probes": "probes on nodes",
+    u_lookups: "lookups",
+    "u_reputation calls": "reputation checks",
+    "u_test sends": "test sends",
   },
   cn: {
     plan: "套餐",
@@ -55,6 +59,10 @@ const t = messages({
     free: "免费版",
     pro: "专业版",
     business: "商业版",
+    "u_node-probes": "次节点探测",
+    u_lookups: "次查询",
+    "u_reputation calls": "次信誉查询",
+    "u_test sends": "次测试发送",
   },
   tw: {
     plan: "方案",
@@ -81,6 +89,10 @@ const t = messages({
     free: "免費版",
     pro: "專業版",
     business: "商業版",
+    "u_node-probes": "次節點探測",
+    u_lookups: "次查詢",
+    "u_reputation calls": "次信譽查詢",
+    "u_test sends": "次測試傳送",
   },
 });
 
@@ -106,6 +118,11 @@ export interface Usage {
     [k: string]: number | null;
   };
 }
+
+const unitKeys = ["node-probes", "lookups", "reputation calls", "test sends"] as const;
+/** A metering unit in words ("probes on nodes", not the API's `node-probes`). */
+const unitLabel = (unit: string) =>
+  (unitKeys as readonly string[]).includes(unit) ? t(`u_${unit as (typeof unitKeys)[number]}`) : unit;
 
 export const planLabel = (plan: string) =>
   plan === "free" || plan === "pro" || plan === "business" ? t(plan) : plan;
@@ -169,7 +186,7 @@ export function UsageCards({ usage }: { usage: { data?: Usage; error?: unknown; 
     <>
       <Card title={t("plan")}>
         <p style={{ fontSize: "1.3rem", margin: "0 0 4px" }} data-plan={u.plan}>
-          <strong>{planLabel(u.plan)}</strong> <code class="muted">{u.plan}</code>
+          <strong>{planLabel(u.plan)}</strong>
         </p>
         <p class="muted" style={{ margin: 0 }}>
           {t("period", { start: formatTime(u.period.start), end: formatTime(u.period.end) })}
@@ -181,7 +198,11 @@ export function UsageCards({ usage }: { usage: { data?: Usage; error?: unknown; 
             <section data-family={f.family} style={{ marginBottom: "12px" }}>
               <h3 style={{ fontSize: "1rem", margin: "0 0 4px" }}>{t(f.family)}</h3>
               <p class="muted" style={{ margin: "0 0 6px" }}>
-                {t("units", { n: formatNumber(f.units), unit: f.unit, today: formatNumber(f.today_units) })}
+                {t("units", {
+                  n: formatNumber(f.units),
+                  unit: unitLabel(f.unit),
+                  today: formatNumber(f.today_units),
+                })}
               </p>
               {u.limits
                 .filter((l) => l.family === f.family)

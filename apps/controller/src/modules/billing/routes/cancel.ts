@@ -27,7 +27,7 @@ export function registerCancelAndPortal(app: Router, billing: BillingService, co
     },
   });
   app.openapi(cancel, async (c) => {
-    return ok(c, toSubscriptionView(await billing.cancel(requirePrincipal(c).userId)), 200);
+    return ok(c, toSubscriptionView(await billing.cancel(requirePrincipal(c).userId), true), 200);
   });
 
   const portal = createRoute({

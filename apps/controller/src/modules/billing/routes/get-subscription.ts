@@ -8,7 +8,12 @@ import type { BillingService } from "../service.js";
 import { toSubscriptionView } from "./views.js";
 
 /** `GET /v1/billing/subscription`: the same contract in both forms. */
-export function registerGetSubscription(app: Router, billing: BillingService, common: SecuredRoute): void {
+export function registerGetSubscription(
+  app: Router,
+  billing: BillingService,
+  common: SecuredRoute,
+  billingEnabled: boolean,
+): void {
   const route = createRoute({
     ...common,
     method: "get",
@@ -17,13 +22,14 @@ export function registerGetSubscription(app: Router, billing: BillingService, co
     description:
       "Always 200: an account that never subscribed answers its plan (`free`, or what the operator set) with " +
       "status `none`. Read from this server's records, which Stripe's webhooks keep in step; works without " +
-      "Stripe settings too (Form A reads the plan here).",
+      "Stripe settings too (Form A reads the plan here). `billing_enabled` says whether plans can be bought.",
     responses: {
       200: { description: "The subscription", ...jsonContent(envelope(subscriptionSchema)) },
       ...errorResponses(401, 403),
     },
   });
   app.openapi(route, async (c) => {
-    return ok(c, toSubscriptionView(await billing.subscription(requirePrincipal(c).userId)), 200);
+    const view = toSubscriptionView(await billing.subscription(requirePrincipal(c).userId), billingEnabled);
+    return ok(c, view, 200);
   });
 }
