@@ -14,6 +14,7 @@ import * as m20261126_1000 from "./20261126_1000_monitor_paused_reason.js";
 import * as m20261128_0100 from "./20261128_0100_account_recovery.js";
 import * as m20261129_0100 from "./20261129_0100_alert_policy_scope.js";
 import * as m20261129_0200 from "./20261129_0200_alert_events_kept.js";
+import * as m20261129_0300 from "./20261129_0300_monitor_run_status.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "20261128_0100_account_recovery": m20261128_0100,
   "20261129_0100_alert_policy_scope": m20261129_0100,
   "20261129_0200_alert_events_kept": m20261129_0200,
+  "20261129_0300_monitor_run_status": m20261129_0300,
 };
 
 export const inlineMigrations: MigrationProvider = {

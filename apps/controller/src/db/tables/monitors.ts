@@ -48,6 +48,8 @@ export interface MonitorRunsTable {
   success: boolean;
   latency_ms: number | null;
   error_code: string | null;
+  /** http monitors: the status the node was answered with; null for other types or without an answer. */
+  status_code: number | null;
 }
 
 export interface MonitorRollupsTable {

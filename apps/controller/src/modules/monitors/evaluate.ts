@@ -20,6 +20,12 @@ function statusExpected(code: unknown, expected: unknown): boolean {
   );
 }
 
+/** The HTTP status an http probe was answered with; null without an answer. */
+export function httpStatus(r: NodeResult): number | null {
+  const code = r.detail?.status_code;
+  return typeof code === "number" && Number.isInteger(code) && code >= 100 && code <= 999 ? code : null;
+}
+
 /**
  * A node's outcome for a monitor: the probe must succeed, then the type's checks from the monitor's config
  * must hold (http: expected status and keyword; ping: packet loss at most `max_loss_percent`; dns: an

@@ -209,6 +209,7 @@ export interface NodeRunRow {
   success: boolean;
   latency_ms: number | null;
   error_code: string | null;
+  status_code: number | null;
 }
 
 /** Every node row of the monitor's newest `slots` slots, newest slot first, nodes by id. */
@@ -219,8 +220,9 @@ export async function newestRuns(db: Kysely<Database>, seq: string, slots: numbe
     success: boolean;
     latency_ms: number | string | null;
     error_code: string | null;
+    status_code: number | null;
   }>`
-    select slot, node_id, success, latency_ms, error_code from monitor_runs
+    select slot, node_id, success, latency_ms, error_code, status_code from monitor_runs
     where monitor_seq = ${seq} and slot >= (
       select min(slot) from (
         select distinct slot from monitor_runs where monitor_seq = ${seq} order by slot desc limit ${slots}
@@ -302,14 +304,23 @@ export async function latestPerNode(
   db: Kysely<Database>,
   seq: string | number,
   from: Date,
-): Promise<{ node_id: string; slot: Date | string; success: boolean; error_code: string | null }[]> {
+): Promise<
+  {
+    node_id: string;
+    slot: Date | string;
+    success: boolean;
+    error_code: string | null;
+    status_code: number | null;
+  }[]
+> {
   const { rows } = await sql<{
     node_id: string;
     slot: Date | string;
     success: boolean;
     error_code: string | null;
+    status_code: number | null;
   }>`
-    select distinct on (node_id) node_id, slot, success, error_code from monitor_runs
+    select distinct on (node_id) node_id, slot, success, error_code, status_code from monitor_runs
     where monitor_seq = ${String(seq)} and slot >= ${from}
     order by node_id, slot desc`.execute(db);
   return rows;

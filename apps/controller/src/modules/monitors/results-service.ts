@@ -13,7 +13,14 @@ export interface RunResult {
   slot: Date;
   /** The run's outcome: strictly more than half of its nodes passed. */
   success: boolean;
-  nodes: { node_id: string; success: boolean; latency_ms: number | null; error_code: string | null }[];
+  nodes: {
+    node_id: string;
+    success: boolean;
+    latency_ms: number | null;
+    error_code: string | null;
+    /** http monitors: the status the node was answered with (absent without an answer). */
+    status_code?: number;
+  }[];
 }
 
 export interface Uptime {
@@ -29,7 +36,13 @@ export interface Uptime {
   state: MonitorState;
   state_changed_at: Date | null;
   /** Per node: its newest run in the window (up when it passed), newest state first by node id. */
-  nodes: { node_id: string; state: "up" | "down"; last_slot: Date; error_code: string | null }[];
+  nodes: {
+    node_id: string;
+    state: "up" | "down";
+    last_slot: Date;
+    error_code: string | null;
+    status_code?: number;
+  }[];
 }
 
 /** What the results routes (and later the dashboard, alerts, MCP) read of a monitor's runs. */
@@ -66,6 +79,7 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
           success: r.success,
           latency_ms: r.latency_ms === null ? null : round(r.latency_ms, 3),
           error_code: r.error_code,
+          ...(r.status_code === null ? {} : { status_code: r.status_code }),
         });
       }
       for (const run of out) run.success = runPassed(run.nodes.map((n) => n.success));
@@ -118,6 +132,7 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
           state: n.success ? ("up" as const) : ("down" as const),
           last_slot: new Date(n.slot),
           error_code: n.error_code,
+          ...(n.status_code === null ? {} : { status_code: n.status_code }),
         })),
       };
     },

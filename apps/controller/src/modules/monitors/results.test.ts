@@ -271,6 +271,55 @@ describe.each(dbKinds)("monitor results on %s", (kind) => {
       expect((await app.call("GET", `/v1/monitors/${m.id}/results`)).status).toBe(401);
     });
 
+    it("an http run that failed on its status says which status, in results and uptime", async () => {
+      const m = await addMonitor(user.userId);
+      const slot = Math.floor(Date.now() / MIN) * MIN - 5 * MIN;
+      await t.db.kysely
+        .insertInto("monitor_runs")
+        .values([
+          {
+            monitor_seq: m.seq,
+            slot: new Date(slot),
+            node_id: "n0",
+            success: false,
+            latency_ms: null,
+            error_code: "unexpected_status",
+            status_code: 500,
+          },
+          {
+            monitor_seq: m.seq,
+            slot: new Date(slot),
+            node_id: "n1",
+            success: false,
+            latency_ms: null,
+            error_code: "timeout",
+          },
+        ])
+        .execute();
+      const res = await app.call("GET", `/v1/monitors/${m.id}/results`, { headers: user.headers });
+      expect(res.body.data.items[0].nodes).toEqual([
+        {
+          node_id: "n0",
+          success: false,
+          latency_ms: null,
+          error_code: "unexpected_status",
+          status_code: 500,
+        },
+        { node_id: "n1", success: false, latency_ms: null, error_code: "timeout" },
+      ]);
+      const up = await app.call("GET", `/v1/monitors/${m.id}/uptime`, { headers: user.headers });
+      expect(up.body.data.nodes).toEqual([
+        {
+          node_id: "n0",
+          state: "down",
+          last_slot: iso(slot),
+          error_code: "unexpected_status",
+          status_code: 500,
+        },
+        { node_id: "n1", state: "down", last_slot: iso(slot), error_code: "timeout" },
+      ]);
+    });
+
     it("GET /v1/monitors/{id}/uptime: a fresh monitor's runs count at once", async () => {
       const changedAt = new Date(Date.now() - HOUR);
       const m = await addMonitor(user.userId, { state: "down", changedAt });

@@ -143,6 +143,36 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
     expect(row).toEqual({ state: "unknown", fail_streak: 0 });
   });
 
+  it("an http run answered 500 fails on unexpected_status and keeps the status with the run", async () => {
+    const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
+    serveNode(t.bus, { id: `s-${kind}-500` }, (job) => {
+      const reply = doneReply(job) as { outcome: { detail: Record<string, unknown> } };
+      return {
+        ...reply,
+        outcome: { ...reply.outcome, detail: { ...reply.outcome.detail, status_code: 500 } },
+      };
+    });
+    await settle();
+    const { make } = await setUp(t);
+    const id = `mon_500_${kind}`;
+    const u = await t.db.kysely.selectFrom("users").select("id").executeTakeFirstOrThrow();
+    const seq = await insertMonitor(t.db.kysely, id, u.id, {
+      type: "http",
+      target: "http://127.0.0.1:9/",
+      next_run_at: new Date(Date.now() - 1000),
+    });
+    const s = make();
+    const rows = async () =>
+      await t.db.kysely
+        .selectFrom("monitor_runs")
+        .select(["success", "error_code", "status_code"])
+        .where("monitor_seq", "=", seq)
+        .execute();
+    await waitFor(async () => (await rows()).length > 0);
+    await s.stop();
+    expect(await rows()).toEqual([{ success: false, error_code: "unexpected_status", status_code: 500 }]);
+  });
+
   it("down after 2 failing runs, up after 1 passing run; each transition recorded once", async () => {
     const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
     let failing = true;

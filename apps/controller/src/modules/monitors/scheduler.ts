@@ -3,7 +3,7 @@ import { logRoundFailure } from "../../db/availability.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import { nodeErrorCodes, type ProbePlan, type ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
-import { nodeFailure } from "./evaluate.js";
+import { httpStatus, nodeFailure } from "./evaluate.js";
 import { pauseBySystem } from "./repo.js";
 import { DEFAULT_THRESHOLDS, runPassed, type Thresholds } from "./state.js";
 import type { RunWriter } from "./writer.js";
@@ -144,6 +144,7 @@ export function startScheduler(
           success: failure === null,
           latency_ms: r.latency_ms,
           error_code: failure,
+          status_code: m.type === "http" ? httpStatus(r) : null,
         };
       });
     stats.nodeErrors += results.length - nodes.length;

@@ -12,7 +12,14 @@ export interface RunRecord {
   slot: Date;
   passed: boolean;
   thresholds: Thresholds;
-  nodes: { node_id: string; success: boolean; latency_ms: number | null; error_code: string | null }[];
+  nodes: {
+    node_id: string;
+    success: boolean;
+    latency_ms: number | null;
+    error_code: string | null;
+    /** http monitors: the status the node was answered with. */
+    status_code?: number | null;
+  }[];
 }
 
 export interface WriterStats {
@@ -100,14 +107,15 @@ export class RunWriter {
       if (rows.length > 0) {
         const inserted = await sql<{ n: number | string }>`
           with ins as (
-            insert into monitor_runs (monitor_seq, slot, node_id, success, latency_ms, error_code)
+            insert into monitor_runs (monitor_seq, slot, node_id, success, latency_ms, error_code, status_code)
             select * from unnest(
               cast(cast(${rows.map((r) => String(r.seq))} as text[]) as bigint[]),
               cast(cast(${rows.map((r) => r.slot)} as text[]) as timestamptz[]),
               cast(${rows.map((r) => r.node_id)} as text[]),
               cast(cast(${rows.map((r) => String(r.success))} as text[]) as boolean[]),
               cast(cast(${rows.map((r) => (r.latency_ms === null ? null : String(r.latency_ms)))} as text[]) as real[]),
-              cast(${rows.map((r) => r.error_code)} as text[])
+              cast(${rows.map((r) => r.error_code)} as text[]),
+              cast(cast(${rows.map((r) => (typeof r.status_code === "number" ? String(r.status_code) : null))} as text[]) as smallint[])
             )
             on conflict do nothing
             returning 1

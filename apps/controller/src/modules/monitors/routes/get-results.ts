@@ -11,6 +11,15 @@ const nodeRun = z.object({
   success: z.boolean().openapi({ description: "The node's probe succeeded and the monitor's checks held" }),
   latency_ms: z.number().nullable(),
   error_code: z.string().nullable().openapi({ description: "Why the node failed; null when it passed" }),
+  status_code: z
+    .number()
+    .int()
+    .optional()
+    .openapi({
+      description:
+        "Extension, http monitors: the HTTP status the node was answered with (e.g. 500 with `unexpected_status`); " +
+        "absent when no answer came and for other types",
+    }),
 });
 
 const runResult = z

@@ -35,6 +35,10 @@ const uptimeSchema = z
             .openapi({ description: "The node's newest run in the window passed (up) or not" }),
           last_slot: time("That run's slot"),
           error_code: z.string().nullable(),
+          status_code: z.number().int().optional().openapi({
+            description:
+              "Extension, http monitors: the HTTP status that run was answered with, when one came",
+          }),
         }),
       )
       .openapi({
