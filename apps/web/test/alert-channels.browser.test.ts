@@ -191,6 +191,49 @@ describe("alert channels from the dashboard, Form A", () => {
     expect(page.errors).toEqual([]);
   }, 60_000);
 
+  it("dark mode follows the system setting, and text keeps its contrast on every surface", async () => {
+    const page = await d.page();
+    await signIn(page, d.url, "dark-a@example.com");
+    await page.goto(`${d.url}/#/alerts`);
+    await page.reload();
+    await page.getByRole("button", { name: "Add channel" }).waitFor();
+    // WCAG contrast of an element's text on its surface (its own background, else the card's or the page's).
+    const contrast = `((sel) => {
+      const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 4).map(Number);
+      const lum = (c) => {
+        const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const el = document.querySelector(sel);
+      let bg = el;
+      while (bg && (rgb(getComputedStyle(bg).backgroundColor)[3] === 0 || getComputedStyle(bg).backgroundColor === "transparent")) bg = bg.parentElement;
+      const [a, b] = [lum(getComputedStyle(el).color), lum(getComputedStyle(bg ?? document.body).backgroundColor)];
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    })`;
+    const measure = async () => ({
+      page: Number(await page.evaluate(`${contrast}("body")`)),
+      card: Number(await page.evaluate(`${contrast}(".card h2, .card p, .card label")`)),
+      muted: Number(await page.evaluate(`${contrast}(".muted")`)),
+      button: Number(await page.evaluate(`${contrast}("button[type=submit]")`)),
+      background: String(await page.evaluate(`getComputedStyle(document.body).backgroundColor`)),
+    });
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await measure();
+    await page.emulateMedia({ colorScheme: "dark" });
+    const dark = await measure();
+    expect(dark.background).not.toBe(light.background);
+    expect(dark.background).toBe("rgb(13, 17, 23)");
+    for (const [scheme, m] of [
+      ["light", light],
+      ["dark", dark],
+    ] as const) {
+      // 4.5:1 is WCAG AA for body text.
+      for (const k of ["page", "card", "muted", "button"] as const)
+        expect(m[k], `${scheme} ${k}`).toBeGreaterThanOrEqual(4.5);
+    }
+    expect(page.errors).toEqual([]);
+  });
+
   it("a policy for all monitors is made from the policies form and listed as such", async () => {
     const email = "policy-all-a@example.com";
     const page = await d.page();
