@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackSite } from "../../controller/src/testing/loopback-site.js";
 import { type Dashboard, signIn, startDashboard } from "./harness.js";
@@ -122,11 +123,18 @@ describe("every page in zh-CN and zh-TW", () => {
       channel_ids: [channel.id],
     });
     const task = await api("POST", "/v1/probe/ping", { host: "127.0.0.1", count: 1 });
+    // A port nothing listens on: the node's failure, in words.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const refused = await api("POST", "/v1/probe/tcp", { host: "127.0.0.1", port });
 
     const visits: [pattern: string, hash: string][] = [
       ["/", "#/"],
       ["/probe", "#/probe"],
       ["/tasks/:id", `#/tasks/${task.task_id as string}`],
+      ["/tasks/:id", `#/tasks/${refused.task_id as string}`],
       ["/lookups", "#/lookups?tab=ip&q=192.0.2.1"],
       ["/keys", "#/keys"],
       ["/monitors", "#/monitors"],
@@ -167,6 +175,10 @@ describe("every page in zh-CN and zh-TW", () => {
           await page.evaluate(`localStorage.setItem("vantage.token", ${JSON.stringify(token)})`);
       }
     }
+
+    await page.goto(`${d.url}/#/tasks/${refused.task_id as string}`);
+    await page.locator(".node-error").first().waitFor();
+    expect(await page.locator(".node-error").first().textContent()).toBe("連線被拒絕");
 
     // A refused registration (tw, signed out): a sentence for the code, and the password's problem by the
     // password field, once, in words.

@@ -1,3 +1,4 @@
+import { runErrorText } from "../error-messages.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import { StatusDot } from "../ui.js";
 import type { DirectoryNode, ProbeType, ResultEntry, TaskNode } from "./api-types.js";
@@ -192,8 +193,8 @@ function NodeRow(props: {
         </div>
       </div>
       {result?.error ? (
-        <p class="bad node-error">
-          <code>{result.error.code}</code> {result.error.message}
+        <p class="bad node-error" title={result.error.message} data-code={result.error.code}>
+          {runErrorText(result.error.code)}
         </p>
       ) : null}
       {result && type ? <Summary type={type} r={result} /> : null}
