@@ -1,5 +1,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { messages } from "../i18n.js";
+
+const t = messages({ en: { time: "Time" }, cn: { time: "时间" }, tw: { time: "時間" } });
 
 export interface LatencySeries {
   /** The legend's name (a node's name or id). */
@@ -53,7 +56,7 @@ export function LatencyChart({
       height: 240,
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.15] } },
       series: [
-        {},
+        { label: t("time") },
         ...series.map((s, i) => ({
           label: s.name,
           stroke: palette[i % palette.length] ?? "#1f6feb",
