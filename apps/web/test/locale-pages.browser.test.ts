@@ -195,6 +195,19 @@ describe("every page in zh-CN and zh-TW", () => {
     expect(shown).not.toContain("must be at least");
     expect(await register.getByTestId("error-details").count()).toBe(0);
     expect(await register.getByLabel(/^密碼/).getAttribute("aria-describedby")).toBe("err-body-password");
+
+    // The monitor form (tw, signed in again): a target the API refuses is answered by the target field.
+    await page.evaluate(`localStorage.setItem("vantage.token", ${JSON.stringify(token)})`);
+    await page.goto(`${d.url}/#/monitors`);
+    await page.reload();
+    const create = page.getByRole("form", { name: "建立監控" });
+    await create.locator('input[name="target"]').fill("ftp://example.com/");
+    await create.locator('input[name="name"]').fill("ftp");
+    await create.locator('button[type="submit"]').click();
+    const byTarget = create.locator('[data-field-error="body.target"]');
+    await byTarget.waitFor();
+    expect(await byTarget.textContent()).toMatch(/[\u4e00-\u9fff]/);
+    expect(await create.getByTestId("error-details").count()).toBe(0);
     expect(page.outside).toEqual([]);
     expect(page.errors.filter((e) => !/status of 40[04]/.test(e))).toEqual([]);
   });

@@ -31,19 +31,25 @@ export function invalid(error: unknown, ...paths: string[]): true | undefined {
 
 /**
  * What the API said about one field, in the current locale, to sit right by that field (give the input
- * `aria-describedby={fieldErrorId(path)}`); nothing when the error names no such field.
+ * `aria-describedby={describedBy(error, path)}`); nothing when the error names no such field. `path` may
+ * list the field's names in either form (`["body.target", "body.url"]`).
  */
-export function FieldError({ error, path }: { error: unknown; path: string }) {
-  const mine = fieldDetails(error).filter((d) => matches(d, [path]));
+export function FieldError({ error, path }: { error: unknown; path: string | string[] }) {
+  const paths = typeof path === "string" ? [path] : path;
+  const mine = fieldDetails(error).filter((d) => matches(d, paths));
   if (mine.length === 0) return null;
   return (
-    <span class="bad field-error" id={fieldErrorId(path)} data-field-error={path}>
+    <span class="bad field-error" id={fieldErrorId(paths[0]!)} data-field-error={paths[0]}>
       {mine.map((d) => fieldMessageText(d.message)).join("; ")}
     </span>
   );
 }
 
 export const fieldErrorId = (path: string) => `err-${path.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+
+/** The id of the field's FieldError when the error names the field (for `aria-describedby`). */
+export const describedBy = (error: unknown, ...paths: string[]) =>
+  invalid(error, ...paths) && fieldErrorId(paths[0]!);
 
 /**
  * A form's error: a sentence for the API's code (ErrorBox), a plain-language hint for the status when the

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { call } from "../../api.js";
-import { FormError, invalid } from "../../components/account-form-error.js";
+import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { messages } from "../../i18n.js";
 import { createBody, fieldPaths, type Monitor, type MonitorType, monitorTypes } from "./monitor-shape.js";
 
@@ -143,8 +143,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
         placeholder={t("optional")}
         value={settings[k] ?? ""}
         aria-invalid={invalid(error, configPath(k))}
+        aria-describedby={describedBy(error, configPath(k))}
         onInput={set(k)}
       />
+      <FieldError error={error} path={configPath(k)} />
     </label>
   );
 
@@ -198,8 +200,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
           placeholder={type === "http" ? "https://" : ""}
           value={target}
           aria-invalid={invalid(error, ...fieldPaths.target)}
+          aria-describedby={describedBy(error, ...fieldPaths.target)}
           onInput={(e) => setTarget(e.currentTarget.value)}
         />
+        <FieldError error={error} path={fieldPaths.target} />
       </label>
       {type === "tcp" ? (
         <label>
@@ -213,8 +217,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
             required
             value={port}
             aria-invalid={invalid(error, ...fieldPaths.port)}
+            aria-describedby={describedBy(error, ...fieldPaths.port)}
             onInput={(e) => setPort(e.currentTarget.value)}
           />
+          <FieldError error={error} path={fieldPaths.port} />
         </label>
       ) : null}
       <label>
@@ -225,8 +231,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
           maxLength={100}
           value={name}
           aria-invalid={invalid(error, ...fieldPaths.name)}
+          aria-describedby={describedBy(error, ...fieldPaths.name)}
           onInput={(e) => setName(e.currentTarget.value)}
         />
+        <FieldError error={error} path={fieldPaths.name} />
       </label>
       <label>
         {t("interval")}
@@ -239,8 +247,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
           placeholder={t("intervalHint")}
           value={interval}
           aria-invalid={invalid(error, ...fieldPaths.interval)}
+          aria-describedby={describedBy(error, ...fieldPaths.interval)}
           onInput={(e) => setEvery(e.currentTarget.value)}
         />
+        <FieldError error={error} path={fieldPaths.interval} />
       </label>
       {type === "http" ? (
         <>
@@ -259,8 +269,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
               placeholder={t("expectedHint")}
               value={settings.expected_status ?? ""}
               aria-invalid={invalid(error, configPath("expected_status"))}
+              aria-describedby={describedBy(error, configPath("expected_status"))}
               onInput={set("expected_status")}
             />
+            <FieldError error={error} path={configPath("expected_status")} />
           </label>
           <label>
             {t("keyword")}
@@ -269,8 +281,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
               placeholder={t("optional")}
               value={settings.keyword ?? ""}
               aria-invalid={invalid(error, configPath("keyword"))}
+              aria-describedby={describedBy(error, configPath("keyword"))}
               onInput={set("keyword")}
             />
+            <FieldError error={error} path={configPath("keyword")} />
           </label>
         </>
       ) : null}
@@ -296,8 +310,10 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
               placeholder={t("optional")}
               value={settings.expected_value ?? ""}
               aria-invalid={invalid(error, configPath("expected_value"))}
+              aria-describedby={describedBy(error, configPath("expected_value"))}
               onInput={set("expected_value")}
             />
+            <FieldError error={error} path={configPath("expected_value")} />
           </label>
         </>
       ) : null}
@@ -315,7 +331,16 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
           {busy ? t("creating") : t("createButton")}
         </button>
       </div>
-      <FormError error={error} />
+      <FormError
+        error={error}
+        placed={[
+          ...fieldPaths.target,
+          ...fieldPaths.port,
+          ...fieldPaths.name,
+          ...fieldPaths.interval,
+          ...["expected_status", "keyword", "expected_value", "count", "max_hops"].map(configPath),
+        ]}
+      />
     </form>
   );
 }
