@@ -119,6 +119,64 @@ describe.each(["a", "b"] as const)("account pages, Form %s", (form) => {
     expect(page.errors.filter(expected(400, 401))).toEqual([]);
   });
 
+  it("MCP tokens (Form A only): made on the keys page, shown once, work at /v1/mcp only, revoked", async () => {
+    const page = await d.page();
+    const token = await signIn(page, d.url, `mcp-${form}@example.com`);
+    await page.goto(`${d.url}/#/keys`);
+    await page.reload();
+    await page.getByRole("heading", { name: "API keys", level: 1 }).waitFor();
+    if (form === "b") {
+      // Form B has no MCP tokens: its MCP clients use an API key.
+      expect(await page.getByRole("heading", { name: "MCP tokens" }).count()).toBe(0);
+      return;
+    }
+    const section = page.getByRole("region", { name: "MCP tokens" });
+    await section.getByText(`${d.url}/v1/mcp`, { exact: false }).waitFor();
+    await section.getByText("No MCP tokens yet.").waitFor();
+    const create = section.getByRole("form", { name: "Create an MCP token" });
+    await create.getByLabel("Name").fill("claude-desktop");
+    await create.getByRole("button", { name: "Create token" }).click();
+    const secret = await section.getByTestId("new-secret").getByLabel("Secret key").inputValue();
+    expect(secret).toMatch(/^vantage_mcp_/);
+    const row = section.getByRole("row", { name: /claude-desktop/ });
+    await row.getByText(/^vantage_mcp_\w+…$/).waitFor();
+    // The API keys list is not where it shows up.
+    expect(await page.getByText("No keys yet.").count()).toBe(1);
+
+    const mcp = () =>
+      fetch(`${d.url}/v1/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    const tools = await mcp();
+    expect(tools.status).toBe(200);
+    expect(await tools.text()).toContain("lookup_ssl");
+    const elsewhere = await fetch(`${d.url}/v1/account/usage`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(elsewhere.status).toBe(401);
+    const listed = await fetch(`${d.url}/v1/account/mcp-tokens`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(((await listed.json()) as { data: { total: number } }).data.total).toBe(1);
+
+    await row.getByRole("button", { name: "Revoke claude-desktop" }).click();
+    await section
+      .getByRole("group", { name: /Revoke claude-desktop\?/ })
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    await section.getByText("MCP token claude-desktop revoked.").waitFor();
+    await section.getByText("No MCP tokens yet.").waitFor();
+    expect((await mcp()).status).toBe(401);
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
+  });
+
   it("the plan page shows plan free, this period's use, and that billing is not enabled (on a phone too)", async () => {
     const page = await d.page({ width: 390, height: 844 });
     await signIn(page, d.url, `plan-${form}@example.com`);

@@ -36,6 +36,16 @@ const t = messages({
     revokeYes: "Revoke",
     revoked: "Key {name} revoked.",
     actions: "Actions",
+    mcpTitle: "MCP tokens",
+    mcpIntro:
+      "An MCP token lets an MCP client (Claude Desktop, an IDE, an agent) use Vantage's tools at {path}, as you. It works there only: every other route refuses it, so a token pasted into a client's settings cannot manage your account. Tools that run probes need the write scope.",
+    mcpCreate: "Create an MCP token",
+    mcpCreateButton: "Create token",
+    mcpYours: "Your MCP tokens",
+    mcpNone: "No MCP tokens yet.",
+    mcpRevoked: "MCP token {name} revoked.",
+    mcpRevokeQuestion: "Revoke {name}? MCP clients using it stop working at once.",
+    mcpNamePlaceholder: "e.g. claude-desktop",
   },
   cn: {
     title: "API 密钥",
@@ -65,6 +75,16 @@ const t = messages({
     revokeYes: "吊销",
     revoked: "密钥 {name} 已吊销。",
     actions: "操作",
+    mcpTitle: "MCP 令牌",
+    mcpIntro:
+      "MCP 令牌让 MCP 客户端（Claude Desktop、IDE、智能体）以你的身份在 {path} 使用 Vantage 的工具。它只在那里有效：其他接口一律拒绝，所以填在客户端设置里的令牌无法管理你的账号。运行探测的工具需要 write 权限。",
+    mcpCreate: "创建 MCP 令牌",
+    mcpCreateButton: "创建令牌",
+    mcpYours: "你的 MCP 令牌",
+    mcpNone: "还没有 MCP 令牌。",
+    mcpRevoked: "MCP 令牌 {name} 已吊销。",
+    mcpRevokeQuestion: "吊销 {name}？使用它的 MCP 客户端将立即失效。",
+    mcpNamePlaceholder: "例如 claude-desktop",
   },
   tw: {
     title: "API 金鑰",
@@ -94,41 +114,62 @@ const t = messages({
     revokeYes: "撤銷",
     revoked: "金鑰 {name} 已撤銷。",
     actions: "操作",
+    mcpTitle: "MCP 權杖",
+    mcpIntro:
+      "MCP 權杖讓 MCP 用戶端（Claude Desktop、IDE、智慧代理）以你的身分在 {path} 使用 Vantage 的工具。它只在那裡有效：其他介面一律拒絕，所以填在用戶端設定裡的權杖無法管理你的帳號。執行探測的工具需要 write 權限。",
+    mcpCreate: "建立 MCP 權杖",
+    mcpCreateButton: "建立權杖",
+    mcpYours: "你的 MCP 權杖",
+    mcpNone: "還沒有 MCP 權杖。",
+    mcpRevoked: "MCP 權杖 {name} 已撤銷。",
+    mcpRevokeQuestion: "撤銷 {name}？使用它的 MCP 用戶端將立即失效。",
+    mcpNamePlaceholder: "例如 claude-desktop",
   },
 });
 
-/** A key as either form lists it: Form A `key_prefix` and `scopes`, Form B `prefix`. */
+/** A key as either form lists it: Form A `key_prefix` (MCP tokens `token_prefix`) and `scopes`, Form B `prefix`. */
 interface ApiKey {
   id: string;
   name: string;
   prefix?: string;
   key_prefix?: string;
+  token_prefix?: string;
   scopes?: ("read" | "write")[];
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
 }
 
-async function listKeys(): Promise<ApiKey[]> {
+/** API keys, or (Form A) MCP tokens: where they live, how a list page names them, and their secret's field. */
+type Kind = "api" | "mcp";
+const kinds = {
+  api: { path: "/v1/account/api-keys", list: "api_keys", secret: "key" },
+  mcp: { path: "/v1/account/mcp-tokens", list: "tokens", secret: "token" },
+} as const;
+
+async function listKeys(kind: Kind): Promise<ApiKey[]> {
+  const k = kinds[kind];
   if (form === "a") {
     const all: ApiKey[] = [];
     for (let offset = 0; ; offset += 100) {
-      const page = await call<{ api_keys: ApiKey[]; total: number }>(
+      const page = await call<Record<string, ApiKey[]> & { total: number }>(
         "GET",
-        `/v1/account/api-keys?limit=100&offset=${offset}`,
+        `${k.path}?limit=100&offset=${offset}`,
       );
-      all.push(...page.api_keys);
-      if (page.api_keys.length < 100 || all.length >= page.total) return all;
+      const items = page[k.list] ?? [];
+      all.push(...items);
+      if (items.length < 100 || all.length >= page.total) return all;
     }
   }
-  return (await call<{ items: ApiKey[] }>("GET", "/v1/account/api-keys")).items;
+  return (await call<{ items: ApiKey[] }>("GET", k.path)).items;
 }
 
-function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
+function CreateKey({ kind, onCreated }: { kind: Kind; onCreated: (secret: string) => void }) {
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState({ read: true, write: true });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const mcp = kind === "mcp";
   async function submit(e: Event) {
     e.preventDefault();
     setBusy(true);
@@ -136,9 +177,9 @@ function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
     try {
       const body: Record<string, unknown> = { name: name.trim() };
       if (form === "a") body.scopes = (["read", "write"] as const).filter((s) => scopes[s]);
-      const created = await call<{ key: string }>("POST", "/v1/account/api-keys", { body });
+      const created = await call<Record<string, string>>("POST", kinds[kind].path, { body });
       setName("");
-      onCreated(created.key);
+      onCreated(created[kinds[kind].secret] ?? "");
     } catch (err) {
       setError(err);
     } finally {
@@ -146,14 +187,14 @@ function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
     }
   }
   return (
-    <form class="stack" onSubmit={submit} aria-label={t("create")}>
+    <form class="stack" onSubmit={submit} aria-label={mcp ? t("mcpCreate") : t("create")}>
       <label>
         {t("name")}
         <input
           name="name"
           required
           maxLength={64}
-          placeholder={t("namePlaceholder")}
+          placeholder={mcp ? t("mcpNamePlaceholder") : t("namePlaceholder")}
           value={name}
           aria-invalid={invalid(error, "body.name")}
           onInput={(e) => setName(e.currentTarget.value)}
@@ -176,7 +217,7 @@ function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
       ) : null}
       <div>
         <button type="submit" disabled={busy || name.trim() === ""}>
-          {busy ? t("creating") : t("createButton")}
+          {busy ? t("creating") : mcp ? t("mcpCreateButton") : t("createButton")}
         </button>
       </div>
       <FormError error={error} />
@@ -184,21 +225,19 @@ function CreateKey({ onCreated }: { onCreated: (secret: string) => void }) {
   );
 }
 
-/** `#/keys`: the account's API keys; a new key's secret is shown once, revoking asks first. */
-export function KeysPage(_props: { route: Route }) {
-  const keys = useLoad(listKeys);
+/** One kind's create form and list: a new secret shown once, revoking asks first. */
+function KeySection({ kind }: { kind: Kind }) {
+  const keys = useLoad(() => listKeys(kind));
   const [secret, setSecret] = useState<string>();
   const [notice, setNotice] = useState("");
   const [error, setError] = useState<unknown>();
+  const mcp = kind === "mcp";
   return (
-    <div>
-      <h1>{t("title")}</h1>
-      <p class="muted">
-        {t("intro")} <code>{form === "a" ? t("howA") : t("howB")}</code>
-      </p>
+    <>
       {secret ? <SecretOnce secret={secret} onDone={() => setSecret(undefined)} /> : null}
-      <Card title={t("create")}>
+      <Card title={mcp ? t("mcpCreate") : t("create")}>
         <CreateKey
+          kind={kind}
           onCreated={(s) => {
             setSecret(s);
             setNotice("");
@@ -206,7 +245,7 @@ export function KeysPage(_props: { route: Route }) {
           }}
         />
       </Card>
-      <Card title={t("yours")}>
+      <Card title={mcp ? t("mcpYours") : t("yours")}>
         <p role="status" class="ok">
           {notice}
         </p>
@@ -216,7 +255,7 @@ export function KeysPage(_props: { route: Route }) {
         ) : !keys.data ? (
           <Loading />
         ) : keys.data.length === 0 ? (
-          <p class="muted">{t("none")}</p>
+          <p class="muted">{mcp ? t("mcpNone") : t("none")}</p>
         ) : (
           <div class="table-wrap">
             <table class="cards">
@@ -236,7 +275,7 @@ export function KeysPage(_props: { route: Route }) {
                   <tr key={k.id} data-key-id={k.id}>
                     <td data-label={t("name")}>{k.name}</td>
                     <td data-label={t("prefix")}>
-                      <code>{k.key_prefix ?? k.prefix}…</code>
+                      <code>{k.key_prefix ?? k.token_prefix ?? k.prefix}…</code>
                     </td>
                     {form === "a" ? <td data-label={t("scopesCol")}>{(k.scopes ?? []).join(", ")}</td> : null}
                     <td data-label={t("created")}>{formatTime(k.created_at)}</td>
@@ -248,13 +287,13 @@ export function KeysPage(_props: { route: Route }) {
                       <ConfirmButton
                         label={t("revoke")}
                         accessibleLabel={t("revokeNamed", { name: k.name })}
-                        question={t("revokeQuestion", { name: k.name })}
+                        question={t(mcp ? "mcpRevokeQuestion" : "revokeQuestion", { name: k.name })}
                         yes={t("revokeYes")}
                         onConfirm={async () => {
                           setError(undefined);
                           try {
-                            await call("DELETE", `/v1/account/api-keys/${encodeURIComponent(k.id)}`);
-                            setNotice(t("revoked", { name: k.name }));
+                            await call("DELETE", `${kinds[kind].path}/${encodeURIComponent(k.id)}`);
+                            setNotice(t(mcp ? "mcpRevoked" : "revoked", { name: k.name }));
                             keys.reload();
                           } catch (err) {
                             setError(err);
@@ -269,6 +308,26 @@ export function KeysPage(_props: { route: Route }) {
           </div>
         )}
       </Card>
+    </>
+  );
+}
+
+/** `#/keys`: the account's API keys, and in Form A its MCP tokens (Form B's MCP clients use an API key). */
+export function KeysPage(_props: { route: Route }) {
+  return (
+    <div>
+      <h1>{t("title")}</h1>
+      <p class="muted">
+        {t("intro")} <code>{form === "a" ? t("howA") : t("howB")}</code>
+      </p>
+      <KeySection kind="api" />
+      {form === "a" ? (
+        <section aria-labelledby="mcp-tokens">
+          <h2 id="mcp-tokens">{t("mcpTitle")}</h2>
+          <p class="muted">{t("mcpIntro", { path: `${location.origin}/v1/mcp` })}</p>
+          <KeySection kind="mcp" />
+        </section>
+      ) : null}
     </div>
   );
 }
