@@ -209,12 +209,14 @@ describe.each(forms)("the controller's direct routes, form %s: the same answers 
     await t.presence.flush();
     const url = await serve(t.app);
     for (const path of ["/healthz", "/v1/nodes"]) {
+      // An empty query string passes the direct routes by (they take the exact path) and names no parameter
+      // the router would refuse.
       const headers = { "x-request-id": `id${path.replaceAll("/", ".")}` };
       const direct = await rawRequest(`${url}${path}`, headers);
-      expect(shape(direct), path).toEqual(shape(await rawRequest(`${url}${path}?via=router`, headers)));
+      expect(shape(direct), path).toEqual(shape(await rawRequest(`${url}${path}?`, headers)));
       expect(direct.status).toBe(200);
       const head = await rawRequest(`${url}${path}`, headers, "HEAD");
-      const routedHead = await rawRequest(`${url}${path}?via=router`, headers, "HEAD");
+      const routedHead = await rawRequest(`${url}${path}?`, headers, "HEAD");
       expect(shape(head), `HEAD ${path}`).toEqual({
         ...shape(routedHead),
         length: direct.headers["content-length"],
