@@ -40,6 +40,12 @@ export interface NodeDirectory {
    * their first load has failed); else undefined. Lets a hot path answer without a promise.
    */
   peek?(): readonly NodeState[] | undefined;
+  /**
+   * The online nodes and the indexes node choice needs, kept up to date as heartbeats arrive and expire
+   * (`live-index.ts`): picking nodes from them costs no pass over every node. Absent on a directory
+   * without heartbeats (a fixed list in tests and benchmarks): node choice then works from `list()`.
+   */
+  readonly live?: LiveNodes | undefined;
   /** Jobs this controller has sent to a node and not yet seen answered; counted into its load. */
   reserve(nodeId: string): void;
   release(nodeId: string): void;
@@ -51,6 +57,46 @@ export interface NodeDirectory {
    * out a new snapshot. Unknown ids are ignored.
    */
   markOffline(nodeId: string): void;
+}
+
+/** The online nodes and node choice's indexes, kept up to date as heartbeats arrive (`live-index.ts`). */
+export interface LiveNodes {
+  /** The `offlineAfterMs` the set is kept with. */
+  readonly offlineAfterMs: number;
+  /** Resolves once the known nodes are loaded (as `NodeDirectory.list()` waits for them). */
+  ready(): Promise<void>;
+  /** A known node by id, online or not. */
+  get(id: string): NodeState | undefined;
+  /** How many nodes are online now. */
+  onlineCount(now?: number): number;
+  /**
+   * The online nodes `accepts` takes, grouped by location; `key` names the predicate (the same key must
+   * always come with the same predicate). Expired nodes leave first.
+   */
+  pool(key: string, accepts: (n: NodeState) => boolean, now?: number): LivePool;
+}
+
+export interface LivePool {
+  readonly size: number;
+  /** The non-empty groups. */
+  groups(): IterableIterator<LiveGroup>;
+  /**
+   * Puts back every member `take()` removed. A pick takes its nodes out of their groups while it runs (so
+   * each group's best is the best not yet taken) and must call this before it yields.
+   */
+  restore(): void;
+}
+
+export interface LiveGroup {
+  readonly country: string;
+  readonly region: string;
+  readonly provider: string;
+  /** The least load of a member not taken; undefined when none is left. */
+  minLoad(): number | undefined;
+  /** How many members not taken have that load. */
+  ties(): number;
+  /** Takes one of the least loaded members, each with the same chance, until the pool's `restore()`. */
+  take(): NodeState;
 }
 
 export function isOnline(node: NodeState, offlineAfterMs: number, now = Date.now()): boolean {

@@ -6,7 +6,18 @@ import { NodeList, type NodeView, toNodeViews } from "./node-list.js";
 import { type Presence, startPresence } from "./presence.js";
 import { registerListNodes } from "./routes/list-nodes.js";
 
-export { isOnline, loadOf, type NodeDirectory, type NodeState } from "./directory.js";
+export {
+  isOnline,
+  type LiveGroup,
+  type LiveNodes,
+  type LivePool,
+  loadOf,
+  type NodeDirectory,
+  type NodeState,
+  PendingJobs,
+} from "./directory.js";
+/** For directories kept outside presence (tests of node choice, benchmarks). */
+export { LiveIndex } from "./live-index.js";
 export type { NodeView } from "./node-list.js";
 export { type Presence, type PresenceOptions, startPresence } from "./presence.js";
 export { nodeSchema } from "./routes/list-nodes.js";
@@ -72,6 +83,9 @@ export function createNodes(deps: AppDeps, services: NodesServices): NodesModule
   const directory: NodeDirectory = {
     list: () => source().list(),
     peek: () => source().peek?.(),
+    get live() {
+      return source().live;
+    },
     reserve: (id) => source().reserve(id),
     release: (id) => source().release(id),
     pending: (id) => source().pending(id),

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
+import { LiveIndex } from "./live-index.js";
 import { PerNodeLimit } from "./per-node-limit.js";
 import { upsertNodes } from "./repo.js";
 
@@ -104,6 +105,13 @@ export function startPresence(opts: PresenceOptions): Presence {
   const offlineAfterMs = opts.offlineAfterMs ?? 15_000;
   const snapshotMaxAgeMs = opts.snapshotMaxAgeMs ?? 1000;
   const loadRetryMs = opts.loadRetryMs ?? 2000;
+  // The online nodes and node choice's indexes, updated with every change below (issue #34).
+  const live = new LiveIndex(
+    offlineAfterMs,
+    (id) => nodes.get(id),
+    (id) => jobs.pending(id),
+    () => load(),
+  );
   // What `list()` hands out until the next change (see NodeDirectory.list). Plain heartbeats (only
   // `lastSeen`, the load) do not end it at once: 10,000 agents send 2,000 a second, and every reader derives
   // things from a snapshot (the node list's JSON, node selection's candidates). They set `beatsPending`,
@@ -189,6 +197,7 @@ export function startPresence(opts: PresenceOptions): Presence {
       draining: hb.draining,
     };
     nodes.set(nodeId, next);
+    live.update(next, now);
     // A snapshot may show a node's previous heartbeat for up to snapshotMaxAgeMs: only while that one
     // keeps it online as long, so a node's status in a snapshot is always its status now.
     if (
@@ -298,6 +307,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     for (const r of rows) {
       if (nodes.has(r.id)) continue;
       nodes.set(r.id, r);
+      live.update(r);
       // Known from before this start and quiet since: not news worth a warning.
       if (Date.now() - r.lastSeen > offlineAfterMs) silent.add(r.id);
     }
@@ -323,14 +333,23 @@ export function startPresence(opts: PresenceOptions): Presence {
       return current();
     },
     peek: () => (loadDone ? current() : undefined),
-    reserve: (id) => jobs.reserve(id),
-    release: (id) => jobs.release(id),
+    live,
+    reserve(id) {
+      jobs.reserve(id);
+      live.reload(id);
+    },
+    release(id) {
+      jobs.release(id);
+      live.reload(id);
+    },
     pending: (id) => jobs.pending(id),
     markOffline(id) {
       const node = nodes.get(id);
       if (!node || node.markedOfflineAt !== undefined) return;
       // A new object: the next heartbeat replaces it with one without the mark (the node is back).
-      nodes.set(id, { ...node, markedOfflineAt: Date.now() });
+      const marked = { ...node, markedOfflineAt: Date.now() };
+      nodes.set(id, marked);
+      live.update(marked);
       snapshot = undefined;
       log.warn(
         { node_id: id },

@@ -1,6 +1,14 @@
 import type { ProbeType } from "@vantage/probes";
 import { ApiError } from "../../http/errors.js";
-import { isOnline, loadOf, type NodeDirectory, type NodeState } from "../nodes/index.js";
+import {
+  isOnline,
+  type LiveGroup,
+  type LiveNodes,
+  type LivePool,
+  loadOf,
+  type NodeDirectory,
+  type NodeState,
+} from "../nodes/index.js";
 
 /** Most node ids one probe request may name (Form A `node_ids`, Form B `nodes`). */
 export const MAX_NODE_IDS = 50;
@@ -30,30 +38,24 @@ export interface SelectOptions {
  * picks come from the nodes able to run the probe (its type; IPv6 for an IPv6 literal target); when no
  * online node is, from all online nodes, whose entries then say what went wrong.
  *
- * What does not depend on the load (the id index, the online and capable nodes, their grouping) is kept
- * per directory snapshot (`NodeDirectory.list()` hands out the same array until something changes), so
- * with thousands of nodes a probe costs a pass over the groups, not a sort of every node.
+ * A directory fed by heartbeats keeps the online nodes indexed as they change (`NodeDirectory.live`): named
+ * ids are looked up, and a spread costs rounds × location groups and a log-time take per node picked, never
+ * a pass over every node (issue #34). Without it (a fixed list; or a caller's own `now`, which only the
+ * snapshot can judge) what does not depend on the load (the id index, the online and capable nodes, their
+ * grouping) is kept per directory snapshot.
  */
 export async function selectNodes(directory: NodeDirectory, opts: SelectOptions): Promise<SelectedNode[]> {
+  const live = directory.live;
+  if (live && opts.now === undefined && live.offlineAfterMs === opts.offlineAfterMs) {
+    await live.ready();
+    return selectLive(live, opts);
+  }
   const now = opts.now ?? Date.now();
   const snapshot = await directory.list();
   const requested = opts.requested;
   if (requested && requested.ids.length > 0) {
     const known = indexOf(snapshot);
-    const details: { path: string; message: string }[] = [];
-    const out: SelectedNode[] = [];
-    const seen = new Set<string>();
-    requested.ids.forEach((id, i) => {
-      const node = known.get(id);
-      if (!node) details.push({ path: `body.${requested.field}.${i}`, message: `unknown node id "${id}"` });
-      else if (!seen.has(id)) {
-        seen.add(id);
-        out.push({ id, name: node.name, online: isOnline(node, opts.offlineAfterMs, now) });
-      }
-    });
-    const first = details[0];
-    if (first) throw new ApiError("validation_error", `${first.path}: ${first.message}`, details);
-    return out;
+    return named(requested, (id) => known.get(id), opts.offlineAfterMs, now);
   }
   const online = onlineOf(snapshot, opts.offlineAfterMs, now);
   const capable = capableOf(online, opts.type, opts.family);
@@ -64,6 +66,45 @@ export async function selectNodes(directory: NodeDirectory, opts: SelectOptions)
     throw new ApiError("no_nodes_available", "no probe node is online; start an agent and try again");
   }
   return picked.map((n) => ({ id: n.id, name: n.name, online: true }));
+}
+
+function selectLive(live: LiveNodes, opts: SelectOptions): SelectedNode[] {
+  const now = Date.now();
+  const requested = opts.requested;
+  if (requested && requested.ids.length > 0) {
+    return named(requested, (id) => live.get(id), opts.offlineAfterMs, now);
+  }
+  const { type, family } = opts;
+  const capable = live.pool(`${type}/${family ?? ""}`, (n) => supports(n, type) && reaches(n, family), now);
+  const pool = capable.size > 0 ? capable : live.pool("", () => true, now);
+  const picked = pickSpreadLive(pool, opts.count);
+  if (picked.length === 0) {
+    throw new ApiError("no_nodes_available", "no probe node is online; start an agent and try again");
+  }
+  return picked.map((n) => ({ id: n.id, name: n.name, online: true }));
+}
+
+/** Named nodes as given, duplicates dropped; an unknown id is a 400 naming the field and index. */
+function named(
+  requested: { ids: readonly string[]; field: string },
+  get: (id: string) => NodeState | undefined,
+  offlineAfterMs: number,
+  now: number,
+): SelectedNode[] {
+  const details: { path: string; message: string }[] = [];
+  const out: SelectedNode[] = [];
+  const seen = new Set<string>();
+  requested.ids.forEach((id, i) => {
+    const node = get(id);
+    if (!node) details.push({ path: `body.${requested.field}.${i}`, message: `unknown node id "${id}"` });
+    else if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ id, name: node.name, online: isOnline(node, offlineAfterMs, now) });
+    }
+  });
+  const first = details[0];
+  if (first) throw new ApiError("validation_error", `${first.path}: ${first.message}`, details);
+  return out;
 }
 
 const indexes = new WeakMap<readonly NodeState[], Map<string, NodeState>>();
@@ -226,12 +267,7 @@ export function pickSpread(
     for (const g of picks) {
       if (g.best < 0) continue;
       const load = g.loads[g.best]!;
-      // A node at capacity comes after every node with room, whatever it adds to the spread.
-      const score =
-        (load >= 1 ? 0 : 8) +
-        (countries.has(g.group.country) ? 0 : 4) +
-        (regions.has(g.group.region) ? 0 : 2) +
-        (providers.has(g.group.provider) ? 0 : 1);
+      const score = scoreOf(g.group, load, countries, regions, providers);
       if (score > bestScore || (score === bestScore && load < bestLoad)) {
         chosen = g;
         bestScore = score;
@@ -250,6 +286,70 @@ export function pickSpread(
     regions.add(n.region);
     providers.add(n.provider);
     out.push(n);
+  }
+  return out;
+}
+
+/**
+ * What a node adds to a spread: a node at capacity comes after every node with room, whatever it adds; then
+ * a new country outweighs a new region, which outweighs a new provider.
+ */
+function scoreOf(
+  at: { country: string; region: string; provider: string },
+  load: number,
+  countries: Set<string>,
+  regions: Set<string>,
+  providers: Set<string>,
+): number {
+  return (
+    (load >= 1 ? 0 : 8) +
+    (countries.has(at.country) ? 0 : 4) +
+    (regions.has(at.region) ? 0 : 2) +
+    (providers.has(at.provider) ? 0 : 1)
+  );
+}
+
+/**
+ * `pickSpread` over a live pool: the same rounds, the same scores and the same chances (a group is drawn in
+ * proportion to its least loaded members, then one of them at random: every equal node alike), but each
+ * group's least loaded members come from its load index instead of a pass over its members, and a node
+ * picked leaves its group until the pick ends.
+ */
+function pickSpreadLive(pool: LivePool, count: number): NodeState[] {
+  const countries = new Set<string>();
+  const regions = new Set<string>();
+  const providers = new Set<string>();
+  const out: NodeState[] = [];
+  try {
+    while (out.length < count) {
+      let chosen: LiveGroup | undefined;
+      let bestScore = -1;
+      let bestLoad = Number.POSITIVE_INFINITY;
+      let weight = 0;
+      for (const g of pool.groups()) {
+        const load = g.minLoad();
+        if (load === undefined) continue;
+        const score = scoreOf(g, load, countries, regions, providers);
+        if (score > bestScore || (score === bestScore && load < bestLoad)) {
+          chosen = g;
+          bestScore = score;
+          bestLoad = load;
+          weight = g.ties();
+        } else if (score === bestScore && load === bestLoad) {
+          const ties = g.ties();
+          weight += ties;
+          if (Math.random() * weight < ties) chosen = g;
+        }
+      }
+      if (!chosen) break;
+      const n = chosen.take();
+      countries.add(n.country);
+      regions.add(n.region);
+      providers.add(n.provider);
+      out.push(n);
+    }
+  } finally {
+    pool.restore();
   }
   return out;
 }
