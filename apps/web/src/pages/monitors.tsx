@@ -145,8 +145,11 @@ function Row({
         <StateBadge state={m.state} />
       </td>
       <td data-label={t("name")}>
-        <a href={`#/monitors/${id}`}>{m.name}</a>
-        <RecentBeats m={m} />
+        {/* One grid item in the phone's card: the name with its bar under it. */}
+        <div>
+          <a href={`#/monitors/${id}`}>{m.name}</a>
+          <RecentBeats m={m} />
+        </div>
       </td>
       <td data-label={t("type")}>{m.type.toUpperCase()}</td>
       <td data-label={t("target")} class="anywhere">
