@@ -63,8 +63,11 @@ export interface NodeDirectory {
 export interface LiveNodes {
   /** The `offlineAfterMs` the set is kept with. */
   readonly offlineAfterMs: number;
-  /** Resolves once the known nodes are loaded (as `NodeDirectory.list()` waits for them). */
-  ready(): Promise<void>;
+  /**
+   * Until the known nodes are loaded, what resolves once they are (as `NodeDirectory.list()` waits for
+   * them); then undefined, so a pick needs no promise.
+   */
+  ready(): Promise<void> | undefined;
   /** A known node by id, online or not. */
   get(id: string): NodeState | undefined;
   /** How many nodes are online now. */

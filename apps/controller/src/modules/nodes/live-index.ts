@@ -147,7 +147,7 @@ export class LiveIndex implements LiveNodes {
     readonly offlineAfterMs: number,
     private readonly known: (id: string) => NodeState | undefined,
     private readonly pending: (id: string) => number,
-    readonly ready: () => Promise<void>,
+    readonly ready: () => Promise<void> | undefined,
   ) {}
 
   get(id: string): NodeState | undefined {

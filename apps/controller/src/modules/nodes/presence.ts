@@ -110,7 +110,7 @@ export function startPresence(opts: PresenceOptions): Presence {
     offlineAfterMs,
     (id) => nodes.get(id),
     (id) => jobs.pending(id),
-    () => load(),
+    () => (loadDone ? undefined : load()),
   );
   // What `list()` hands out until the next change (see NodeDirectory.list). Plain heartbeats (only
   // `lastSeen`, the load) do not end it at once: 10,000 agents send 2,000 a second, and every reader derives

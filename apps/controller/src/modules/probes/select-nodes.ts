@@ -47,7 +47,8 @@ export interface SelectOptions {
 export async function selectNodes(directory: NodeDirectory, opts: SelectOptions): Promise<SelectedNode[]> {
   const live = directory.live;
   if (live && opts.now === undefined && live.offlineAfterMs === opts.offlineAfterMs) {
-    await live.ready();
+    const loading = live.ready();
+    if (loading) await loading;
     return selectLive(live, opts);
   }
   const now = opts.now ?? Date.now();
