@@ -7,10 +7,11 @@ import { adminUrl, startNatsServer, writeSeedFile } from "@vantage/testing";
 import autocannon from "autocannon";
 import { sql } from "kysely";
 import { connectDb } from "../apps/controller/src/db/connect.js";
-import { PendingJobs, readNodeRows } from "../apps/controller/src/modules/nodes/directory.js";
-import type { NodeDirectory } from "../apps/controller/src/modules/nodes/index.js";
+import { createLogger } from "../apps/controller/src/logger.js";
+import { startPresence } from "../apps/controller/src/modules/nodes/index.js";
 import { selectNodes } from "../apps/controller/src/modules/probes/select-nodes.js";
 import { subjects } from "../packages/protocol/src/index.js";
+import { connectNats, natsControllerTransport } from "../packages/transport/src/nats.js";
 import { listenerPid } from "./lib/listener-pid.js";
 import { type SimMessage, type SimRequest, simNodeId } from "./lib/node-sim.js";
 import { printTable, processCpuSeconds, type Server, startServer } from "./lib/run.js";
@@ -24,8 +25,12 @@ import { printTable, processCpuSeconds, type Server, startServer } from "./lib/r
  *   database and the simulator, for scale;
  * - `GET /v1/nodes`: autocannon, BENCH_CONNECTIONS (8) connections for BENCH_SECONDS (10) after 1 s warm-up,
  *   the default list, then a page and a filter (both API forms' page fields: Form B `per_page`);
- * - node selection for an automatic spread: `selectNodes` in this process over the table's 10,000 nodes,
- *   VANTAGE_DEFAULT_NODES = 3 and its maximum 50, on a new directory snapshot per call and on one kept;
+ * - `GET /v1/nodes` with `If-None-Match`: conditional requests with the tag of the last answer (gzip), how
+ *   many are 304 and their latency (the tag changes when the list is rebuilt, about once a second);
+ * - node selection for an automatic spread: `selectNodes` in this process over a directory of its own that
+ *   follows the same heartbeats (as an api controller's: `startPresence` without writes), while they keep
+ *   arriving (2,000 a second), VANTAGE_DEFAULT_NODES = 3 and its maximum 50: from the live index (as the
+ *   controller picks) and, for comparison, from the directory's snapshot (the path before issue #34);
  * - offline detection: 100 simulated nodes stop (no goodbye), the time from each one's last heartbeat until
  *   `GET /v1/nodes` says offline (polled every 250 ms), against VANTAGE_NODE_OFFLINE_AFTER_MS (15 s).
  * Then the same list on a controller without the presence role (api only: it follows the heartbeats itself,
@@ -216,40 +221,84 @@ try {
   const rssUnderLoad = rssMbOf(controllerPid);
   const tableAgeLoaded = await tableAge();
 
-  progress("node selection");
-  // --- node selection in-process over the table's nodes --------------------------------------------------------
-  const rows = await readNodeRows(db.kysely);
-  const readAt = Date.now();
-  const jobs = new PendingJobs();
-  const table: NodeDirectory = {
-    list: async () => rows, // the same snapshot on every call
-    reserve: (id) => jobs.reserve(id),
-    release: (id) => jobs.release(id),
-    pending: (id) => jobs.pending(id),
-    markOffline() {},
+  progress("GET /v1/nodes with If-None-Match");
+  // --- conditional requests: 304 while the tag is current ----------------------------------------------------
+  const conditional = async (base: string) => {
+    const times: number[] = [];
+    let notModified = 0;
+    let tag = (await fetch(`${base}/v1/nodes`, { headers: { "accept-encoding": "gzip" } })).headers.get(
+      "etag",
+    );
+    for (let i = 0; i < 500; i++) {
+      const start = performance.now();
+      const res = await fetch(`${base}/v1/nodes`, {
+        headers: { "accept-encoding": "gzip", ...(tag ? { "if-none-match": tag } : {}) },
+      });
+      await res.arrayBuffer();
+      const ms = performance.now() - start;
+      if (res.status === 304) {
+        notModified++;
+        times.push(ms);
+      } else tag = res.headers.get("etag");
+      await sleep(10);
+    }
+    return [
+      "presence controller /v1/nodes, If-None-Match: the last tag (gzip), 500 requests 10 ms apart",
+      `${notModified}/500`,
+      f2(pct(times, 50)),
+      f2(pct(times, 99)),
+    ];
   };
-  const fresh: NodeDirectory = { ...table, list: async () => [...rows] }; // a new snapshot on every call
+  const conditionalRow = await conditional(controller.url);
+
+  progress("node selection");
+  // --- node selection in-process, from a directory following the live heartbeats --------------------------
+  const selectorNc = await connectNats({
+    servers: nats.url,
+    name: "bench-selector",
+    nkeySeedFile: seedFile("selector", controllerCreds.seed),
+  });
+  const following = startPresence({
+    db: db.kysely,
+    transport: natsControllerTransport(selectorNc, false),
+    log: createLogger("silent"),
+    offlineAfterMs,
+    writes: false,
+  });
+  await following.ready;
+  await sleep(heartbeatMs + 1000); // every node heard at least once by this directory
   const selectRows: (string | number)[][] = [];
+  const onlineNow = following.live?.onlineCount() ?? 0;
   for (const count of [3, 50]) {
-    for (const [label, directory] of [
-      ["new snapshot per call", fresh],
-      ["same snapshot", table],
+    for (const [label, at] of [
+      ["live index (as the controller picks)", () => undefined],
+      ["directory snapshot (before issue #34)", () => Date.now()],
     ] as const) {
       const times: number[] = [];
-      for (let i = 0; i < 300; i++) {
+      for (let i = 0; i < 1000; i++) {
+        // Heartbeats arrive between picks, as they do between probes.
+        await new Promise((r) => setImmediate(r));
+        const now = at();
         const start = performance.now();
-        const picked = await selectNodes(directory, { type: "ping", count, offlineAfterMs, now: readAt });
+        const picked = await selectNodes(following, {
+          type: "ping",
+          count,
+          offlineAfterMs,
+          ...(now === undefined ? {} : { now }),
+        });
         times.push(performance.now() - start);
         if (picked.length !== count) throw new Error(`picked ${picked.length} of ${count}`);
       }
-      times.splice(0, 50); // warm-up
+      times.splice(0, 100); // warm-up
       selectRows.push([
-        `${count} of ${rows.length} (ping), ${label}`,
+        `${count} of ${onlineNow} online (ping), ${label}`,
         f2(pct(times, 50)),
         f2(pct(times, 99)),
       ]);
     }
   }
+  await following.stop();
+  await selectorNc.close();
 
   progress("offline detection");
   // --- offline detection ----------------------------------------------------------------------------------------
@@ -319,7 +368,12 @@ try {
     httpRows,
   );
   process.stdout.write("\n");
-  printTable(["node selection (automatic spread), in-process", "p50 ms", "p99 ms"], selectRows);
+  printTable(["conditional GET", "304s", "p50 ms (304)", "p99 ms (304)"], [conditionalRow]);
+  process.stdout.write("\n");
+  printTable(
+    [`node selection (automatic spread), in-process, heartbeats arriving`, "p50 ms", "p99 ms"],
+    selectRows,
+  );
   process.stdout.write("\n");
   printTable(
     [
