@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { call, form } from "../api.js";
 import { ConfirmButton } from "../components/account-confirm.js";
-import { FormError, invalid } from "../components/account-form-error.js";
+import { describedBy, FieldError, FormError, invalid } from "../components/account-form-error.js";
 import { SecretOnce } from "../components/account-secret.js";
 import { formatTime, messages } from "../i18n.js";
 import type { Route } from "../router.js";
@@ -197,8 +197,10 @@ function CreateKey({ kind, onCreated }: { kind: Kind; onCreated: (secret: string
           placeholder={mcp ? t("mcpNamePlaceholder") : t("namePlaceholder")}
           value={name}
           aria-invalid={invalid(error, "body.name")}
+          aria-describedby={describedBy(error, "body.name")}
           onInput={(e) => setName(e.currentTarget.value)}
         />
+        <FieldError error={error} path="body.name" />
       </label>
       {form === "a" ? (
         <fieldset style={{ border: "none", padding: 0, margin: 0 }}>
@@ -220,7 +222,7 @@ function CreateKey({ kind, onCreated }: { kind: Kind; onCreated: (secret: string
           {busy ? t("creating") : mcp ? t("mcpCreateButton") : t("createButton")}
         </button>
       </div>
-      <FormError error={error} />
+      <FormError error={error} placed={["body.name"]} />
     </form>
   );
 }

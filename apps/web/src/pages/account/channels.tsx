@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
-import { FormError, invalid } from "../../components/account-form-error.js";
+import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { formatTime, messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading } from "../../ui.js";
 import {
@@ -395,7 +395,8 @@ function FieldInput({
   error: unknown;
   onInput: (v: string) => void;
 }) {
-  const bad = invalid(error, `body.config.${f.key}`);
+  const path = `body.config.${f.key}`;
+  const bad = invalid(error, path);
   if (f.kind === "list")
     return (
       <label>
@@ -405,20 +406,28 @@ function FieldInput({
           rows={2}
           value={value}
           aria-invalid={bad}
+          aria-describedby={describedBy(error, path)}
           onInput={(e) => onInput(e.currentTarget.value)}
         />
+        <FieldError error={error} path={path} />
       </label>
     );
   if (f.kind === "severity")
     return (
       <label>
         {t(f.label)}
-        <select value={value} onChange={(e) => onInput(e.currentTarget.value)}>
+        <select
+          value={value}
+          aria-invalid={bad}
+          aria-describedby={describedBy(error, path)}
+          onChange={(e) => onInput(e.currentTarget.value)}
+        >
           <option value="">{t("sevDefault")}</option>
           {severities.map((x) => (
             <option value={x}>{t(x)}</option>
           ))}
         </select>
+        <FieldError error={error} path={path} />
       </label>
     );
   return (
@@ -433,9 +442,11 @@ function FieldInput({
         placeholder={f.placeholder}
         value={value}
         aria-invalid={bad}
+        aria-describedby={describedBy(error, path)}
         onInput={(e) => onInput(e.currentTarget.value)}
         style={f.mono ? { fontFamily: "ui-monospace, monospace" } : undefined}
       />
+      <FieldError error={error} path={path} />
     </label>
   );
 }
@@ -494,8 +505,10 @@ function ChannelForm({ onCreated }: { onCreated: () => void }) {
           maxLength={100}
           value={name}
           aria-invalid={invalid(error, "body.name")}
+          aria-describedby={describedBy(error, "body.name")}
           onInput={(e) => setName(e.currentTarget.value)}
         />
+        <FieldError error={error} path="body.name" />
       </label>
       {fields[type].map((f) => (
         <FieldInput
@@ -515,10 +528,13 @@ function ChannelForm({ onCreated }: { onCreated: () => void }) {
               spellcheck={false}
               value={secret}
               aria-invalid={invalid(error, "body.config.secret")}
-              aria-describedby="webhook-secret-hint"
+              aria-describedby={["webhook-secret-hint", describedBy(error, "body.config.secret")]
+                .filter(Boolean)
+                .join(" ")}
               onInput={(e) => setSecret(e.currentTarget.value)}
               style={{ fontFamily: "ui-monospace, monospace" }}
             />
+            <FieldError error={error} path="body.config.secret" />
           </label>
           <button type="button" class="secondary" onClick={() => setSecret(newWebhookSecret())}>
             {t("generate")}
@@ -533,7 +549,14 @@ function ChannelForm({ onCreated }: { onCreated: () => void }) {
           {busy ? t("creating") : t("createButton")}
         </button>
       </div>
-      <FormError error={error} />
+      <FormError
+        error={error}
+        placed={[
+          "body.name",
+          ...fields[type].map((f) => `body.config.${f.key}`),
+          ...(type === "webhook" ? ["body.config.secret"] : []),
+        ]}
+      />
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
-import { FormError, invalid } from "../../components/account-form-error.js";
+import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading } from "../../ui.js";
 import type { Channel, Policy } from "./alert-shape.js";
@@ -202,15 +202,17 @@ function PolicyForm({
           placeholder={t("optional")}
           value={reminder}
           aria-invalid={invalid(error, "body.reminder_minutes")}
+          aria-describedby={describedBy(error, "body.reminder_minutes")}
           onInput={(e) => setReminder(e.currentTarget.value)}
         />
+        <FieldError error={error} path="body.reminder_minutes" />
       </label>
       <div>
         <button type="submit" disabled={busy}>
           {busy ? t("creating") : t("createButton")}
         </button>
       </div>
-      <FormError error={error} />
+      <FormError error={error} placed={["body.reminder_minutes"]} />
     </form>
   );
 }
