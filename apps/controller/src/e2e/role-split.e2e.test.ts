@@ -2,12 +2,13 @@ import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 import { type Call, call } from "./http-call.js";
+import { startNatsCluster } from "./nats-cluster.js";
 import { startTargets, type Targets } from "./targets.js";
 
 /**
  * Controllers split by role as docs/operations.md suggests, with real processes: `api`-only controllers
  * (Form B and Form A) and one `scheduler,notifier,presence` controller, on a PostgreSQL cluster of their
- * own, nats-server and three agents. The api-only controllers know the nodes from the heartbeats
+ * own, a NATS cluster of three servers (deploy/nats/cluster) and three agents. The api-only controllers know the nodes from the heartbeats
  * themselves, so while PostgreSQL is away, and the moment it is back, Form B probes against them answer
  * 200 from every live node (issue #27 item 1: before, every one answered 503 during the outage, and every
  * node looked offline for about 1.3 s after it).
@@ -30,7 +31,7 @@ describe("controllers split by role (real processes)", () => {
 
   beforeAll(async () => {
     [pg, targets] = await Promise.all([startPostgresCluster(), startTargets()]);
-    cluster = await startCluster(agents, { databaseUrl: pg.url });
+    cluster = await startCluster(agents, { databaseUrl: pg.url, nats: startNatsCluster });
     // Side by side: migrations are safe from several controllers at once.
     [backend, apiB, apiA] = await Promise.all([
       cluster.startController({ VANTAGE_ROLES: "scheduler,notifier,presence" }),
