@@ -15,6 +15,22 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.VANTAGE_LOG_LEVEL);
+  // A SIGTERM or SIGINT while the runtime starts (its port may already be open, and a service manager may
+  // stop it at any time) is kept and acted on once the start is done; without a handler Node would end the
+  // process on the spot. A start that does not finish within 10 s of the signal is left (exit 0).
+  let early: string | undefined;
+  let giveUp: NodeJS.Timeout | undefined;
+  let onSignal = (signal: string) => {
+    if (early) return;
+    early = signal;
+    log.info({ signal }, "signal during start-up: stopping once started");
+    giveUp = setTimeout(() => {
+      flushLogger(log);
+      process.exit(0);
+    }, 10_000).unref();
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
   let runtime: Runtime;
   try {
     runtime = await startRuntime(config, log);
@@ -68,8 +84,9 @@ async function main(): Promise<void> {
     ipData.reload().catch(() => {});
     reputationData.reload().catch(() => {});
   });
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  onSignal = (signal) => void shutdown(signal);
+  clearTimeout(giveUp);
+  if (early) void shutdown(early);
 }
 
 function printWelcome(url: string, config: Config): void {

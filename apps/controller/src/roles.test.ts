@@ -218,6 +218,32 @@ describe("NATS authorization check at start", () => {
     }
   });
 
+  it("a SIGTERM during start-up stops it cleanly once started (exit 0), not by the signal", async () => {
+    const creds = createControllerCredentials();
+    const nats = await startNatsServer({ users: [creds.user] });
+    const seed = seedFile(creds.seed);
+    try {
+      const child = startController({
+        DATABASE_URL: pg.url,
+        PORT: String(await freePort()),
+        NATS_URL: nats.url,
+        NATS_NKEY_SEED_FILE: seed.path,
+        VANTAGE_LOG_LEVEL: "info",
+      });
+      const exited = exitOf(child);
+      const log = logLines(child);
+      // The first line comes early in the start, well before "controller running".
+      await log.waitFor(() => true);
+      child.kill("SIGTERM");
+      // Ended by the signal itself, the code would be null.
+      expect((await exited).code).toBe(0);
+      await log.waitFor((l) => l.msg === "stopped", 10_000);
+    } finally {
+      seed.remove();
+      await nats.stop();
+    }
+  });
+
   it("serves on an open server with VANTAGE_ALLOW_OPEN_NATS=true, and on one with authorization", async () => {
     const open = await startNatsServer();
     const creds = createControllerCredentials();
