@@ -49,6 +49,20 @@ describe("presence", () => {
     ]);
   });
 
+  it("keeps the last IPv6 answer when the interfaces cannot be read (no file descriptor left)", () => {
+    const global: Ifaces = { eth0: [v6("2a01:4f8::1")] };
+    const emfile = () => {
+      throw Object.assign(new Error("Unknown system error 24"), {
+        errno: 24,
+        syscall: "uv_interface_addresses",
+      });
+    };
+    expect(detectCapabilities(false, { icmp: false, interfaces: global })).toContain("ipv6");
+    expect(detectCapabilities(false, { icmp: false, interfaces: emfile })).toContain("ipv6");
+    expect(detectCapabilities(false, { icmp: false, interfaces: {} })).not.toContain("ipv6");
+    expect(detectCapabilities(false, { icmp: false, interfaces: emfile })).not.toContain("ipv6");
+  });
+
   it("builds a heartbeat the protocol schema accepts", () => {
     const settings: AgentSettings = {
       VANTAGE_NODE_ID: "n1",

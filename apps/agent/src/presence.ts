@@ -54,13 +54,27 @@ export function hasIpv6(allowPrivate: boolean, interfaces: Interfaces = networkI
   return false;
 }
 
+/** What the last readable list of interfaces said about IPv6 (see `detectCapabilities`). */
+let lastIpv6: boolean | undefined;
+
+/**
+ * The node's capabilities for a heartbeat. Reading the interfaces needs a file descriptor: when none is
+ * left (EMFILE under a burst of probes) the last answer stands, so the heartbeat still goes out and the
+ * node does not drop offline for the length of the burst.
+ */
 export function detectCapabilities(
   allowPrivate: boolean,
-  probe: { icmp?: boolean; interfaces?: Interfaces } = {},
+  probe: { icmp?: boolean; interfaces?: Interfaces | (() => Interfaces) } = {},
 ): Capability[] {
   const icmp = probe.icmp ?? canOpenRawSockets();
   const caps: Capability[] = ["ipv4"];
-  if (hasIpv6(allowPrivate, probe.interfaces)) caps.push("ipv6");
+  const read = typeof probe.interfaces === "function" ? probe.interfaces : () => probe.interfaces;
+  try {
+    lastIpv6 = hasIpv6(allowPrivate, read() ?? networkInterfaces());
+  } catch {
+    // Kept from the last heartbeat (false before any).
+  }
+  if (lastIpv6) caps.push("ipv6");
   caps.push("http", "dns", "tcp");
   // ping and traceroute send ICMP/raw packets: without the capability they could only fail.
   if (icmp) caps.push("icmp", "ping", "traceroute");
