@@ -68,9 +68,9 @@ export function detectCapabilities(
 ): Capability[] {
   const icmp = probe.icmp ?? canOpenRawSockets();
   const caps: Capability[] = ["ipv4"];
-  const read = typeof probe.interfaces === "function" ? probe.interfaces : () => probe.interfaces;
+  const given = probe.interfaces;
   try {
-    lastIpv6 = hasIpv6(allowPrivate, read() ?? networkInterfaces());
+    lastIpv6 = hasIpv6(allowPrivate, typeof given === "function" ? given() : (given ?? networkInterfaces()));
   } catch {
     // Kept from the last heartbeat (false before any).
   }
