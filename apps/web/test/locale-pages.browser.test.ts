@@ -161,7 +161,9 @@ describe("every page in zh-CN and zh-TW", () => {
         await page.goto(`${d.url}/${hash}`);
         if (pattern === "/login") await page.reload();
         await page.locator("main h1").first().waitFor({ timeout: 10_000 });
-        await page.locator("main [aria-busy=true]").first().waitFor({ state: "detached", timeout: 10_000 });
+        await expect
+          .poll(() => page.locator("main [aria-busy=true]").count(), { timeout: 10_000, interval: 50 })
+          .toBe(0);
         if (!["/login", "/verify-email", "/reset-password"].includes(pattern))
           expect(await page.locator("main h1").first().textContent(), `${locale} ${pattern}`).not.toBe(
             signInTitle[locale],

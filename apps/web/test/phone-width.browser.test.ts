@@ -104,7 +104,10 @@ describe.each(["a", "b"] as const)("every page at 390 px, Form %s", (form) => {
         .catch((err: Error) => {
           throw new Error(`${pattern}: ${err.message}`);
         });
-      await page.locator("main [aria-busy=true]").waitFor({ state: "detached" });
+      // Every part of the page loaded (a page may show several "Loading…" at once: the plan page has three).
+      await expect
+        .poll(() => page.locator("main [aria-busy=true]").count(), { timeout: 10_000, interval: 50 })
+        .toBe(0);
       const [doc, body] = (await page.evaluate(pageWidth)) as [number, number];
       expect(`${pattern}: ${doc} ${body}`).toBe(`${pattern}: ${Math.min(doc, 390)} ${Math.min(body, 390)}`);
       // The made-up token is refused (400), and the browser logs the answer: that one is expected.
