@@ -43,6 +43,8 @@ export type IpAttribution = ReturnType<IpDataSource["find"]>;
 /** One opened, validated dataset. Immutable: a reload opens another and swaps (IpDataHolder). */
 export interface IpData extends IpDataSource {
   readonly version: string;
+  findV4(ip: number): IpAttribution;
+  findV6(a: number, b: number, c: number, d: number, text: string): IpAttribution;
   /** The files it was read from. */
   readonly files: { mmdb: string; asnIpv4: string; asnIpv6: string };
   /** The compiled ASN table's file in the cache directory. */
@@ -130,6 +132,8 @@ function dataOf(
       organisations: table.orgs.count - 1,
     },
     find: (ip) => find(countries, table, ip),
+    findV4: (ip) => answerV4(countries, table, ip),
+    findV6: (a, b, c, d, text) => answerV6(countries, table, a, b, c, d, text),
   };
   // Every record path once, before the data is handed out: a file that parses but cannot answer fails here.
   for (const probe of ["1.1.1.1", "8.8.8.8", "2001:4860:4860::8888", "2a00::1"]) data.find(probe);
@@ -140,10 +144,26 @@ function find(countries: CountryReader, table: AsnTable, ip: string): IpAttribut
   const v4 = parseIpv4(ip);
   if (v4 >= 0) return answerV4(countries, table, v4);
   if (!parseIpv6(ip)) throw new TypeError(`not an IP address: ${JSON.stringify(ip)}`);
-  const a = ipv6Words[0] as number;
-  const b = ipv6Words[1] as number;
-  const c = ipv6Words[2] as number;
-  const d = ipv6Words[3] as number;
+  return answerV6(
+    countries,
+    table,
+    ipv6Words[0] as number,
+    ipv6Words[1] as number,
+    ipv6Words[2] as number,
+    ipv6Words[3] as number,
+    ip,
+  );
+}
+
+function answerV6(
+  countries: CountryReader,
+  table: AsnTable,
+  a: number,
+  b: number,
+  c: number,
+  d: number,
+  ip: string,
+): IpAttribution {
   // IPv4-mapped (::ffff:0:0/96): the data keeps those ranges under IPv4 only.
   if (a === 0 && b === 0 && c === 0xffff) return answerV4(countries, table, d);
   const row = findV6Row(table, a, b, c, d);
@@ -247,6 +267,14 @@ export class IpDataHolder implements IpDataSource {
 
   find(ip: string): IpAttribution {
     return this.#current.find(ip);
+  }
+
+  findV4(ip: number): IpAttribution {
+    return this.#current.findV4(ip);
+  }
+
+  findV6(a: number, b: number, c: number, d: number, text: string): IpAttribution {
+    return this.#current.findV6(a, b, c, d, text);
   }
 
   /**

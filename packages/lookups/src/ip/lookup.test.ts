@@ -75,6 +75,35 @@ describe("ip lookup: public addresses, real data", () => {
   });
 });
 
+describe("ip lookup: the parsed path answers as the text path", () => {
+  it("gives find()'s answer for random IPv4, IPv6 and IPv4-carrying IPv6 addresses", async () => {
+    let x = 88172645;
+    const next = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return x >>> 0;
+    };
+    const hex = () => (next() & 0xffff).toString(16);
+    const quad = () => `${next() & 255}.${next() & 255}.${next() & 255}.${next() & 255}`;
+    const forms = [
+      quad,
+      () => `${(0x2000 + (next() % 0x1000)).toString(16)}:${hex()}:${hex()}::${hex()}`,
+      () => `::ffff:${quad()}`,
+      () => `64:ff9b::${quad()}`,
+      () => `2002:${hex()}:${hex()}::1`,
+      () => `2001:0:${hex()}:${hex()}::${hex()}:${hex()}`,
+    ];
+    // The data only through `find` (text): what the lookup answered before it read the parse.
+    const textOnly = { version: data.version, find: (ip: string) => data.find(ip) };
+    for (let i = 0; i < 6000; i++) {
+      const ip = (forms[i % forms.length] as () => string)();
+      const fast = await runLookup("ip", { ip }, ctx());
+      expect(await runLookup("ip", { ip }, ctx({ ipData: textOnly }))).toEqual(fast);
+    }
+  });
+});
+
 describe("ip lookup: special addresses are answered without a lookup", () => {
   it.each([
     ["10.0.0.1", "private"],

@@ -1,6 +1,9 @@
 import { type Lookup, LookupError } from "../types.js";
-import { ipInputSchema } from "./schema.js";
-import { classifyAddress } from "./special-range.js";
+import { formatIpv4, ipv6Words } from "./address.js";
+import { type IpDataSource, type IpResult, ipInputSchema } from "./schema.js";
+import { CLASS_LOOKUP_V4, classifyParsed, parsedAddress, reservedCategories } from "./special-range.js";
+
+type IpAttribution = ReturnType<IpDataSource["find"]>;
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 const countryNames = new Map<string, string | null>();
@@ -25,34 +28,75 @@ export function countryName(code: string): string | null {
 export const ipLookup: Lookup<"ip"> = {
   kind: "ip",
   inputSchema: ipInputSchema,
-  run: async (input, ctx) => {
-    const data = ctx.ipData;
-    if (!data) throw new LookupError("unavailable", "the IP data is not loaded");
-    const verdict = classifyAddress(input.ip);
-    // Version and answer are read in one synchronous stretch: a reload cannot swap the data in between.
-    // One literal per branch (no spread of a template): this runs a million times a second.
-    if ("reserved" in verdict) {
-      return {
-        ip: input.ip,
-        country: null,
-        country_name: null,
-        isp: null,
-        asn: null,
-        reserved: true,
-        range: verdict.reserved,
-        data_version: data.version,
-      };
+  // Not `async`: the answer is ready synchronously, and one promise is all a caller pays for.
+  run: (input, ctx) => {
+    try {
+      return Promise.resolve(answerIp(input.ip, ctx.ipData));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const hit = data.find(verdict.lookup);
-    return {
-      ip: input.ip,
-      country: hit.country,
-      country_name: hit.country === null ? null : countryName(hit.country),
-      isp: hit.org,
-      asn: hit.asn === null ? null : `AS${hit.asn}`,
-      reserved: false,
-      range: null,
-      data_version: data.version,
-    };
   },
 };
+
+/**
+ * ipLookup's answer, synchronously. The address is parsed once (classifyParsed), and the data reads that
+ * parse (findV4/findV6) instead of parsing the text again. Version and answer are read in one synchronous
+ * stretch: a reload cannot swap the data in between.
+ */
+export function answerIp(ip: string, data: IpDataSource | undefined): IpResult {
+  if (!data) throw new LookupError("unavailable", "the IP data is not loaded");
+  const code = classifyParsed(ip);
+  if (code >= 0) return reservedAnswer(ip, reservedCategories[code] ?? "invalid", data.version);
+  let hit: IpAttribution;
+  if (code === CLASS_LOOKUP_V4) {
+    const v4 = parsedAddress.embedded;
+    hit = data.findV4 ? data.findV4(v4) : data.find(formatIpv4(v4));
+  } else if (!parsedAddress.bare || !data.findV4 || !data.findV6) {
+    hit = data.find(ip);
+  } else if (parsedAddress.v4 >= 0) {
+    hit = data.findV4(parsedAddress.v4);
+  } else {
+    hit = data.findV6(
+      ipv6Words[0] as number,
+      ipv6Words[1] as number,
+      ipv6Words[2] as number,
+      ipv6Words[3] as number,
+      ip,
+    );
+  }
+  // One literal per branch (no spread of a template): this runs a million times a second.
+  return {
+    ip,
+    country: hit.country,
+    country_name: hit.country === null ? null : countryName(hit.country),
+    isp: hit.org,
+    asn: hit.asn === null ? null : asnText(hit.asn),
+    reserved: false,
+    range: null,
+    data_version: data.version,
+  };
+}
+
+function reservedAnswer(ip: string, range: string, version: string): IpResult {
+  return {
+    ip,
+    country: null,
+    country_name: null,
+    isp: null,
+    asn: null,
+    reserved: true,
+    range,
+    data_version: version,
+  };
+}
+
+// `AS<n>` made once per AS number seen (about 80,000 in the data), not once per answer.
+const asnTexts = new Map<number, string>();
+function asnText(asn: number): string {
+  let text = asnTexts.get(asn);
+  if (text === undefined) {
+    text = `AS${asn}`;
+    asnTexts.set(asn, text);
+  }
+  return text;
+}

@@ -52,4 +52,14 @@ export interface IpDataSource {
    * answers for its IPv4 address); nulls where the data has no answer. Throws a TypeError on a non-address.
    */
   find(ip: string): { country: string | null; asn: number | null; org: string | null };
+  /** As `find`, for an IPv4 address already parsed (unsigned 32-bit): what the lookup calls. */
+  findV4?(ip: number): { country: string | null; asn: number | null; org: string | null };
+  /** As `find`, for an IPv6 address already parsed to four 32-bit words (most significant first). */
+  findV6?(
+    a: number,
+    b: number,
+    c: number,
+    d: number,
+    text: string,
+  ): { country: string | null; asn: number | null; org: string | null };
 }

@@ -113,27 +113,68 @@ function reserved(category: string): { reserved: string } {
   }
   return answer;
 }
-const v4Answers = v4Table.category.map(reserved);
-const v6Answers = v6Table.category.map(reserved);
-const invalid = reserved("invalid");
-const alwaysReserved = reserved("reserved");
+
+/**
+ * What classifyParsed found, for callers that read the address's parse instead of its text: `v4` the
+ * IPv4 value of the text (-1 when it is IPv6: its words are left in `ipv6Words`), `bare` whether the text
+ * parsed as it is (no whitespace, bracket or zone id to drop), `embedded` the IPv4 address to look up for
+ * CLASS_LOOKUP_V4. One shared record: read it before the next parse.
+ */
+export const parsedAddress = { v4: -1, bare: true, embedded: 0 };
+/** classifyParsed: look up the text itself (its parse in parsedAddress / ipv6Words). */
+export const CLASS_LOOKUP_TEXT = -1;
+/** classifyParsed: look up the IPv4 address `parsedAddress.embedded` (an IPv6 form carrying it). */
+export const CLASS_LOOKUP_V4 = -2;
+/** classifyParsed's answers ≥ 0: the index of the special range's category in this list. */
+export const reservedCategories: string[] = [];
+const categoryIndex = new Map<string, number>();
+function categoryOf(category: string): number {
+  let index = categoryIndex.get(category);
+  if (index === undefined) {
+    index = reservedCategories.length;
+    reservedCategories.push(category);
+    categoryIndex.set(category, index);
+  }
+  return index;
+}
+const v4Codes = Int32Array.from(v4Table.category, categoryOf);
+const v6Codes = Int32Array.from(v6Table.category, categoryOf);
+const INVALID = categoryOf("invalid");
+const ALWAYS_RESERVED = categoryOf("reserved");
 
 /**
  * The guard's verdict, minus the metadata entries. `ip` is taken as checkAddress takes it (whitespace,
  * brackets and a zone id dropped); an address looked up as it is keeps the caller's exact text.
  */
 export function classifyAddress(ip: string): AddressClass {
+  const code = classifyParsed(ip);
+  if (code >= 0) return reserved(reservedCategories[code] ?? "invalid");
+  return { lookup: code === CLASS_LOOKUP_V4 ? formatIpv4(parsedAddress.embedded) : ip };
+}
+
+/**
+ * classifyAddress without an allocation, parsing `ip` once: a reserved category's index (≥ 0, into
+ * reservedCategories), CLASS_LOOKUP_TEXT or CLASS_LOOKUP_V4, the parse left in parsedAddress and ipv6Words.
+ */
+export function classifyParsed(ip: string): number {
   // Text that parses as it is has nothing to strip (no space, bracket or `%`): `ip` is the bare address.
-  let address = ip;
-  let v4 = parseIpv4(address);
-  if (v4 < 0 && !parseIpv6(address)) {
-    address = bareAddress(ip);
+  let bare = true;
+  let v4 = parseIpv4(ip);
+  if (v4 < 0 && !parseIpv6(ip)) {
+    bare = false;
+    const address = bareAddress(ip);
     v4 = parseIpv4(address);
-    if (v4 < 0 && !parseIpv6(address)) return invalid;
+    if (v4 < 0 && !parseIpv6(address)) {
+      parsedAddress.v4 = -1;
+      parsedAddress.bare = false;
+      return INVALID;
+    }
   }
+  parsedAddress.v4 = v4;
+  parsedAddress.bare = bare;
   if (v4 >= 0) {
     const hit = matchV4(v4, true);
-    return hit >= 0 ? (v4Answers[hit] ?? invalid) : { lookup: ip };
+    return hit >= 0 ? (v4Codes[hit] ?? INVALID) : CLASS_LOOKUP_TEXT;
   }
   const a = ipv6Words[0] ?? 0;
   const b = ipv6Words[1] ?? 0;
@@ -143,18 +184,18 @@ export function classifyAddress(ip: string): AddressClass {
   // Mapped, translated and NAT64 answer for their IPv4 address, but only when `ip` is already bare: the
   // guard's caller re-parsed the untrimmed text and looked up anything else as it was given.
   if (a === 0 && b === 0) {
-    if (c === 0xffff || c === 0xffff0000) return embedded(ip, d, -1, ip === address, false);
-    if (c === 0 && d > 1) return embedded(ip, d, -1, false, true);
+    if (c === 0xffff || c === 0xffff0000) return embedded(d, -1, bare, false);
+    if (c === 0 && d > 1) return embedded(d, -1, false, true);
   } else if (a === 0x0064ff9b && b === 0 && c === 0) {
-    return embedded(ip, d, -1, ip === address, false);
+    return embedded(d, -1, bare, false);
   } else if (a >>> 16 === 0x2002) {
-    return embedded(ip, (((a & 0xffff) << 16) | (b >>> 16)) >>> 0, -1, false, false);
+    return embedded((((a & 0xffff) << 16) | (b >>> 16)) >>> 0, -1, false, false);
   } else if (a === 0x20010000) {
     // Teredo: server IPv4 in the second word, client IPv4 bit-inverted in the last.
-    return embedded(ip, b, ~d >>> 0, false, false);
+    return embedded(b, ~d >>> 0, false, false);
   }
   const hit = matchV6();
-  return hit >= 0 ? (v6Answers[hit] ?? invalid) : { lookup: ip };
+  return hit >= 0 ? (v6Codes[hit] ?? INVALID) : CLASS_LOOKUP_TEXT;
 }
 
 /**
@@ -162,13 +203,7 @@ export function classifyAddress(ip: string): AddressClass {
  * a guard range decides, metadata entries included (a metadata hit ends the search; the other address
  * is not looked at). `alwaysBlock` is the IPv4-compatible form, refused around any public address.
  */
-function embedded(
-  ip: string,
-  first: number,
-  second: number,
-  carries: boolean,
-  alwaysBlock: boolean,
-): AddressClass {
+function embedded(first: number, second: number, carries: boolean, alwaysBlock: boolean): number {
   let n = first;
   let hit = matchV4(n, false);
   if (hit < 0 && second >= 0) {
@@ -177,12 +212,14 @@ function embedded(
   }
   if (hit >= 0 && v4Table.metadata[hit]) {
     const real = matchV4(n, true);
-    if (real >= 0) return v4Answers[real] ?? invalid;
-    return { lookup: carries ? formatIpv4(n) : ip };
+    if (real >= 0) return v4Codes[real] ?? INVALID;
+    parsedAddress.embedded = n;
+    return carries ? CLASS_LOOKUP_V4 : CLASS_LOOKUP_TEXT;
   }
-  if (hit >= 0) return v4Answers[hit] ?? invalid;
-  if (alwaysBlock) return alwaysReserved;
-  return { lookup: carries ? formatIpv4(first) : ip };
+  if (hit >= 0) return v4Codes[hit] ?? INVALID;
+  if (alwaysBlock) return ALWAYS_RESERVED;
+  parsedAddress.embedded = first;
+  return carries ? CLASS_LOOKUP_V4 : CLASS_LOOKUP_TEXT;
 }
 
 /** The guard's bareAddress after its trim: `[...]` and a `%zone` suffix dropped. */
