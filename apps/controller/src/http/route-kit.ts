@@ -8,17 +8,20 @@ import { type ApiForm, authSecurity } from "./security.js";
 
 /**
  * What every route of a module that needs credentials shares: its tag in the document, the form's security
- * and the auth check. Spread into `createRoute`; the form it was made for travels beside it (`form`), out
- * of the route's own fields.
+ * and the auth check, spread into `createRoute`. It also carries the form it was made for (`form`), so every
+ * route registers with one signature, `register<Op>(app, service, common)`. `form` is not enumerable: a
+ * spread leaves it out, and it never reaches the route's fields or the OpenAPI document.
  */
 export interface SecuredRoute {
   tags: string[];
   security: Record<string, string[]>[];
   middleware: MiddlewareHandler<AppEnv>;
+  readonly form: ApiForm;
 }
 
 export function securedRoute(tag: string, form: ApiForm, auth: MiddlewareHandler<AppEnv>): SecuredRoute {
-  return { tags: [tag], security: authSecurity(form), middleware: auth };
+  const common = { tags: [tag], security: authSecurity(form), middleware: auth };
+  return Object.defineProperty(common, "form", { value: form, enumerable: false }) as SecuredRoute;
 }
 
 /** A list's page in the service's terms, whatever the form calls its size (`limit` in A, `per_page` in B). */
@@ -28,8 +31,8 @@ export interface PageQuery {
 }
 
 export interface PagedList<F extends z.ZodRawShape, T> {
+  /** The route's tag, security and auth, and the active form (`common.form`). */
   common: SecuredRoute;
-  form: ApiForm;
   path: string;
   summary: string;
   description: string;
@@ -58,7 +61,7 @@ export interface PagedList<F extends z.ZodRawShape, T> {
  * (http/page-schemas.ts). The handler sees one `PageQuery` either way.
  */
 export function registerPagedList<F extends z.ZodRawShape, T>(app: Router, spec: PagedList<F, T>): void {
-  const formA = spec.form === "a";
+  const formA = spec.common.form === "a";
   const query = z.object({
     ...(formA ? pageFieldsA(spec.pageSize) : pageFieldsB(spec.pageSize)),
     ...spec.filters,

@@ -69,7 +69,7 @@ export function createBilling(
       );
       registerSubscribe(app, service, common);
       registerGetSubscription(app, service, common, configured);
-      registerListInvoices(app, service, common, deps.config.VANTAGE_API_FORM);
+      registerListInvoices(app, service, common);
       registerCancelAndPortal(app, service, common);
       registerWebhook(app, service);
     },

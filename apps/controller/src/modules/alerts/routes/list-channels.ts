@@ -1,16 +1,14 @@
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { channelSchema, WHOLE_LIST } from "../schemas.js";
 import type { AlertsApi } from "../types.js";
 import { toChannelView } from "./shared.js";
 
 /** `GET /v1/alert-channels`: `?page&limit` (A) or `?page&per_page` (B) → `{items, total, page, …}`. */
-export function registerListChannels(app: Router, api: AlertsApi, common: SecuredRoute, form: ApiForm): void {
+export function registerListChannels(app: Router, api: AlertsApi, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
-    form,
     path: "/v1/alert-channels",
     summary: "List the caller's alert channels, newest first",
     description:

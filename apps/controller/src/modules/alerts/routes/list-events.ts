@@ -1,16 +1,14 @@
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { EVENTS_PAGE, eventFilters, eventSchema } from "../schemas.js";
 import type { AlertsApi } from "../types.js";
 import { toEventView } from "./shared.js";
 
 /** `GET /v1/alert-events`: `?page&limit` (A) or `?page&per_page` (B), `&monitor_id&type`. */
-export function registerListEvents(app: Router, api: AlertsApi, common: SecuredRoute, form: ApiForm): void {
+export function registerListEvents(app: Router, api: AlertsApi, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
-    form,
     path: "/v1/alert-events",
     summary: "The caller's alert events, newest first",
     description:

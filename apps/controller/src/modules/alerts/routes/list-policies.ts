@@ -1,16 +1,14 @@
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { policyFilters, policySchema, WHOLE_LIST } from "../schemas.js";
 import type { AlertsApi } from "../types.js";
 import { toPolicyView } from "./shared.js";
 
 /** `GET /v1/alert-policies`: `?page&limit` (A) or `?page&per_page` (B), `&monitor_id`. */
-export function registerListPolicies(app: Router, api: AlertsApi, common: SecuredRoute, form: ApiForm): void {
+export function registerListPolicies(app: Router, api: AlertsApi, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
-    form,
     path: "/v1/alert-policies",
     summary: "List the caller's alert policies, newest first",
     description:

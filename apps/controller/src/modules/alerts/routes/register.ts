@@ -32,18 +32,18 @@ export function registerAlertRoutes(
   testSends: TestSends,
 ): void {
   const common = securedRoute("alerts", form, auth);
-  registerListChannels(app, api, common, form);
+  registerListChannels(app, api, common);
   registerCreateChannel(app, api, common);
   registerGetChannel(app, api, common);
   registerUpdateChannel(app, api, common);
   registerDeleteChannel(app, api, common);
   registerTestChannel(app, api, common, testSends);
-  registerListPolicies(app, api, common, form);
+  registerListPolicies(app, api, common);
   registerCreatePolicy(app, api, common);
   registerGetPolicy(app, api, common);
   registerUpdatePolicy(app, api, common);
   registerDeletePolicy(app, api, common);
-  registerListEvents(app, api, common, form);
+  registerListEvents(app, api, common);
   registerGetEvent(app, api, common);
   // Each type's settings as a schema of their own, for the reader of `config` (checked by the service).
   for (const type of channelTypes) {

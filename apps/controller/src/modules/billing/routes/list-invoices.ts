@@ -1,21 +1,14 @@
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { INVOICES_PAGE, invoiceSchema } from "../schemas.js";
 import type { BillingService } from "../service.js";
 import { toInvoiceView } from "./views.js";
 
 /** `GET /v1/billing/invoices`: `?page&limit` (A) or `?page&per_page` (B). */
-export function registerListInvoices(
-  app: Router,
-  billing: BillingService,
-  common: SecuredRoute,
-  form: ApiForm,
-): void {
+export function registerListInvoices(app: Router, billing: BillingService, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
-    form,
     path: "/v1/billing/invoices",
     summary: "The account's invoices, newest first",
     description:

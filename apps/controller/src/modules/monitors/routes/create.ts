@@ -3,7 +3,6 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { createBodyA, createBodyB, monitorA, monitorB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
@@ -47,12 +46,8 @@ const createB = (common: SecuredRoute) =>
   });
 
 /** `POST /v1/monitors`. */
-export function registerCreate(
-  app: Router,
-  svc: MonitorCrudService,
-  common: SecuredRoute,
-  form: ApiForm,
-): void {
+export function registerCreate(app: Router, svc: MonitorCrudService, common: SecuredRoute): void {
+  const { form } = common;
   if (form === "a") {
     app.openapi(createA(common), async (c) => {
       const b = c.req.valid("json");

@@ -23,10 +23,10 @@ export function registerMonitorCrudRoutes(
   form: ApiForm,
 ): void {
   const common = securedRoute("monitors", form, auth);
-  registerList(app, svc, common, form);
-  registerCreate(app, svc, common, form);
-  registerGet(app, svc, common, form);
-  registerUpdate(app, svc, common, form);
+  registerList(app, svc, common);
+  registerCreate(app, svc, common);
+  registerGet(app, svc, common);
+  registerUpdate(app, svc, common);
   registerDelete(app, svc, common);
   registerPause(app, svc, common);
   registerResume(app, svc, common);

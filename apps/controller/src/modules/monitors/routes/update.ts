@@ -3,7 +3,6 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { ApiForm } from "../../../http/security.js";
 import { idParam, monitorA, monitorB, patchBodyA, patchBodyB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
@@ -45,12 +44,8 @@ const patchB = (common: SecuredRoute) =>
   });
 
 /** `PATCH /v1/monitors/{id}`. */
-export function registerUpdate(
-  app: Router,
-  svc: MonitorCrudService,
-  common: SecuredRoute,
-  form: ApiForm,
-): void {
+export function registerUpdate(app: Router, svc: MonitorCrudService, common: SecuredRoute): void {
+  const { form } = common;
   if (form === "a") {
     app.openapi(patchA(common), async (c) => {
       const b = c.req.valid("json");
