@@ -39,6 +39,12 @@ node -e '
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   // A file that failed outside any test (import, beforeAll) counts once; its tests show as skipped.
   const suiteFailures = (r.testResults ?? []).filter((t) => t.status === "failed" && !(t.assertionResults ?? []).some((a) => a.status === "failed")).length;
+  // Where the time goes: the slowest files (wall time from start to end, as vitest reports them).
+  const files = (r.testResults ?? []).map((t) => ({ s: ((t.endTime ?? 0) - (t.startTime ?? 0)) / 1000, f: t.name ?? "" }));
+  const total = files.reduce((a, t) => a + t.s, 0);
+  console.log(`==> slowest test files (sum of file times ${Math.round(total)} s over ${files.length} files)`);
+  for (const t of files.sort((a, b) => b.s - a.s).slice(0, 12))
+    console.log(`${t.s.toFixed(1).padStart(8)} s  ${require("path").relative(process.cwd(), t.f)}`);
   console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$json"
 rm -f "$json"
