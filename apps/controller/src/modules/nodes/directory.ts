@@ -81,8 +81,11 @@ export interface LiveNodes {
 
 export interface LivePool {
   readonly size: number;
-  /** The non-empty groups. */
-  groups(): IterableIterator<LiveGroup>;
+  /**
+   * The groups, in no particular order: the same array while the pool lives (read it, never change it).
+   * Every group with a member is in it; one whose members a pick has taken stays until `restore()`.
+   */
+  groups(): readonly LiveGroup[];
   /**
    * Puts back every member `take()` removed. A pick takes its nodes out of their groups while it runs (so
    * each group's best is the best not yet taken) and must call this before it yields.
@@ -94,6 +97,13 @@ export interface LiveGroup {
   readonly country: string;
   readonly region: string;
   readonly provider: string;
+  /**
+   * Small numbers for the three, unique within the index across all three (one numbering: a country and a
+   * provider never share one), so a pick marks what it has covered in an array instead of sets of strings.
+   */
+  readonly countryId: number;
+  readonly regionId: number;
+  readonly providerId: number;
   /** The least load of a member not taken; undefined when none is left. */
   minLoad(): number | undefined;
   /** How many members not taken have that load. */

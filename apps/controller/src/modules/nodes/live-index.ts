@@ -16,11 +16,33 @@ interface Entry {
 
 const locationOf = (n: NodeState) => `${n.country}\u0000${n.region}\u0000${n.provider}`;
 
+/** Small numbers for the strings of locations, so a pick compares and marks them in arrays. */
+class Interned {
+  private readonly ids = new Map<string, number>();
+  id(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}
+
 class Group implements LiveGroup {
   readonly country: string;
   readonly region: string;
   readonly provider: string;
+  readonly countryId: number;
+  readonly regionId: number;
+  readonly providerId: number;
   size = 0;
+  /** Where it is in its pool's `list` (while not empty). */
+  slot = -1;
+  /** `minLoad()`'s answer and its bucket, kept until a member joins or leaves. */
+  private min: number | undefined;
+  private minBucket: Entry[] | undefined;
+  private fresh = false;
   private readonly buckets = new Map<number, Entry[]>();
   private readonly at = new Map<Entry, number>();
   /** A min-heap of the loads with a bucket; a load whose bucket has gone is dropped when it surfaces. */
@@ -29,13 +51,19 @@ class Group implements LiveGroup {
   constructor(
     sample: NodeState,
     private readonly pool: Pool,
+    names: Interned,
   ) {
     this.country = sample.country;
     this.region = sample.region;
     this.provider = sample.provider;
+    // One numbering for all three: a pick marks them in one array.
+    this.countryId = names.id(`c\u0000${sample.country}`);
+    this.regionId = names.id(`r\u0000${sample.region}`);
+    this.providerId = names.id(`p\u0000${sample.provider}`);
   }
 
   add(e: Entry): void {
+    this.fresh = false;
     let bucket = this.buckets.get(e.load);
     if (!bucket) {
       bucket = [];
@@ -53,6 +81,7 @@ class Group implements LiveGroup {
     const bucket = this.buckets.get(load);
     const i = this.at.get(e);
     if (!bucket || i === undefined) return;
+    this.fresh = false;
     const last = bucket.pop()!;
     if (last !== e) {
       bucket[i] = last;
@@ -64,22 +93,27 @@ class Group implements LiveGroup {
   }
 
   minLoad(): number | undefined {
-    while (this.heap.length > 0 && !this.buckets.has(this.heap[0]!)) heapPop(this.heap);
-    return this.heap[0];
+    if (!this.fresh) {
+      while (this.heap.length > 0 && !this.buckets.has(this.heap[0]!)) heapPop(this.heap);
+      this.min = this.heap[0];
+      this.minBucket = this.min === undefined ? undefined : this.buckets.get(this.min);
+      this.fresh = true;
+    }
+    return this.min;
   }
 
   ties(): number {
-    const min = this.minLoad();
-    return min === undefined ? 0 : this.buckets.get(min)!.length;
+    this.minLoad();
+    return this.minBucket?.length ?? 0;
   }
 
   take(): NodeState {
     const min = this.minLoad();
-    if (min === undefined) throw new Error("take() from an exhausted group");
-    const bucket = this.buckets.get(min)!;
+    const bucket = this.minBucket;
+    if (min === undefined || !bucket) throw new Error("take() from an exhausted group");
     const e = bucket[Math.floor(Math.random() * bucket.length)]!;
     this.remove(e, min);
-    this.pool.taken.push([this, e]);
+    this.pool.took(this, e);
     return e.node;
   }
 }
@@ -87,23 +121,39 @@ class Group implements LiveGroup {
 class Pool implements LivePool {
   size = 0;
   readonly byLocation = new Map<string, Group>();
-  readonly taken: [Group, Entry][] = [];
+  /** The non-empty groups, in no order (a group leaves by a swap with the last). */
+  private readonly list: Group[] = [];
+  /** What `take()` removed, in two arrays of the same length `takenCount` (no pair made per take). */
+  private readonly takenGroups: Group[] = [];
+  private readonly takenEntries: Entry[] = [];
+  private takenCount = 0;
 
-  constructor(readonly accepts: (n: NodeState) => boolean) {}
+  constructor(
+    readonly accepts: (n: NodeState) => boolean,
+    private readonly names: Interned,
+  ) {}
 
-  groups(): IterableIterator<LiveGroup> {
-    return this.byLocation.values();
+  groups(): readonly LiveGroup[] {
+    return this.list;
   }
 
   add(e: Entry): void {
     const key = locationOf(e.node);
     let g = this.byLocation.get(key);
     if (!g) {
-      g = new Group(e.node, this);
+      g = new Group(e.node, this, this.names);
       this.byLocation.set(key, g);
+      g.slot = this.list.length;
+      this.list.push(g);
     }
     g.add(e);
     this.size++;
+  }
+
+  took(g: Group, e: Entry): void {
+    this.takenGroups[this.takenCount] = g;
+    this.takenEntries[this.takenCount] = e;
+    this.takenCount++;
   }
 
   /** `e` as it was filed: its node's location and `load`. */
@@ -112,13 +162,23 @@ class Pool implements LivePool {
     const g = this.byLocation.get(key);
     if (!g) return;
     g.remove(e, load);
-    if (g.size === 0) this.byLocation.delete(key);
+    if (g.size === 0) this.unlist(key, g);
     this.size--;
   }
 
+  private unlist(key: string, g: Group): void {
+    this.byLocation.delete(key);
+    const last = this.list.pop()!;
+    if (last !== g) {
+      this.list[g.slot] = last;
+      last.slot = g.slot;
+    }
+    g.slot = -1;
+  }
+
   restore(): void {
-    for (const [g, e] of this.taken) g.add(e);
-    this.taken.length = 0;
+    for (let i = 0; i < this.takenCount; i++) this.takenGroups[i]!.add(this.takenEntries[i]!);
+    this.takenCount = 0;
   }
 }
 
@@ -140,6 +200,7 @@ export class LiveIndex implements LiveNodes {
   /** Online nodes in the order of their `lastSeen` (oldest first) while `ordered`. */
   private readonly online = new Map<string, Entry>();
   private readonly pools = new Map<string, Pool>();
+  private readonly names = new Interned();
   private lastSeenMax = Number.NEGATIVE_INFINITY;
   private ordered = true;
 
@@ -163,7 +224,7 @@ export class LiveIndex implements LiveNodes {
     this.expire(now);
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new Pool(accepts);
+      pool = new Pool(accepts, this.names);
       for (const e of this.online.values()) {
         if (!accepts(e.node)) continue;
         pool.add(e);

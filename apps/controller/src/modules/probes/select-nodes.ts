@@ -75,14 +75,28 @@ function selectLive(live: LiveNodes, opts: SelectOptions): SelectedNode[] {
   if (requested && requested.ids.length > 0) {
     return named(requested, (id) => live.get(id), opts.offlineAfterMs, now);
   }
-  const { type, family } = opts;
-  const capable = live.pool(`${type}/${family ?? ""}`, (n) => supports(n, type) && reaches(n, family), now);
-  const pool = capable.size > 0 ? capable : live.pool("", () => true, now);
+  const pool = capablePool(live, opts.type, opts.family, now);
   const picked = pickSpreadLive(pool, opts.count);
   if (picked.length === 0) {
     throw new ApiError("no_nodes_available", "no probe node is online; start an agent and try again");
   }
   return picked.map((n) => ({ id: n.id, name: n.name, online: true }));
+}
+
+/** Pool keys and predicates per probe type and family, made once (a pick then makes neither). */
+const capableKeys = new Map<string, { key: string; accepts: (n: NodeState) => boolean }>();
+const anyNode = () => true;
+
+/** The online nodes able to run the probe; when none is, every online node (their entries say why). */
+function capablePool(live: LiveNodes, type: ProbeType, family: 4 | 6 | undefined, now: number): LivePool {
+  const slot = family === undefined ? type : `${type}/${family}`;
+  let c = capableKeys.get(slot);
+  if (!c) {
+    c = { key: `${type}/${family ?? ""}`, accepts: (n) => supports(n, type) && reaches(n, family) };
+    capableKeys.set(slot, c);
+  }
+  const capable = live.pool(c.key, c.accepts, now);
+  return capable.size > 0 ? capable : live.pool("", anyNode, now);
 }
 
 /** Named nodes as given, duplicates dropped; an unknown id is a 400 naming the field and index. */
@@ -158,7 +172,7 @@ function capableOf(online: Online, type: ProbeType, family: 4 | 6 | undefined): 
   return capable;
 }
 
-const probeCapabilities = new Set(["http", "ping", "dns", "tcp", "traceroute"]);
+const probeCapabilities = new Set(["http", "ping", "dns", "tcp", "traceroute", "mtr"]);
 
 /** A node that advertises probe types must list this one; a node that lists none is assumed to run all. */
 function supports(node: NodeState, type: ProbeType): boolean {
@@ -311,44 +325,85 @@ function scoreOf(
 }
 
 /**
+ * What one live spread has covered, by the index's location ids (`LiveGroup.countryId` …): `marks[id] ===
+ * stamp` once covered. A new spread takes the next stamp instead of clearing, so a pick allocates nothing
+ * for it (a pick of 50 runs 50 rounds over every group: sets of strings there were most of its time, and
+ * their garbage the young-generation collections that landed in picks).
+ */
+let marks = new Uint32Array(1024);
+let stamp = 0;
+
+function newSpread(): void {
+  stamp++;
+  if (stamp === 0xffffffff) {
+    marks.fill(0);
+    stamp = 1;
+  }
+}
+
+const isCovered = (id: number) => id < marks.length && marks[id] === stamp;
+
+function cover(id: number): void {
+  if (id >= marks.length) {
+    const grown = new Uint32Array(Math.max(id + 1, marks.length * 2));
+    grown.set(marks);
+    marks = grown;
+  }
+  marks[id] = stamp;
+}
+
+/** `scoreOf` by the groups' location ids, against the current spread's marks. */
+function liveScore(g: LiveGroup, load: number): number {
+  return (
+    (load >= 1 ? 0 : 8) +
+    (isCovered(g.countryId) ? 0 : 4) +
+    (isCovered(g.regionId) ? 0 : 2) +
+    (isCovered(g.providerId) ? 0 : 1)
+  );
+}
+
+/**
  * `pickSpread` over a live pool: the same rounds, the same scores and the same chances (a group is drawn in
  * proportion to its least loaded members, then one of them at random: every equal node alike), but each
  * group's least loaded members come from its load index instead of a pass over its members, and a node
- * picked leaves its group until the pick ends.
+ * picked leaves its group until the pool's `restore()`, which the caller makes once its picks are done
+ * (picks for several location entries take from the same groups: a node is never picked twice).
  */
+function spreadLive(groups: readonly LiveGroup[], count: number, out: NodeState[]): void {
+  newSpread();
+  for (let picked = 0; picked < count; picked++) {
+    let chosen: LiveGroup | undefined;
+    let bestScore = -1;
+    let bestLoad = Number.POSITIVE_INFINITY;
+    let weight = 0;
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i]!;
+      const load = g.minLoad();
+      if (load === undefined) continue;
+      const score = liveScore(g, load);
+      if (score > bestScore || (score === bestScore && load < bestLoad)) {
+        chosen = g;
+        bestScore = score;
+        bestLoad = load;
+        weight = g.ties();
+      } else if (score === bestScore && load === bestLoad) {
+        const ties = g.ties();
+        weight += ties;
+        if (Math.random() * weight < ties) chosen = g;
+      }
+    }
+    if (!chosen) return;
+    cover(chosen.countryId);
+    cover(chosen.regionId);
+    cover(chosen.providerId);
+    out.push(chosen.take());
+  }
+}
+
 function pickSpreadLive(pool: LivePool, count: number): NodeState[] {
-  const countries = new Set<string>();
-  const regions = new Set<string>();
-  const providers = new Set<string>();
   const out: NodeState[] = [];
   try {
-    while (out.length < count) {
-      let chosen: LiveGroup | undefined;
-      let bestScore = -1;
-      let bestLoad = Number.POSITIVE_INFINITY;
-      let weight = 0;
-      for (const g of pool.groups()) {
-        const load = g.minLoad();
-        if (load === undefined) continue;
-        const score = scoreOf(g, load, countries, regions, providers);
-        if (score > bestScore || (score === bestScore && load < bestLoad)) {
-          chosen = g;
-          bestScore = score;
-          bestLoad = load;
-          weight = g.ties();
-        } else if (score === bestScore && load === bestLoad) {
-          const ties = g.ties();
-          weight += ties;
-          if (Math.random() * weight < ties) chosen = g;
-        }
-      }
-      if (!chosen) break;
-      const n = chosen.take();
-      countries.add(n.country);
-      regions.add(n.region);
-      providers.add(n.provider);
-      out.push(n);
-    }
+    spreadLive(pool.groups(), count, out);
   } finally {
     pool.restore();
   }
