@@ -11,6 +11,7 @@ import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import type { NodeFilter, NodeList, NodePage } from "../node-list.js";
 import { DataTag, matchesTag } from "./etag.js";
 import { acceptsGzip, PREPARED_MIN_BYTES, PreparedEnvelope } from "./prepared-envelope.js";
+import { WholeList } from "./whole-list.js";
 
 export const nodeSchema = z
   .object({
@@ -149,19 +150,18 @@ export function registerListNodes(
   app.openAPIRegistry.registerPath(route);
   // The whole list, and the last other large answer (a filter that matches most nodes), each with the
   // tag of its data: an unchanged list costs a client a 304, not the list.
-  const whole = { body: new PreparedEnvelope(), tag: new DataTag() };
+  const whole = new WholeList(list);
+  const directTag = new DataTag();
   const other = { body: new PreparedEnvelope(), tag: new DataTag() };
-  const answer = async (c: Context<AppEnv>, pending: Promise<string>, prepared: typeof whole) => {
-    const data = await pending;
+  const answer = async (c: Context<AppEnv>, data: string, ETag: string, prepared: PreparedEnvelope) => {
     const requestId = requestIdOf(c);
-    const ETag = prepared.tag.of(data);
     const small = data.length < PREPARED_MIN_BYTES;
     if (matchesTag(c.req.header("if-none-match"), ETag)) {
       return c.body(null, 304, small ? { ETag } : { ETag, Vary: largeJsonType.Vary });
     }
     if (small) return c.body(smallEnvelope(data, requestId), 200, { ...jsonType, ETag });
     const gz = acceptsGzip(c.req.header("accept-encoding"));
-    const { body, gzip } = await prepared.body.body(data, requestId, gz);
+    const { body, gzip } = await prepared.body(data, requestId, gz);
     // A large answer depends on Accept-Encoding (a small one never does).
     return c.body(body, 200, { ...(gzip ? gzipJsonType : largeJsonType), ETag });
   };
@@ -174,12 +174,13 @@ export function registerListNodes(
     }
     refuseUnknownQuery(c.req.url, names);
     if (c.req.url.indexOf("?") === -1) {
-      // The common request: the whole list, at hand in the directory's memory, answered without a promise.
-      const data = list.peekJson();
-      return answer(c, data === undefined ? list.json() : Promise.resolve(data), whole);
+      // The common request: the whole list, a large one from a body prepared ahead (see WholeList).
+      const w = await whole.current();
+      return answer(c, w.data, w.tag, w.body);
     }
     const { filter, page } = parseNodeListQuery(form, c.req.query());
-    return answer(c, list.json(filter, page), other);
+    const data = await list.json(filter, page);
+    return answer(c, data, other.tag.of(data), other.body);
   });
   // The same small answer before the router, under Node's server (dashboards poll it); a large list
   // (gzip, prepared bytes), a list not yet in memory and a request with credentials go to the router.
@@ -194,7 +195,7 @@ export function registerListNodes(
       status: 200,
       type: jsonType["Content-Type"],
       body: smallEnvelope(data, requestId),
-      headers: { ETag: whole.tag.of(data) },
+      headers: { ETag: directTag.of(data) },
     };
   });
 }

@@ -31,18 +31,30 @@ export class PreparedEnvelope {
   private head: Buffer | undefined;
   private gz: Promise<{ deflated: Buffer; crc: number; size: number }> | undefined;
 
-  async body(data: string, requestId: string, acceptsGzip: boolean): Promise<PreparedBody> {
-    if (data.length < PREPARED_MIN_BYTES) {
-      return { body: `{"data":${data},"request_id":${JSON.stringify(requestId)}}`, gzip: false };
+  /**
+   * Encodes and compresses `data` ahead of any request (a large one), resolving once both are done: what
+   * `body()` then answers for it costs a copy. A failed compression is tried again by the next request.
+   */
+  async prepare(data: string): Promise<void> {
+    if (data.length < PREPARED_MIN_BYTES) return;
+    const head = this.headOf(data);
+    try {
+      await this.gzipOf(head);
+    } catch {
+      this.gz = undefined;
     }
+  }
+
+  private headOf(data: string): Buffer {
     if (this.data !== data || !this.head) {
       this.data = data;
       this.head = Buffer.from(`{"data":${data},"request_id":`);
       this.gz = undefined;
     }
-    const head = this.head;
-    const tail = Buffer.from(`${JSON.stringify(requestId)}}`);
-    if (!acceptsGzip || tail.length > 0xffff) return { body: Buffer.concat([head, tail]), gzip: false };
+    return this.head;
+  }
+
+  private gzipOf(head: Buffer): Promise<{ deflated: Buffer; crc: number; size: number }> {
     // Compressed off the event loop (zlib's thread pool), once per data text; level 1: a tenth of the
     // time of the default level for a few percent more bytes.
     this.gz ??= deflateRawAsync(head, { level: 1, finishFlush: constants.Z_SYNC_FLUSH }).then((d) => ({
@@ -50,9 +62,20 @@ export class PreparedEnvelope {
       crc: crc32(head),
       size: head.length,
     }));
+    return this.gz;
+  }
+
+  async body(data: string, requestId: string, acceptsGzip: boolean): Promise<PreparedBody> {
+    if (data.length < PREPARED_MIN_BYTES) {
+      return { body: `{"data":${data},"request_id":${JSON.stringify(requestId)}}`, gzip: false };
+    }
+    const head = this.headOf(data);
+    const tail = Buffer.from(`${JSON.stringify(requestId)}}`);
+    if (!acceptsGzip || tail.length > 0xffff) return { body: Buffer.concat([head, tail]), gzip: false };
+    const pending = this.gzipOf(head);
     let gz: { deflated: Buffer; crc: number; size: number };
     try {
-      gz = await this.gz;
+      gz = await pending;
     } catch {
       this.gz = undefined; // tried again by the next request; this one goes out uncompressed
       return { body: Buffer.concat([head, tail]), gzip: false };
