@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { call } from "./http-call.js";
 import { startTargets, type Targets } from "./targets.js";
 
 /**
@@ -17,24 +18,20 @@ const ids = agents.map((a) => a.id);
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any;
 
-async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+/** Every answer is checked against the controller's form's document (`call`). */
+const post = (to: Controller, path: string, body: unknown) => call(to, "POST", path, body);
+const getTask = async (to: Controller, id: string): Promise<Json> =>
+  (await call(to, "GET", `/v1/probe/tasks/${id}`)).body;
 
 /** Form A: POST then poll the task; Form B: the POST answer. Returns the per-node results. */
-async function probe(form: "a" | "b", url: string, type: string, body: unknown): Promise<Json[]> {
-  const created = await post(url, `/v1/probe/${type}`, body);
-  expect(created.status, JSON.stringify(created.body)).toBe(form === "a" ? 202 : 200);
-  if (form === "b") return created.body.data.results;
+async function probe(to: Controller, type: string, body: unknown): Promise<Json[]> {
+  const created = await post(to, `/v1/probe/${type}`, body);
+  expect(created.status, JSON.stringify(created.body)).toBe(to.form === "a" ? 202 : 200);
+  if (to.form === "b") return created.body.data.results;
   expect(created.body.data.status).toBe("queued");
   const id = created.body.data.task_id;
   for (let i = 0; i < 600; i++) {
-    const task = (await fetch(`${url}/v1/probe/tasks/${id}`).then((r) => r.json())) as Json;
+    const task = await getTask(to, id);
     if (task.data.status === "done" || task.data.status === "failed") return task.data.results;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -86,12 +83,12 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
     it("every probe type from all three nodes against loopback targets", async () => {
       const b = bodies(form, targets);
       const [http, https, ping, dns, tcp, traceroute] = await Promise.all([
-        probe(form, controller.url, "http", b.http),
-        probe(form, controller.url, "http", b.https),
-        probe(form, controller.url, "ping", b.ping),
-        probe(form, controller.url, "dns", b.dns),
-        probe(form, controller.url, "tcp", b.tcp),
-        probe(form, controller.url, "traceroute", b.traceroute),
+        probe(controller, "http", b.http),
+        probe(controller, "http", b.https),
+        probe(controller, "ping", b.ping),
+        probe(controller, "dns", b.dns),
+        probe(controller, "tcp", b.tcp),
+        probe(controller, "traceroute", b.traceroute),
       ]);
       for (const results of [http, https, ping, dns, tcp, traceroute]) {
         expect(results.map((r: Json) => r.node_id)).toEqual(ids);
@@ -138,11 +135,11 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
 
     it("a stored task reads back the same through GET /v1/probe/tasks/{id}", async () => {
       const b = bodies(form, targets);
-      const created = await post(controller.url, "/v1/probe/tcp", b.tcp);
+      const created = await post(controller, "/v1/probe/tcp", b.tcp);
       const id = created.body.data.task_id;
-      const results = await probe(form, controller.url, "tcp", b.tcp);
+      const results = await probe(controller, "tcp", b.tcp);
       expect(results).toHaveLength(3);
-      const again = (await fetch(`${controller.url}/v1/probe/tasks/${id}`).then((r) => r.json())) as Json;
+      const again = await getTask(controller, id);
       expect(again.data.task_id).toBe(id);
       expect(again.data.type).toBe("tcp");
     });
@@ -156,22 +153,17 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
     try {
       await Promise.all([cluster.waitForNodes(first.url, ids), cluster.waitForNodes(second.url, ids)]);
       const body = bodies("b", targets).tcp;
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, () => post(first.url, "/v1/probe/tcp", body)),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(first, "/v1/probe/tcp", body)));
       const taskIds = answers.map((a) => a.body.data.task_id as string);
       // Straight after the answer, while the first controller may still hold the write.
-      const early = (await fetch(`${second.url}/v1/probe/tasks/${taskIds[19]}`).then((r) =>
-        r.json(),
-      )) as Json;
+      const early = await getTask(second, taskIds[19]!);
       expect(early.data).toMatchObject({ task_id: taskIds[19], status: "done" });
       expect(early.data.results).toEqual(answers[19]!.body.data.results);
       await first.stop(); // SIGTERM: the writes in flight finish before it exits
       for (const [i, id] of taskIds.entries()) {
-        const res = await fetch(`${second.url}/v1/probe/tasks/${id}`);
+        const res = await call(second, "GET", `/v1/probe/tasks/${id}`);
         expect(res.status).toBe(200);
-        const task = (await res.json()) as Json;
-        expect(task.data.results).toEqual(answers[i]!.body.data.results);
+        expect(res.body.data.results).toEqual(answers[i]!.body.data.results);
       }
     } finally {
       await first.stop();
@@ -185,7 +177,7 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
       await cluster.waitForNodes(controller.url, ids);
       const timeoutS = 4; // deadline: 4 s + 1 s grace
       const started = performance.now();
-      const pending = post(controller.url, "/v1/probe/http", {
+      const pending = post(controller, "/v1/probe/http", {
         url: `${targets.httpUrl}/slow?ms=2500`,
         timeout: timeoutS,
         nodes: ids,
