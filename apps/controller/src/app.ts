@@ -15,6 +15,7 @@ import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
 import { createPlans, type PlansModule } from "./modules/plans/index.js";
 import { createProbes, type ProbesModule } from "./modules/probes/index.js";
+import { createStatusPages, type StatusPagesModule } from "./modules/status-pages/index.js";
 import { createSystem } from "./modules/system/index.js";
 
 /** Every module of the controller, created once; each reaches the others only through their `service`. */
@@ -29,6 +30,7 @@ export interface Modules {
   alerts: AlertsModule;
   billing: BillingModule;
   mcp: McpModule;
+  statusPages: StatusPagesModule;
 }
 
 export interface App {
@@ -66,6 +68,12 @@ export function createApp(deps: AppDeps): App {
     accounts: accounts.service,
     plans: plans.service,
   });
+  const statusPages = createStatusPages(deps, {
+    authenticator,
+    monitors: monitors.statusReader,
+    delivery: delivery.service,
+    box: alerts.box,
+  });
   const billing = createBilling(deps, { authenticator, accounts: accounts.service });
   const mcp = createMcp(deps, {
     probes: probes.service,
@@ -86,7 +94,8 @@ export function createApp(deps: AppDeps): App {
     refusedLimit: deps.config.VANTAGE_REFUSED_LIMIT_IP,
   });
   registerSecuritySchemes(app, form);
-  for (const m of [system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])
+  // Status pages first: a custom domain's Host header serves its page at `/`, before the system's `/`.
+  for (const m of [statusPages, system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])
     m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -109,7 +118,7 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing, mcp },
+    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing, mcp, statusPages },
     async drain(graceMs) {
       await Promise.all([probes.drain(graceMs), info.drain()]);
       // Last: what the others charged and metered while draining is written too.
@@ -135,6 +144,8 @@ const sectionBlurbs: Record<string, string> = {
   alerts: "alert channels and policies, and the events they raised",
   account: "registration, login, email verification, profile, API keys, tokens and usage",
   billing: "subscriptions through Stripe Checkout, cancellation, the customer portal and invoices",
+  "status pages":
+    "public status pages per account: components, 90-day uptime, incidents, maintenance, subscribers",
   mcp: "the Model Context Protocol entry point for AI assistants: probes, lookups, nodes and monitors as tools",
   operations: "liveness and readiness",
 };

@@ -8,6 +8,7 @@ import type { MonitorTables } from "./tables/monitors.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
 import type { RateLimitTables } from "./tables/rate-limits.js";
+import type { StatusPageTables } from "./tables/status-pages.js";
 import type { UsageTables } from "./tables/usage.js";
 
 /**
@@ -25,4 +26,5 @@ export interface Database
     NodeTables,
     ProbeTables,
     RateLimitTables,
+    StatusPageTables,
     UsageTables {}

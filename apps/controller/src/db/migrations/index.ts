@@ -15,6 +15,7 @@ import * as m20261128_0100 from "./20261128_0100_account_recovery.js";
 import * as m20261129_0100 from "./20261129_0100_alert_policy_scope.js";
 import * as m20261129_0200 from "./20261129_0200_alert_events_kept.js";
 import * as m20261129_0300 from "./20261129_0300_monitor_run_status.js";
+import * as m20261129_1300 from "./20261129_1300_status_pages.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   "20261129_0100_alert_policy_scope": m20261129_0100,
   "20261129_0200_alert_events_kept": m20261129_0200,
   "20261129_0300_monitor_run_status": m20261129_0300,
+  "20261129_1300_status_pages": m20261129_1300,
 };
 
 export const inlineMigrations: MigrationProvider = {

@@ -11,17 +11,21 @@ import { createRollupJob } from "./rollups.js";
 import { registerMonitorCrudRoutes } from "./routes/register.js";
 import { registerMonitorResultRoutes } from "./routes/register-results.js";
 import { MONITORS_CHANNEL, type Scheduler, startScheduler } from "./scheduler.js";
+import { createMonitorStatusReader, type MonitorStatusReader } from "./status-read.js";
 import { createMonitorCrud, type MonitorCrudService } from "./service.js";
 import { RunWriter } from "./writer.js";
 
 export type { SchedulerStats } from "./scheduler.js";
 export { idParam as monitorIdParam, listQueryA, listQueryB } from "./schemas.js";
 export type { MonitorCrudService } from "./service.js";
+export type { DayTotals, MonitorStatusReader, MonitorSummary } from "./status-read.js";
 export { toMonitorA, toMonitorB } from "./views.js";
 
 export interface MonitorsModule extends Module<MonitorCrudService> {
   /** The `scheduler` role's share: claims due monitors and runs them; rolls results up and trims them. */
   readonly scheduler: Worker;
+  /** What status pages read: monitor summaries and daily uptime from the roll-ups. */
+  readonly statusReader: MonitorStatusReader;
   /** The running scheduler's figures (claims, runs, lag) and the writer's; undefined when not running. */
   stats(): { scheduler: Scheduler["stats"]; writer: RunWriter["stats"] } | undefined;
 }
@@ -92,6 +96,7 @@ export function createMonitors(
       registerMonitorResultRoutes(app, results, requireAuth(services.authenticator, { scope: "read" }), form);
     },
     scheduler: schedulerWorker,
+    statusReader: createMonitorStatusReader(deps.db.kysely),
     workers: [
       {
         role: "scheduler",
