@@ -1,9 +1,9 @@
 import { runProbe } from "@vantage/probes";
-import { MAX_CRASHED_JOBS } from "@vantage/protocol";
+import { MAX_CRASHED_JOBS, type ResultSigner } from "@vantage/protocol";
 import type { AgentLink } from "@vantage/transport";
 import type { Logger } from "pino";
 import type { AgentSettings } from "./config.js";
-import { startPresence } from "./presence.js";
+import { AGENT_VERSION, startPresence } from "./presence.js";
 import { JobRunner, type ProbeFn } from "./runner.js";
 
 export interface StartAgentOptions {
@@ -14,6 +14,11 @@ export interface StartAgentOptions {
   log: Logger;
   /** Defaults to `runProbe` from @vantage/probes; tests inject a fake to exercise runner logic. */
   probe?: ProbeFn | undefined;
+  /**
+   * The key results are signed with (docs/verify.md): the agent's nkey in the agent process, a key of its
+   * own kept in the data directory in the embedded mode. Its public half goes out in every heartbeat.
+   */
+  signer?: ResultSigner | undefined;
 }
 
 export interface RunningAgent {
@@ -44,6 +49,7 @@ export function startAgent(opts: StartAgentOptions): RunningAgent {
     allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     probe: opts.probe ?? runProbe,
     log,
+    signing: opts.signer && { signer: opts.signer, nodeId, agentVersion: AGENT_VERSION },
   });
 
   const stopServing = link.serveJobs(nodeId, (message, info) =>
@@ -52,6 +58,7 @@ export function startAgent(opts: StartAgentOptions): RunningAgent {
   const presence = startPresence(config, {
     publish: (hb) => link.publishHeartbeat(nodeId, hb),
     running: () => runner.running(),
+    signingKey: opts.signer?.key,
     onError: (err) => log.warn({ err }, "heartbeat not sent"),
   });
   log.info(

@@ -4,3 +4,4 @@ export { CRASH_EXIT_CODE, type CrashGuardOptions, installCrashGuard } from "./cr
 export { ExitLog } from "./exit-log.js";
 export { AGENT_VERSION, buildHeartbeat, detectCapabilities } from "./presence.js";
 export { JobRunner, type ProbeFn, type RunnerOptions } from "./runner.js";
+export { loadOrCreateSigningKey } from "./signing-key.js";

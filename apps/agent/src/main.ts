@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { errors, type NatsConnection } from "@nats-io/transport-node";
-import { subjects } from "@vantage/protocol";
+import { type ResultSigner, resultSigner, subjects } from "@vantage/protocol";
 import {
   authorizationProbeSubject,
   checkAuthorizationUntilConclusive,
@@ -14,7 +14,7 @@ import type { RunningAgent } from "./agent.js";
 import { type AgentConfig, ConfigError, loadConfig } from "./config.js";
 import { installCrashGuard } from "./crash-guard.js";
 import { ExitLog } from "./exit-log.js";
-import { nkeySeedAuthenticator } from "./nkey-auth.js";
+import { nkeySeedAuthenticator, parseUserSeed } from "./nkey-auth.js";
 import { AGENT_VERSION } from "./presence.js";
 
 const CLOSE_TIMEOUT_MS = 5000;
@@ -109,9 +109,13 @@ async function main(): Promise<void> {
     "connecting to NATS (retries until the server answers)",
   );
   let authenticator: ReturnType<typeof nkeySeedAuthenticator> | undefined;
+  // Results are signed with the NATS key itself (docs/verify.md): its public half is the node's identity.
+  let signer: ResultSigner | undefined;
   if (config.NATS_NKEY_SEED_FILE) {
     try {
-      authenticator = nkeySeedAuthenticator(readFileSync(config.NATS_NKEY_SEED_FILE, "utf8"));
+      const seed = readFileSync(config.NATS_NKEY_SEED_FILE, "utf8");
+      authenticator = nkeySeedAuthenticator(seed);
+      signer = resultSigner(parseUserSeed(seed).privateKey);
     } catch (err) {
       log.fatal(
         { file: config.NATS_NKEY_SEED_FILE, error: err instanceof Error ? err.message : String(err) },
@@ -186,7 +190,8 @@ async function main(): Promise<void> {
   const link = natsAgentLink(nc);
   closeLink = () => link.close();
   flushLink = () => link.flush();
-  agent = startAgent({ config, link, log });
+  signer ??= credsFileSigner(config.NATS_CREDS_FILE, log);
+  agent = startAgent({ config, link, log, signer });
 }
 
 /**
@@ -288,3 +293,18 @@ main().catch((err: unknown) => {
   );
   exits.exit(1, "fatal error at start");
 });
+
+/** The user seed of a `.creds` file (JWT auth), for signing results; none when absent or unreadable. */
+function credsFileSigner(file: string | undefined, log: Logger): ResultSigner | undefined {
+  if (!file) return undefined;
+  try {
+    const m = /-----BEGIN USER NKEY SEED-----\s+(SU[A-Z2-7]+)\s+/.exec(readFileSync(file, "utf8"));
+    return m?.[1] ? resultSigner(parseUserSeed(m[1]).privateKey) : undefined;
+  } catch (err) {
+    log.warn(
+      { error: err instanceof Error ? err.message : String(err) },
+      "results unsigned: no seed in creds",
+    );
+    return undefined;
+  }
+}

@@ -11,11 +11,17 @@ import type { Authenticator } from "@nats-io/transport-node";
 export function nkeySeedAuthenticator(seed: string): Authenticator {
   const { privateKey, publicNkey } = parseUserSeed(seed);
   const encoder = new TextEncoder();
-  return (nonce?: string) => ({
-    nkey: publicNkey,
-    // As nats.js: standard base64 of the signature of the nonce's UTF-8 bytes; no nonce, no signature.
-    sig: nonce ? Buffer.from(sign(null, encoder.encode(nonce), privateKey)).toString("base64") : "",
-  });
+  return (nonce?: string) => {
+    // The same key signs probe results (docs/verify.md), behind a prefix with a newline; a server's nonce is
+    // base64url. Anything else is refused, so no server can get a result statement signed as a "nonce".
+    if (nonce && !/^[A-Za-z0-9_=-]{1,256}$/.test(nonce))
+      throw new Error("refused to sign an unusual NATS nonce");
+    return {
+      nkey: publicNkey,
+      // As nats.js: standard base64 of the signature of the nonce's UTF-8 bytes; no nonce, no signature.
+      sig: nonce ? Buffer.from(sign(null, encoder.encode(nonce), privateKey)).toString("base64") : "",
+    };
+  };
 }
 
 const PREFIX_SEED = 18 << 3; // "S"

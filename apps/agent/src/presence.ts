@@ -83,7 +83,13 @@ export function detectCapabilities(
 
 export function buildHeartbeat(
   settings: AgentSettings,
-  state: { running: number; draining: boolean; icmp: boolean; crashedJobs?: readonly string[] | undefined },
+  state: {
+    running: number;
+    draining: boolean;
+    icmp: boolean;
+    crashedJobs?: readonly string[] | undefined;
+    signingKey?: string | undefined;
+  },
 ): Heartbeat {
   const cpus = Math.max(1, availableParallelism());
   return {
@@ -102,6 +108,7 @@ export function buildHeartbeat(
     load: Math.round(((loadavg()[0] ?? 0) / cpus) * 1000) / 1000,
     sent_at: new Date().toISOString(),
     draining: state.draining,
+    ...(state.signingKey ? { signing_key: state.signingKey } : {}),
     ...(state.crashedJobs ? { crashed_jobs: [...state.crashedJobs] } : {}),
   };
 }
@@ -118,14 +125,27 @@ export interface Presence {
 /** Publishes a heartbeat at once, then every `VANTAGE_HEARTBEAT_MS`. */
 export function startPresence(
   settings: AgentSettings,
-  deps: { publish: (hb: Heartbeat) => void; running: () => number; onError?: (err: unknown) => void },
+  deps: {
+    publish: (hb: Heartbeat) => void;
+    running: () => number;
+    signingKey?: string | undefined;
+    onError?: (err: unknown) => void;
+  },
 ): Presence {
   const icmp = canOpenRawSockets();
   let draining = false;
   const beat = (drainingNow?: boolean, crashedJobs?: readonly string[]) => {
     if (drainingNow) draining = true;
     try {
-      deps.publish(buildHeartbeat(settings, { running: deps.running(), draining, icmp, crashedJobs }));
+      deps.publish(
+        buildHeartbeat(settings, {
+          running: deps.running(),
+          draining,
+          icmp,
+          crashedJobs,
+          signingKey: deps.signingKey,
+        }),
+      );
     } catch (err) {
       deps.onError?.(err);
     }

@@ -14,8 +14,6 @@ import { configPath, readConfig, writeConfig } from "./config-store.js";
 import { ApiError, CliError, EXIT_FAILED, EXIT_OK, UsageError } from "./errors.js";
 import { type LookupCommand, lookupRequest, renderLookup } from "./lookups.js";
 import {
-  fromChoice,
-  type Location,
   type NodeInfo,
   needsNodeList,
   PROBE_TYPES,
@@ -88,7 +86,7 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
     ?.split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  if (from && !from.length) throw new UsageError("--from names no node or location", inv.command);
+  if (from && !from.length) throw new UsageError("--from names no node or country", inv.command);
   const options: ProbeOptions = {
     target: inv.arg!,
     count: intFlag(v, "count", 1, 50),
@@ -106,17 +104,12 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
 
 async function probe(api: Api, type: ProbeType, args: ProbeArgs): Promise<number> {
   const { from, limit, json } = args;
-  let nodes: string[] | undefined;
-  let locations: Location[] | undefined;
-  if (from) {
-    // Node ids, or location selectors the API resolves (the list tells them apart).
-    const list = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
-    ({ nodes, locations } = fromChoice(list.items, from, limit));
-  } else if (needsNodeList(from, limit)) {
+  let nodes: string[] | undefined = from;
+  if (needsNodeList(from, limit)) {
     const list = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
     nodes = selectNodes(type, list.items, from, limit);
-  }
-  const body = probeBody(api.form, type, { ...args.options, nodes, locations });
+  } else if (from && limit !== undefined) nodes = from.slice(0, limit);
+  const body = probeBody(api.form, type, { ...args.options, nodes });
 
   const tty = !json && process.stdout.isTTY === true;
   const view = new ProbeView({

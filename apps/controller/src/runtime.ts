@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   authorizationProbeSubject,
   type ControllerTransport,
@@ -334,5 +335,6 @@ async function startLocalAgent(
     registry: ctx.metrics.registry,
     stopGraceMs: ctx.config.VANTAGE_SHUTDOWN_GRACE_MS,
     probeModule: ctx.probeModule,
+    signingKeyFile: join(ctx.config.VANTAGE_DATA_DIR, "agent-signing-key.pem"),
   });
 }

@@ -1,2 +1,3 @@
 export * from "./messages.js";
+export * from "./result-signature.js";
 export * from "./subjects.js";

@@ -45,6 +45,12 @@ export const jobReplySchema = z.discriminatedUnion("status", [
       error: z.nullable(z.object({ code: z.string(), message: z.string() })),
       detail: z.nullable(z.record(z.string(), z.unknown())),
     }),
+    /** The agent's release (signed with the result). Optional: agents before signing send neither. */
+    agent_version: z.optional(z.string().check(z.maxLength(32))),
+    /** The agent's Ed25519 signature of the result's statement (result-signature.ts, docs/verify.md). */
+    signature: z.optional(
+      z.object({ key: z.string().check(z.maxLength(64)), sig: z.string().check(z.maxLength(128)) }),
+    ),
   }),
   z.object({
     v: z.int(),
@@ -74,6 +80,8 @@ export const heartbeatSchema = z.object({
   max_jobs: z.int().check(z.gte(1)),
   load: z.number().check(z.gte(0)),
   sent_at: z.string(),
+  /** The public key (a user nkey, `U…`) the agent signs its results with; absent when it signs none. */
+  signing_key: z.optional(z.string().check(z.regex(/^U[A-Z2-7]{55}$/))),
   /** True in the last heartbeat of an agent that is shutting down. */
   draining: z._default(z.boolean(), false),
   /**

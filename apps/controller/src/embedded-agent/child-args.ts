@@ -4,6 +4,8 @@ import type { AgentSettings } from "@vantage/agent";
 export interface ChildArgs {
   settings: AgentSettings;
   logLevel: string;
+  /** Where the agent's own signing key is kept (made on first start, mode 0600; docs/verify.md). */
+  signingKeyFile?: string | undefined;
   /**
    * Tests only: a module whose `probe` export replaces `runProbe` (e.g. one that throws from a callback
    * for one target, to crash the child on purpose).

@@ -18,7 +18,7 @@ const log = pino(
 );
 
 async function main(): Promise<void> {
-  const { ExitLog, installCrashGuard, startAgent } = await import("@vantage/agent");
+  const { ExitLog, installCrashGuard, loadOrCreateSigningKey, startAgent } = await import("@vantage/agent");
   const exits: import("@vantage/agent").ExitLog = new ExitLog();
   exits.use(log);
   if (!process.send) exits.exit(2, "not started by the controller (no IPC channel)");
@@ -36,7 +36,14 @@ async function main(): Promise<void> {
     ? ((await import(args.probeModule)) as { probe: import("@vantage/agent").ProbeFn }).probe
     : undefined;
   const link = ipcAgentLink(process);
-  const agent = startAgent({ config: args.settings, link, log, probe });
+  let signer: import("@vantage/protocol").ResultSigner | undefined;
+  try {
+    signer = args.signingKeyFile ? loadOrCreateSigningKey(args.signingKeyFile) : undefined;
+  } catch (err) {
+    // Probes still run; their results are unsigned (and say so by carrying no signature).
+    log.error({ err, file: args.signingKeyFile }, "signing key unusable: results go unsigned");
+  }
+  const agent = startAgent({ config: args.settings, link, log, probe, signer });
   installCrashGuard({
     log,
     agent: () => agent,

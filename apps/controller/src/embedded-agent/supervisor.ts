@@ -37,6 +37,8 @@ export interface EmbeddedAgentOptions {
   stopGraceMs?: number;
   /** Tests only: see ChildArgs.probeModule. */
   probeModule?: string | undefined;
+  /** See ChildArgs.signingKeyFile. */
+  signingKeyFile?: string | undefined;
 }
 
 export interface EmbeddedAgent {
@@ -153,6 +155,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
     const args: ChildArgs = {
       settings,
       logLevel: log.level,
+      signingKeyFile: opts.signingKeyFile,
       ...(opts.probeModule ? { probeModule: opts.probeModule } : {}),
     };
     const c = fork(entry.file, [JSON.stringify(args)], {

@@ -14,6 +14,8 @@ export interface NodesTable {
   last_seen: ColumnType<Date, Date | string, Date | string>;
   /** Set by a draining heartbeat: offline at once until the next normal heartbeat. */
   draining: Generated<boolean>;
+  /** The key the node signs its results with (a user nkey, `U…`), from its heartbeats; docs/verify.md. */
+  public_key: ColumnType<string | null, string | null | undefined, string | null>;
   first_seen: ColumnType<Date, Date | string | undefined, never>;
 }
 

@@ -184,7 +184,6 @@ export interface NewPolicyRow {
   onDown: boolean;
   onUp: boolean;
   reminderMinutes: number | null;
-  escalation?: { after_minutes: number; channel_ids: string[] }[];
   createdAt: Date;
 }
 
@@ -205,7 +204,6 @@ export async function insertPolicy(db: Executor, p: NewPolicyRow): Promise<Polic
       on_down: p.onDown,
       on_up: p.onUp,
       reminder_minutes: p.reminderMinutes,
-      escalation: jsonb(p.escalation ?? []),
       created_at: p.createdAt,
       updated_at: p.createdAt,
     })
@@ -249,7 +247,6 @@ export interface PolicyChanges {
   onDown?: boolean;
   onUp?: boolean;
   reminderMinutes?: number | null;
-  escalation?: { after_minutes: number; channel_ids: string[] }[];
 }
 
 export async function updatePolicy(
@@ -267,7 +264,6 @@ export async function updatePolicy(
       ...(changes.onDown !== undefined ? { on_down: changes.onDown } : {}),
       ...(changes.onUp !== undefined ? { on_up: changes.onUp } : {}),
       ...(changes.reminderMinutes !== undefined ? { reminder_minutes: changes.reminderMinutes } : {}),
-      ...(changes.escalation !== undefined ? { escalation: jsonb(changes.escalation) } : {}),
       updated_at: now,
     })
     .where("id", "=", id)

@@ -16,6 +16,8 @@ export interface NodeState {
   /** Epoch ms of the last heartbeat. */
   lastSeen: number;
   draining: boolean;
+  /** The key the node signs its results with (a user nkey `U…`, docs/verify.md); absent when it signs none. */
+  publicKey?: string | undefined;
   /**
    * Epoch ms at which a probe found the node offline (`NodeDirectory.markOffline`): offline from then on,
    * until a heartbeat received after it.
@@ -134,6 +136,7 @@ export function rowToNodeState(r: NodeRow): NodeState {
     maxJobs: r.max_jobs,
     lastSeen: new Date(r.last_seen).getTime(),
     draining: r.draining,
+    ...(r.public_key ? { publicKey: r.public_key } : {}),
   };
 }
 

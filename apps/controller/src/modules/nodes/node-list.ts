@@ -10,6 +10,7 @@ export interface NodeView {
   last_seen: string;
   version: string;
   capabilities: string[];
+  public_key: string | null;
 }
 
 const byId = (a: NodeState, b: NodeState) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -25,6 +26,7 @@ function toView(n: NodeState, online: boolean): NodeView {
     last_seen: new Date(n.lastSeen).toISOString(),
     version: n.version,
     capabilities: n.capabilities,
+    public_key: n.publicKey ?? null,
   };
 }
 
@@ -213,7 +215,10 @@ function headJson(n: NodeState): string {
 
 /** A node's JSON object after `last_seen`, to `}`. */
 function tailJson(n: NodeState): string {
-  return `"version":${JSON.stringify(n.version)},"capabilities":${JSON.stringify(n.capabilities)}}`;
+  return (
+    `"version":${JSON.stringify(n.version)},"capabilities":${JSON.stringify(n.capabilities)},` +
+    `"public_key":${JSON.stringify(n.publicKey ?? null)}}`
+  );
 }
 
 /** Whether two states of a node serialise alike but for `status` and `last_seen`. */
@@ -224,6 +229,7 @@ function sameFixedFields(a: NodeState, b: NodeState): boolean {
     a.region === b.region &&
     a.provider === b.provider &&
     a.version === b.version &&
+    a.publicKey === b.publicKey &&
     (a.capabilities === b.capabilities ||
       (a.capabilities.length === b.capabilities.length &&
         a.capabilities.every((c, i) => c === b.capabilities[i])))

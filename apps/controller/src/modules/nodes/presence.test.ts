@@ -31,6 +31,7 @@ describe.each(dbKinds)("presence on %s", (kind) => {
         last_seen: expect.stringMatching(/Z$/),
         version: "0.1.0-test",
         capabilities: expect.arrayContaining(["ipv4", "tcp"]),
+        public_key: null,
       },
     ]);
     const row = await db.testDb.db.kysely.selectFrom("nodes").selectAll().executeTakeFirstOrThrow();

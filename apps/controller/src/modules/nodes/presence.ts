@@ -195,6 +195,7 @@ export function startPresence(opts: PresenceOptions): Presence {
       maxJobs: hb.max_jobs,
       lastSeen: now,
       draining: hb.draining,
+      ...(hb.signing_key ? { publicKey: hb.signing_key } : {}),
     };
     nodes.set(nodeId, next);
     live.update(next, now);
@@ -210,7 +211,12 @@ export function startPresence(opts: PresenceOptions): Presence {
     if (!writing) return;
     dirty.add(nodeId);
     // New nodes and state changes reach the table at once; plain "still alive" beats wait for the timer.
-    if (!previous || previous.draining !== next.draining || previous.version !== next.version) {
+    if (
+      !previous ||
+      previous.draining !== next.draining ||
+      previous.version !== next.version ||
+      previous.publicKey !== next.publicKey
+    ) {
       if (!previous) log.info({ node_id: nodeId, node_name: next.name }, "node registered");
       if (next.draining) log.info({ node_id: nodeId }, "node draining: offline");
       queueMicrotask(() => void schedule());
@@ -391,6 +397,7 @@ function sameListing(a: NodeState, b: NodeState): boolean {
     a.region === b.region &&
     a.provider === b.provider &&
     a.version === b.version &&
+    a.publicKey === b.publicKey &&
     a.maxJobs === b.maxJobs &&
     a.capabilities === b.capabilities
   );

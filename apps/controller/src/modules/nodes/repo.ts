@@ -18,9 +18,9 @@ export async function upsertNodes(db: Kysely<Database>, batch: readonly NodeStat
   if (batch.length === 0) return;
   await sql`
     insert into nodes (id, name, country, region, provider, version, protocol_version, capabilities,
-                       running_jobs, max_jobs, last_seen, draining)
+                       running_jobs, max_jobs, last_seen, draining, public_key)
     select v.id, v.name, v.country, v.region, v.provider, v.version, ${sql.lit(PROTOCOL_VERSION)}, v.capabilities,
-           v.running_jobs, v.max_jobs, v.last_seen, v.draining
+           v.running_jobs, v.max_jobs, v.last_seen, v.draining, v.public_key
     from unnest(
       cast(${column(batch.map((n) => n.id))} as text[]),
       cast(${column(batch.map((n) => n.name))} as text[]),
@@ -32,9 +32,10 @@ export async function upsertNodes(db: Kysely<Database>, batch: readonly NodeStat
       cast(cast(${column(batch.map((n) => n.runningJobs))} as text[]) as integer[]),
       cast(cast(${column(batch.map((n) => n.maxJobs))} as text[]) as integer[]),
       cast(cast(${column(batch.map((n) => new Date(n.lastSeen).toISOString()))} as text[]) as timestamptz[]),
-      cast(cast(${column(batch.map((n) => n.draining))} as text[]) as boolean[])
+      cast(cast(${column(batch.map((n) => n.draining))} as text[]) as boolean[]),
+      cast(${sql<never>`${batch.map((n) => n.publicKey ?? null)}`} as text[])
     ) as v(id, name, country, region, provider, version, capabilities, running_jobs, max_jobs, last_seen,
-           draining)
+           draining, public_key)
     on conflict (id) do update set
       name = excluded.name,
       country = excluded.country,
@@ -46,5 +47,6 @@ export async function upsertNodes(db: Kysely<Database>, batch: readonly NodeStat
       running_jobs = excluded.running_jobs,
       max_jobs = excluded.max_jobs,
       last_seen = excluded.last_seen,
-      draining = excluded.draining`.execute(db);
+      draining = excluded.draining,
+      public_key = coalesce(excluded.public_key, nodes.public_key)`.execute(db);
 }

@@ -1,6 +1,15 @@
 import type { ProbeJobSpec } from "@vantage/probes";
-import { type JobMessage, jobReplySchema, PROTOCOL_VERSION } from "@vantage/protocol";
+import {
+  canonicalJson,
+  type JobMessage,
+  type JobReply,
+  jobReplySchema,
+  PROTOCOL_VERSION,
+  type ResultStatement,
+  verifyResultSignature,
+} from "@vantage/protocol";
 import { type ControllerTransport, TransportError } from "@vantage/transport";
+import type { ResultSignatureRecord } from "../../db/tables/probes.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import { jobBudgetMs } from "./deadlines.js";
 import type { ProbeQuarantine } from "./quarantine.js";
@@ -22,6 +31,11 @@ export interface NodeResult {
    * what ended it. Monitors pause on it; the probe is quarantined.
    */
   agent_crash?: true;
+  /**
+   * The node's signature of this result, checked against the key its heartbeats announce (docs/verify.md):
+   * shown on shared results and exports. Absent when the node signs nothing or the check failed.
+   */
+  signature?: ResultSignatureRecord | undefined;
 }
 
 /** Codes of entries where the node itself could not run the probe (as opposed to a failed probe). */
@@ -45,6 +59,8 @@ export interface DispatchInput {
   timeoutMs: number;
   /** Probes that crashed an agent: refused here, and added to when this one does. */
   quarantine?: ProbeQuarantine | undefined;
+  /** Where a signature that does not verify is reported (the result is kept, unsigned). */
+  onBadSignature?: ((nodeId: string, why: string) => void) | undefined;
 }
 
 /** Sends one job to one node and turns whatever happens into a NodeResult; never rejects, never outlives the deadline. */
@@ -124,6 +140,8 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     return failed("node_error", `node ${node.id} refused the job: ${reply.error.message}`);
   }
   const { outcome } = reply;
+  // Checked before the hops get their networks: the agent signed its own outcome, not the annotations.
+  const signature = reply.signature && checkSignature(input, reply);
   return {
     node_id: node.id,
     node_name: node.name,
@@ -133,7 +151,48 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     error: outcome.error,
     detail: outcome.detail,
     duration_ms: reply.duration_ms,
+    ...(signature ? { signature } : {}),
   };
+}
+
+/**
+ * Rebuilds the statement the agent signed (result-signature.ts) from what was sent and answered, and checks
+ * it with the key the node's heartbeats announce, never the one in the reply alone. Undefined when it does
+ * not verify: the result stands, unsigned, and the mismatch is reported.
+ */
+function checkSignature(
+  input: DispatchInput,
+  reply: Extract<JobReply, { status: "done" }>,
+): ResultSignatureRecord | undefined {
+  const given = reply.signature;
+  if (!given) return undefined;
+  const nodeId = input.node.id;
+  const known =
+    input.directory.live?.get(nodeId)?.publicKey ??
+    input.directory.peek?.()?.find((n) => n.id === nodeId)?.publicKey;
+  if (known !== given.key) {
+    input.onBadSignature?.(
+      nodeId,
+      known ? "signed with another key than its heartbeats announce" : "no key known",
+    );
+    return undefined;
+  }
+  const statement: ResultStatement = {
+    v: 1,
+    node_id: nodeId,
+    job_id: input.jobId,
+    agent_version: reply.agent_version ?? "",
+    spec: input.spec,
+    started_at: reply.started_at,
+    duration_ms: reply.duration_ms,
+    outcome: reply.outcome,
+  };
+  const json = canonicalJson(statement);
+  if (!verifyResultSignature(given.key, json, given.sig)) {
+    input.onBadSignature?.(nodeId, "signature does not verify");
+    return undefined;
+  }
+  return { key: given.key, sig: given.sig, statement: json };
 }
 
 /** A second fence behind the transport's own timeout: whatever the transport does, the caller is answered. */

@@ -22,7 +22,6 @@ import {
   urlField,
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
-import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
 import type { ProbeInput } from "./request.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
 
@@ -31,7 +30,7 @@ import { resultSchemas, toApiResult } from "./result-schemas.js";
  * also takes `nodes` (the spec shows it on http only).
  */
 
-const common = { nodes: nodeIdsField.optional(), ...nodeChoiceFields };
+const common = { nodes: nodeIdsField.optional() };
 const seconds = (max: number, dflt: number) =>
   z
     .number()
@@ -106,7 +105,7 @@ function request(
 }
 
 /** Form B body → the internal probe request. */
-const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
+export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) =>
     request(
       "http",
@@ -149,9 +148,6 @@ const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   traceroute: (b) =>
     request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
 };
-
-/** With `locations` and `reuse` (node-choice.ts). */
-export const fromFormB = withNodeChoice(fromFormBBodies, "nodes");
 
 export function formBDoneSchema(type: ProbeType) {
   return z.object({

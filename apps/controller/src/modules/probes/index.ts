@@ -1,5 +1,5 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
-import { chain, optionalAuth } from "../../http/auth.js";
+import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
 import { StreamSlots } from "../../http/stream-slots.js";
@@ -12,8 +12,12 @@ import { ResultWal, startResultLogDrain } from "./result-wal.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerGetQuota } from "./routes/get-quota.js";
+import { registerExportTask } from "./routes/export-task.js";
 import { registerGetTask } from "./routes/get-task.js";
-import { type ProbeDeps, type ProbesService, probesService } from "./service.js";
+import { registerPublicShare } from "./routes/public-share.js";
+import { registerShareTask } from "./routes/share-task.js";
+import { getProbeTask, type ProbeDeps, type ProbesService, probesService } from "./service.js";
+import { sharesService } from "./shares.js";
 import { SWEEP_EVERY_MS, startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
@@ -88,6 +92,7 @@ export function createProbes(
     quarantine: new ProbeQuarantine(deps.log),
   };
   const service = probesService(probeDeps);
+  const shares = sharesService(probeDeps, (id, viewer) => getProbeTask(probeDeps, id, viewer));
   let sweeper: TaskSweeper | undefined;
   let walDrain: { stop(): Promise<void> } | undefined;
   const sweeperWorker: Worker = {
@@ -126,6 +131,10 @@ export function createProbes(
       registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form, live);
       registerGetQuota(app, service, auth, form);
       registerGetTask(app, service, auth, form, live);
+      const publicUrl = deps.config.VANTAGE_PUBLIC_URL;
+      registerShareTask(app, shares, requireAuth(services.authenticator), form, publicUrl);
+      registerExportTask(app, shares, auth, form);
+      registerPublicShare(app, shares, form, publicUrl);
     },
     sweeper: sweeperWorker,
     workers: [

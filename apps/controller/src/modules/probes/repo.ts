@@ -103,10 +103,11 @@ export async function setTaskStatus(
 function resultRow(taskId: string, r: NodeResult) {
   return sql`(${taskId}, ${r.node_id}, ${r.node_name}, cast(${r.position} as integer),
     cast(${r.success} as boolean), cast(${r.latency_ms} as double precision), cast(${r.error?.code ?? null} as text),
-    cast(${r.error?.message ?? null} as text), ${jsonb(r.detail)}, cast(${r.duration_ms} as double precision))`;
+    cast(${r.error?.message ?? null} as text), ${jsonb(r.detail)}, cast(${r.duration_ms} as double precision),
+    ${jsonb(r.signature)})`;
 }
 
-const resultColumns = sql`(task_id, node_id, node_name, position, success, latency_ms, error_code, error_message, detail, duration_ms)`;
+const resultColumns = sql`(task_id, node_id, node_name, position, success, latency_ms, error_code, error_message, detail, duration_ms, signature)`;
 
 /**
  * Idempotent: a retry after a write whose answer was lost (the connection dropped) adds nothing. The same
@@ -163,7 +164,8 @@ export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly 
       cast(${column(results.map((x) => x.r.error?.code ?? null))} as text[]),
       cast(${column(results.map((x) => x.r.error?.message ?? null))} as text[]),
       cast(cast(${column(results.map((x) => json(x.r.detail)))} as text[]) as jsonb[]),
-      cast(cast(${column(results.map((x) => x.r.duration_ms))} as text[]) as double precision[])
+      cast(cast(${column(results.map((x) => x.r.duration_ms))} as text[]) as double precision[]),
+      cast(cast(${column(results.map((x) => json(x.r.signature)))} as text[]) as jsonb[])
     ) as r cross join relaxed
     on conflict (task_id, node_id) do nothing`.execute(db);
 }
@@ -234,6 +236,7 @@ export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRe
       error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
       detail: (r.detail as Record<string, unknown> | null) ?? null,
       duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
+      ...(r.signature ? { signature: r.signature } : {}),
     })),
   };
 }

@@ -10,7 +10,6 @@ import type { MonitorStatusReader } from "../monitors/index.js";
 import { RenderCache } from "./cache.js";
 import { createDomainMap, registerStatusPageRoutes } from "./routes/register.js";
 import { createStatusPagesService, type StatusPagesService } from "./service.js";
-import type { WindowSource } from "./snapshot.js";
 import { sendDueWebhooks } from "./webhooks.js";
 
 export type { StatusPagesService } from "./service.js";
@@ -37,8 +36,6 @@ export function createStatusPages(
     delivery: DeliveryService;
     /** Seals webhook subscribers' secrets (the alerts' box); undefined without VANTAGE_SECRET_KEY. */
     box: SecretBox | undefined;
-    /** The monitors' maintenance windows (shown on pages whose monitors they cover), when that module has them. */
-    windows?: WindowSource | undefined;
   },
 ): StatusPagesModule {
   const { config } = deps;
@@ -60,7 +57,6 @@ export function createStatusPages(
       domains.drop();
     },
     now: Date.now,
-    windows: services.windows,
   });
   cache = new RenderCache((slug) => service.snapshot(slug));
 

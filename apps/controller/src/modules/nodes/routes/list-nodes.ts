@@ -28,6 +28,15 @@ export const nodeSchema = z
     last_seen: z.string().openapi({ description: "ISO 8601 UTC time of the last heartbeat" }),
     version: z.string().openapi({ description: "Agent software version" }),
     capabilities: z.array(z.string()).openapi({ description: "e.g. ipv4, ipv6, icmp" }),
+    public_key: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "The Ed25519 key the node signs its results with, as a user nkey (`U…`); null when it signs none. " +
+          "Check a shared result's signature against it offline: docs/verify.md, `vantage verify`",
+        example: "UCK5N7N66OBOINFXAYC2ACJQYFSOD4VYNU6APEJTAVFZB2SVHLKGEW7L",
+      }),
   })
   .openapi("Node");
 

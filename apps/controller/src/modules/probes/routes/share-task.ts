@@ -1,0 +1,85 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { requirePrincipal } from "../../../http/auth.js";
+import type { AppEnv } from "../../../http/context.js";
+import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { Router } from "../../../http/router.js";
+import { type ApiForm, authSecurity } from "../../../http/security.js";
+import type { SharesService } from "../shares.js";
+import type { ShareRecord } from "../shares-repo.js";
+
+export const shareSchema = z
+  .object({
+    share_id: z.string().openapi({ example: "shr_3q2Jx0b1WcYlW0g1cB9m2A" }),
+    url: z
+      .string()
+      .openapi({ description: "The public page (HTML, no credentials, a preview card when pasted)" }),
+    json_url: z.string().openapi({ description: "The same, as JSON" }),
+    created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
+  })
+  .openapi("ProbeShare");
+
+/** Where this deployment is reached: VANTAGE_PUBLIC_URL, else the request's own origin. */
+export function originOf(c: Context<AppEnv>, publicUrl: string | undefined): string {
+  return (publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, "");
+}
+
+export function toShareView(s: ShareRecord, origin: string) {
+  return {
+    share_id: s.id,
+    url: `${origin}/share/${s.id}`,
+    json_url: `${origin}/v1/shares/${s.id}`,
+    created_at: s.created_at.toISOString(),
+  };
+}
+
+const params = z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) });
+
+/** `POST` and `DELETE /v1/probe/tasks/{id}/share`: the same contract in both forms (an extension). */
+export function registerShareTask(
+  app: Router,
+  shares: SharesService,
+  auth: MiddlewareHandler<AppEnv>,
+  form: ApiForm,
+  publicUrl: string | undefined,
+): void {
+  const common = { tags: ["probes"], security: authSecurity(form), middleware: auth };
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "post",
+      path: "/v1/probe/tasks/{id}/share",
+      summary: "Publish a probe task as a share link",
+      description:
+        "The owner of a task (created with credentials) publishes it under an unguessable id: a public, " +
+        "read-only page (`url`, HTML with a preview card) and JSON (`json_url`) that anyone can open without " +
+        "credentials, signatures included (docs/verify.md). Permanent until revoked; publishing a shared " +
+        "task again answers its live share. Another account's task, or an anonymous one, → 404.",
+      request: { params },
+      responses: {
+        201: { description: "The share link", ...jsonContent(envelope(shareSchema)) },
+        ...errorResponses(401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const share = await shares.publish(c.req.valid("param").id, requirePrincipal(c).userId);
+      return ok(c, toShareView(share, originOf(c, publicUrl)), 201);
+    },
+  );
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "delete",
+      path: "/v1/probe/tasks/{id}/share",
+      summary: "Revoke a probe task's share link",
+      description:
+        "The link's page and JSON answer 404 from now on. No live share, or another account's task → 404.",
+      request: { params },
+      responses: { 204: { description: "Revoked" }, ...errorResponses(401, 403, 404) },
+    }),
+    async (c) => {
+      await shares.revoke(c.req.valid("param").id, requirePrincipal(c).userId);
+      return c.body(null, 204);
+    },
+  );
+}

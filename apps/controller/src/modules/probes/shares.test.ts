@@ -1,0 +1,174 @@
+import { generateKeyPairSync } from "node:crypto";
+import { startAgent } from "@vantage/agent";
+import type { ProbeJobSpec, ProbeOutcome } from "@vantage/probes";
+import { resultSigner, verifyResultSignature } from "@vantage/protocol";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
+import { doneReply, serveNode, settle } from "../../testing/agents.js";
+import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+
+/**
+ * Share links, exports and result signatures (issue #30 items 5–6) through the API, with the real agent
+ * code (`startAgent`: runner, signing, heartbeats) on the in-process bus. Only the probe itself is a stand-in
+ * (no packet leaves the machine); everything around it is what runs in production.
+ */
+const quiet = pino({ level: "silent" });
+const fakeProbe = async (spec: ProbeJobSpec): Promise<ProbeOutcome> => ({
+  success: true,
+  latency_ms: 3.25,
+  error: null,
+  detail: {
+    resolved_ip: "192.0.2.10",
+    port: (spec.params as { port?: number }).port ?? 443,
+    connect_ms: 3.25,
+  },
+});
+
+async function signingNode(t: TestApp, id: string) {
+  const signer = resultSigner(generateKeyPairSync("ed25519").privateKey);
+  const agent = startAgent({
+    config: {
+      VANTAGE_NODE_ID: id,
+      VANTAGE_NODE_NAME: `Signer ${id}`,
+      VANTAGE_NODE_COUNTRY: "NL",
+      VANTAGE_NODE_REGION: "eu-west",
+      VANTAGE_NODE_PROVIDER: "lab",
+      VANTAGE_AGENT_CONCURRENCY: 4,
+      VANTAGE_HEARTBEAT_MS: 60_000,
+      VANTAGE_ALLOW_PRIVATE_TARGETS: true,
+    },
+    link: t.bus.agent(),
+    log: quiet,
+    probe: fakeProbe,
+    signer,
+  });
+  for (let i = 0; i < 200; i++) {
+    const nodes = await t.call("GET", "/v1/nodes");
+    if (nodes.body.data.items.some((n: { id: string }) => n.id === id)) break;
+    await settle();
+  }
+  return { signer, agent };
+}
+
+/** Runs a tcp probe as `headers`' account on `nodeIds` and returns the finished task's id. */
+async function finishedTask(t: TestApp, form: "a" | "b", headers: Record<string, string>, nodeIds: string[]) {
+  const body =
+    form === "a"
+      ? { target: "example.com:443", node_ids: nodeIds }
+      : { host: "example.com", port: 443, nodes: nodeIds };
+  const created = await t.call("POST", "/v1/probe/tcp", { body, headers });
+  expect(created.status).toBeLessThan(300);
+  const id = created.body.data.task_id as string;
+  for (let i = 0; i < 400; i++) {
+    const got = await t.call("GET", `/v1/probe/tasks/${id}`, { headers });
+    if (got.status === 200 && got.body.data.status === "done") return id;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`task ${id} did not finish`);
+}
+
+describe.each(dbKinds)("share links and signed results on %s", (kind) => {
+  const db = useTestDb(kind);
+  const stops: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  describe.each(forms)("form %s", (form) => {
+    it("publishes a signed task anyone can open and check; revoking it gives 404", async () => {
+      const t = await db.freshApp(form);
+      const { signer, agent } = await signingNode(t, "signer1");
+      stops.push(() => agent.stop());
+      const owner = await newUser(t, "owner");
+      const id = await finishedTask(t, form, owner.headers, ["signer1"]);
+
+      const nodes = await t.call("GET", "/v1/nodes");
+      const listed = nodes.body.data.items.find((n: { id: string }) => n.id === "signer1");
+      expect(listed.public_key).toBe(signer.key);
+
+      expect((await t.call("POST", `/v1/probe/tasks/${id}/share`)).status).toBe(401);
+      const stranger = await newUser(t, "stranger");
+      expect(
+        (await t.call("POST", `/v1/probe/tasks/${id}/share`, { headers: stranger.headers })).status,
+      ).toBe(404);
+      const readOnly = await issueKey(t, owner.userId, { scopes: ["read"] });
+      const refused = await t.call("POST", `/v1/probe/tasks/${id}/share`, {
+        headers: keyHeaders(form, readOnly.secret),
+      });
+      expect(refused.status).toBe(403);
+
+      const shared = await t.call("POST", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
+      expect(shared.status).toBe(201);
+      const share = shared.body.data;
+      expect(share.share_id).toMatch(/^shr_[A-Za-z0-9_-]{22}$/);
+      const again = await t.call("POST", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
+      expect(again.body.data.share_id).toBe(share.share_id);
+
+      // Signed out: JSON and page.
+      const json = await t.call("GET", `/v1/shares/${share.share_id}`);
+      expect(json.status).toBe(200);
+      expect(json.body.data.task.task_id).toBe(id);
+      expect(json.body.data.task.status).toBe("done");
+      expect(json.body.data.nodes[0]).toMatchObject({ id: "signer1", country: "NL", public_key: signer.key });
+      const [sig] = json.body.data.signatures;
+      expect(sig).toMatchObject({ node_id: "signer1", alg: "ed25519", public_key: signer.key });
+      expect(verifyResultSignature(listed.public_key, sig.statement, sig.signature)).toBe(true);
+      const statement = JSON.parse(sig.statement);
+      expect(statement).toMatchObject({ node_id: "signer1", outcome: { success: true, latency_ms: 3.25 } });
+      expect(statement.spec).toMatchObject({ type: "tcp", params: { host: "example.com", port: 443 } });
+      // A tampered statement does not verify.
+      expect(verifyResultSignature(signer.key, sig.statement.replace("3.25", "1.25"), sig.signature)).toBe(
+        false,
+      );
+
+      const page = await t.call("GET", `/share/${share.share_id}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      expect(page.text).toContain(
+        '<meta property="og:title" content="Vantage: tcp example.com:443 from 1 node">',
+      );
+      expect(page.text).toContain(
+        'property="og:description" content="1 of 1 node succeeded; median 3.3 ms; 1 signed',
+      );
+      expect(page.text).not.toContain("<script");
+
+      const exported = await t.call("GET", `/v1/probe/tasks/${id}/export`, { headers: owner.headers });
+      expect(exported.status).toBe(200);
+      expect(exported.body.data.format).toBe("vantage-task/1");
+      expect(exported.body.data.nodes[0].agent_version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(exported.body.data.signatures).toHaveLength(1);
+      expect((await t.call("GET", `/v1/probe/tasks/${id}/export`)).status).toBe(404);
+
+      const revoked = await t.call("DELETE", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
+      expect(revoked.status).toBe(204);
+      expect((await t.call("GET", `/v1/shares/${share.share_id}`)).status).toBe(404);
+      expect((await t.call("GET", `/share/${share.share_id}`)).status).toBe(404);
+      expect((await t.call("DELETE", `/v1/probe/tasks/${id}/share`, { headers: owner.headers })).status).toBe(
+        404,
+      );
+      expect((await t.call("GET", "/v1/shares/shr_AAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
+    });
+
+    it("keeps a result whose signature does not verify, unsigned", async () => {
+      const t = await db.freshApp(form);
+      const honest = resultSigner(generateKeyPairSync("ed25519").privateKey);
+      // Heartbeats announce one key; the replies are signed by another (or tampered with on the way).
+      const forger = resultSigner(generateKeyPairSync("ed25519").privateKey);
+      const node = serveNode(t.bus, { id: "forger" }, (job) => ({
+        ...(doneReply(job, 2) as object),
+        agent_version: "9.9.9",
+        signature: { key: honest.key, sig: forger.sign("{}") },
+      }));
+      node.heartbeat({ signing_key: honest.key });
+      await settle();
+      const owner = await newUser(t, "owner");
+      const id = await finishedTask(t, form, owner.headers, ["forger"]);
+      const exported = await t.call("GET", `/v1/probe/tasks/${id}/export`, { headers: owner.headers });
+      expect(exported.body.data.task.results[0].success).toBe(true);
+      expect(exported.body.data.signatures).toEqual([]);
+      await node.stop();
+    });
+  });
+});
