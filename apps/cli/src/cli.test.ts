@@ -255,6 +255,109 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect(() => statSync(path)).toThrow();
   });
 
+  it("maintenance create/list/delete and export: a window made and read back, runs streamed as CSV", async () => {
+    const token = (
+      await request("POST", "/v1/auth/register", undefined, {
+        email: `cli-mnt-${form}@example.com`,
+        password: "correct horse battery",
+      })
+    ).data.access_token as string;
+    const key = (await request("POST", "/v1/account/api-keys", token, { name: "cli" })).data.key as string;
+    expect((await cli(["login", "--api", api, "--key", key])).code).toBe(0);
+    const monitor = (
+      await request(
+        "POST",
+        "/v1/monitors",
+        token,
+        form === "a"
+          ? { name: "m", type: "ping", target: "192.0.2.1", interval_s: 3600 }
+          : { name: "m", type: "ping", host: "192.0.2.1", interval: 3600 },
+      )
+    ).data.id as string;
+    const created = await cli([
+      "maintenance",
+      "create",
+      "--title",
+      "Sunday patching",
+      "--monitors",
+      monitor,
+      "--rrule",
+      "FREQ=WEEKLY;BYDAY=SU",
+      "--start",
+      "2026-03-01T02:30",
+      "--tz",
+      "Europe/Berlin",
+      "--minutes",
+      "90",
+    ]);
+    expect(created.stderr).toBe("");
+    const id = /^created (mnt_\S+)/.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    const listed = await cli(["maintenance", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("FREQ=WEEKLY;BYDAY=SU (Europe/Berlin)");
+    const bad = await cli([
+      "maintenance",
+      "create",
+      "--title",
+      "x",
+      "--all",
+      "--rrule",
+      "FREQ=YEARLY",
+      "--start",
+      "2026-01-01T00:00",
+      "--tz",
+      "UTC",
+      "--minutes",
+      "5",
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /body\.recurrence\.rrule: FREQ must be DAILY, WEEKLY or MONTHLY \(validation_error\)/,
+    );
+    expect((await cli(["maintenance", "create", "--title", "x"])).code).toBe(2);
+    expect((await cli(["maintenance", "delete", "--id", id!])).stdout).toContain(`deleted ${id}`);
+
+    const seq = (
+      await runtime.db.kysely
+        .selectFrom("monitors")
+        .select("seq")
+        .where("id", "=", monitor)
+        .executeTakeFirstOrThrow()
+    ).seq;
+    await runtime.db.kysely
+      .insertInto("monitor_runs")
+      .values([
+        {
+          monitor_seq: String(seq),
+          slot: new Date("2026-11-28T00:00:00Z"),
+          node_id: "local",
+          success: true,
+          latency_ms: 1.5,
+          error_code: null,
+          status_code: null,
+        },
+        {
+          monitor_seq: String(seq),
+          slot: new Date("2026-11-28T01:00:00Z"),
+          node_id: "local",
+          success: false,
+          latency_ms: null,
+          error_code: "timeout",
+          status_code: null,
+        },
+      ])
+      .execute();
+    const csv = await cli(["export", monitor, "--format", "csv", "--from", "2026-11-27T00:00:00Z"]);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout).toBe(
+      "slot,node_id,success,latency_ms,error_code,status_code\r\n" +
+        "2026-11-28T00:00:00.000Z,local,true,1.5,,\r\n" +
+        "2026-11-28T01:00:00.000Z,local,false,,timeout,\r\n",
+    );
+    expect((await cli(["logout"])).code).toBe(0);
+  });
+
   it("on a terminal: a pending line per node, overwritten by its result as it arrives", async () => {
     const command = [process.execPath, bin, "ping", "127.0.0.1", "--count", "3", "--api", api].join(" ");
     const run = await cli(["-qfec", command, "/dev/null"], "", "script", []);

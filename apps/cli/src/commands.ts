@@ -59,7 +59,16 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: {
       ...PROBE_COMMON,
       type: { type: "string", arg: "t", help: "A (default), AAAA, MX, TXT, NS, CNAME, SOA" },
-      server: { type: "string", arg: "host", help: "ask this server instead of the node's resolver" },
+      server: {
+        type: "string",
+        arg: "host",
+        help: "ask this server instead of the node's resolver (with --protocol https: the DoH URL)",
+      },
+      protocol: { type: "string", arg: "p", help: "udp (default), tcp, tls (DoT) or https (DoH)" },
+      dnssec: { type: "boolean", help: "set the DO bit: ask for DNSSEC records" },
+      cd: { type: "boolean", help: "set the CD flag: the resolver should not validate" },
+      nsid: { type: "boolean", help: "ask the server for its NSID" },
+      trace: { type: "boolean", help: "resolve iteratively from the root servers (dig +trace)" },
     },
   },
   tcp: {

@@ -13,6 +13,7 @@ import {
 import { configPath, readConfig, writeConfig } from "./config-store.js";
 import { ApiError, CliError, EXIT_FAILED, EXIT_OK, UsageError } from "./errors.js";
 import { type LookupCommand, lookupRequest, renderLookup } from "./lookups.js";
+import { ack, exportRuns, maintenance } from "./monitoring.js";
 import {
   type NodeInfo,
   needsNodeList,
@@ -86,7 +87,7 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
     ?.split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  if (from && !from.length) throw new UsageError("--from names no node or country", inv.command);
+  if (from && !from.length) throw new UsageError("--from names no node or location", inv.command);
   const options: ProbeOptions = {
     target: inv.arg!,
     count: intFlag(v, "count", 1, 50),
