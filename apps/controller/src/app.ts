@@ -67,6 +67,7 @@ export function createApp(deps: AppDeps): App {
     authenticator,
     accounts: accounts.service,
     plans: plans.service,
+    maintenance: { covering: (items, tx) => monitors.maintenance.covering(items, tx) },
   });
   const statusPages = createStatusPages(deps, {
     authenticator,

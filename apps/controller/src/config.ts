@@ -212,6 +212,8 @@ const monitors = {
 /** The notifier role's deliveries and alert channels' remotes and test sends. */
 const alerts = {
   VANTAGE_ALERTS_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /** A minute of escalation steps, in ms: 60 000; shorter for tests and on-call drills. */
+  VANTAGE_ALERTS_ESCALATION_MINUTE_MS: z.coerce.number().int().min(10).max(60_000).default(60_000),
   VANTAGE_PAGERDUTY_URL: z.string().url().default("https://events.pagerduty.com/v2/enqueue"),
   VANTAGE_SMS_API_URL: z.string().url().default("https://api.twilio.com"),
   /** Alert channel test sends per hour, per channel and per account. */

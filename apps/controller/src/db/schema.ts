@@ -4,6 +4,7 @@ import type { BillingTables } from "./tables/billing.js";
 import type { ControllerTables } from "./tables/controllers.js";
 import type { DeliveryTables } from "./tables/delivery.js";
 import type { LookupTables } from "./tables/lookups.js";
+import type { MaintenanceTables } from "./tables/maintenance.js";
 import type { MonitorTables } from "./tables/monitors.js";
 import type { NodeTables } from "./tables/nodes.js";
 import type { ProbeTables } from "./tables/probes.js";
@@ -22,6 +23,7 @@ export interface Database
     ControllerTables,
     DeliveryTables,
     LookupTables,
+    MaintenanceTables,
     MonitorTables,
     NodeTables,
     ProbeTables,

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto";
 import { inspect } from "node:util";
 
 /**
@@ -123,6 +130,18 @@ export interface SecretBox {
   sealJson(secrets: Record<string, string>, aad: string): string;
   /** Opens what `sealJson` sealed; a SecretBoxError when it is not a record of strings. */
   openJson(sealed: string, aad: string): Record<string, string>;
+  /**
+   * HMAC-SHA256 (base64url) of `data` under a key derived from the current key for `purpose` (signed links:
+   * a purpose's MACs are worthless for any other).
+   */
+  sign(purpose: string, data: string): string;
+  /** Whether `mac` is `sign(purpose, data)` under the current key or a previous one (constant time). */
+  verify(purpose: string, data: string, mac: string): boolean;
+}
+
+function macWith(key: SecretKey, purpose: string, data: string): Buffer {
+  const subkey = createHmac("sha256", material(key)).update(`vantage-mac:${purpose}`).digest();
+  return createHmac("sha256", subkey).update(data, "utf8").digest();
 }
 
 interface Parts {
@@ -172,6 +191,16 @@ export function createSecretBox(keys: { current: SecretKey; previous: readonly S
 
   const box: SecretBox = {
     currentKeyId: current.id,
+    sign(purpose, data) {
+      return macWith(current, purpose, data).toString("base64url");
+    },
+    verify(purpose, data, mac) {
+      const given = decodePart(mac);
+      if (given?.length !== 32) return false;
+      let ok = false;
+      for (const key of byId.values()) if (timingSafeEqual(macWith(key, purpose, data), given)) ok = true;
+      return ok;
+    },
     seal(plaintext, aad) {
       const iv = randomBytes(ivBytes);
       const cipher = createCipheriv("aes-256-gcm", material(current), iv, { authTagLength: tagBytes });

@@ -16,6 +16,9 @@ import * as m20261129_0100 from "./20261129_0100_alert_policy_scope.js";
 import * as m20261129_0200 from "./20261129_0200_alert_events_kept.js";
 import * as m20261129_0300 from "./20261129_0300_monitor_run_status.js";
 import * as m20261129_1300 from "./20261129_1300_status_pages.js";
+import * as m20261129_1400 from "./20261129_1400_maintenance_windows.js";
+import * as m20261129_1401 from "./20261129_1401_alert_escalation.js";
+import * as m20261129_1402 from "./20261129_1402_metrics_tokens.js";
 import * as m20261129_1700 from "./20261129_1700_result_signatures.js";
 import * as m20261129_1701 from "./20261129_1701_probe_shares.js";
 
@@ -38,6 +41,9 @@ const migrations: Record<string, Migration> = {
   "20261129_0200_alert_events_kept": m20261129_0200,
   "20261129_0300_monitor_run_status": m20261129_0300,
   "20261129_1300_status_pages": m20261129_1300,
+  "20261129_1400_maintenance_windows": m20261129_1400,
+  "20261129_1401_alert_escalation": m20261129_1401,
+  "20261129_1402_metrics_tokens": m20261129_1402,
   "20261129_1700_result_signatures": m20261129_1700,
   "20261129_1701_probe_shares": m20261129_1701,
 };

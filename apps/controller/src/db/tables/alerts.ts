@@ -5,7 +5,7 @@ type Created = ColumnType<Date, Date | string | undefined, never>;
 type Updated = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
-export type AlertEventType = "down" | "up" | "reminder" | "test";
+export type AlertEventType = "down" | "up" | "reminder" | "escalation" | "test";
 export type AlertDeliveryStatus = "pending" | "sent" | "failed";
 
 export interface AlertChannelsTable {
@@ -39,6 +39,8 @@ export interface AlertPoliciesTable {
   on_down: ColumnType<boolean, boolean | undefined, boolean>;
   on_up: ColumnType<boolean, boolean | undefined, boolean>;
   reminder_minutes: number | null;
+  /** After N minutes unacknowledged, notify these channels too, step by step (issue #29 item 6). */
+  escalation: ColumnType<EscalationStep[], string | undefined, string>;
   created_at: Created;
   updated_at: Updated;
 }
@@ -54,6 +56,15 @@ export interface AlertEventsTable {
   state_change_id: string | null;
   detail: Json<Record<string, unknown>>;
   created_at: Created;
+  /** A down event acknowledged (API or signed link): no escalation or reminder follows. */
+  acknowledged_at: NullableTime;
+  /** Who: a user id, or `link` for the signed link in a message. */
+  acknowledged_by: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface EscalationStep {
+  after_minutes: number;
+  channel_ids: string[];
 }
 
 /** One attempt of a delivery, as the delivery log keeps it. */

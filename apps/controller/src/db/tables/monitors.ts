@@ -71,6 +71,8 @@ export interface MonitorStateChangesTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
   /** When its alert events were made (alerts issue); null until then. */
   alerted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The maintenance window that muted the change's alerts (issue #29 item 4); null when none did. */
+  maintenance_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MonitorTables {

@@ -88,6 +88,8 @@ export interface DelivererDeps {
   random?: () => number;
   /** How failing channels are tried again (default `defaultRetry`). */
   retry?: Partial<RetryPolicy>;
+  /** The signed acknowledgement link of a down event (issue #29 item 6); null without a public URL. */
+  ackUrl?: (downEventId: string) => string | null;
 }
 
 /** While a claimed delivery is being sent, no other notifier takes it. */
@@ -264,8 +266,17 @@ export function createDeliverer(deps: DelivererDeps) {
       slot?: string;
       nodes?: { node_id: string; error_code: string | null }[];
     };
+    // An escalation tells its channels about the outage itself: a down message, linked to the down event.
+    const downEventId =
+      row.type === "down"
+        ? d.event_id
+        : row.type === "escalation"
+          ? (detail as { escalates?: string }).escalates
+          : undefined;
+    const ackUrl = downEventId ? (deps.ackUrl?.(downEventId) ?? null) : null;
     const message: AlertMessage = {
-      kind: row.type as AlertKind,
+      ...(ackUrl ? { ack_url: ackUrl } : {}),
+      kind: (row.type === "escalation" ? "down" : row.type) as AlertKind,
       event_id: d.event_id,
       monitor: row.monitor_id
         ? {

@@ -11,6 +11,16 @@ export interface EventsReport {
   deliveries: number;
 }
 
+/**
+ * Maintenance windows (issue #29 item 4, the monitors module's): for each item (a state change or a due
+ * reminder, by `key`), the window covering its monitor at `at`; items no window covers are absent.
+ */
+export type MuteCheck = (
+  items: { key: string; monitorId: string; ownerId: string; at: Date }[],
+  /** The caller's transaction (PGlite has one connection: a read beside it would wait forever). */
+  db: Kysely<Database>,
+) => Promise<Map<string, string>>;
+
 interface Change {
   id: string;
   monitor_id: string;
@@ -39,7 +49,7 @@ export function eventTypeOf(
  * pending delivery (unique per event and channel), and the changes are marked alerted. A notifier that dies
  * before commit leaves the changes for another; one that commits has made every event and delivery.
  */
-export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<EventsReport> {
+export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteCheck): Promise<EventsReport> {
   return db.transaction().execute(async (tx) => {
     const { rows: changes } = await sql<Change>`
       select id, monitor_id, slot, from_state, to_state from monitor_state_changes
@@ -55,6 +65,18 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
       ).map((m) => [m.id, m.owner_id]),
     );
     const ownerIds = [...new Set(owners.values())];
+    // Changes inside a maintenance window make no event: marked alerted, with the window that muted them.
+    const muted = mute
+      ? await mute(
+          changes.map((c) => ({
+            key: c.id,
+            monitorId: c.monitor_id,
+            ownerId: owners.get(c.monitor_id) ?? "",
+            at: new Date(c.slot),
+          })),
+          tx,
+        )
+      : new Map<string, string>();
     const policies = await tx
       .selectFrom("alert_policies")
       .select(["id", "owner_id", "monitor_id", "channel_ids", "on_down", "on_up"])
@@ -80,6 +102,7 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
       channels: string[];
     }[] = [];
     for (const c of changes) {
+      if (muted.has(c.id)) continue;
       const failing = await failingNodes(tx, c);
       for (const p of policies.filter((p) => covers(p, c.monitor_id))) {
         const type = eventTypeOf(c, p);
@@ -139,6 +162,13 @@ export async function makeEvents(db: Kysely<Database>, batch = 500): Promise<Eve
         changes.map((c) => c.id),
       )
       .execute();
+    for (const [changeId, windowId] of muted) {
+      await tx
+        .updateTable("monitor_state_changes")
+        .set({ maintenance_id: windowId })
+        .where("id", "=", changeId)
+        .execute();
+    }
     return { changes: changes.length, events: made.length, deliveries: deliveries.length };
   });
 }
@@ -166,7 +196,9 @@ const policyCovers = sql`(m.id = p.monitor_id or (p.monitor_id is null and m.own
 function reminderDue(now: Date) {
   return sql`p.reminder_minutes is not null and p.on_down and m.state = 'down' and m.status = 'active'
     and m.state_changed_at is not null
-    and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now}`;
+    and m.state_changed_at + make_interval(mins => p.reminder_minutes) <= ${now}
+    and not exists (select 1 from alert_events a where a.policy_id = p.id and a.monitor_id = m.id
+      and a.type = 'down' and a.acknowledged_at is not null and a.created_at >= m.state_changed_at)`;
 }
 
 /**
@@ -194,7 +226,11 @@ export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): 
  * Each reminder's key is the down change's time and its number, unique per policy: however many notifiers
  * look, each reminder is made once; one missed while no notifier ran is made late, once (never a burst).
  */
-export async function makeReminders(db: Kysely<Database>, now = new Date()): Promise<EventsReport> {
+export async function makeReminders(
+  db: Kysely<Database>,
+  now = new Date(),
+  mute?: MuteCheck,
+): Promise<EventsReport> {
   const { rows } = await sql<{
     policy_id: string;
     owner_id: string;
@@ -210,7 +246,15 @@ export async function makeReminders(db: Kysely<Database>, now = new Date()): Pro
     where ${reminderDue(now)}`.execute(db);
   let events = 0;
   let deliveries = 0;
-  for (const r of rows) {
+  // No reminder while a maintenance window covers the monitor.
+  const muted = mute
+    ? await mute(
+        rows.map((r, i) => ({ key: String(i), monitorId: r.monitor_id, ownerId: r.owner_id, at: now })),
+        db,
+      )
+    : new Map<string, string>();
+  for (const [i, r] of rows.entries()) {
+    if (muted.has(String(i))) continue;
     const since = new Date(r.state_changed_at);
     const n = Math.floor((now.getTime() - since.getTime()) / (r.reminder_minutes * 60_000));
     if (n < 1) continue;

@@ -10,9 +10,12 @@ import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { AccountsService } from "../accounts/index.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { PlansService } from "../plans/index.js";
+import { ackToken } from "./acknowledge.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
-import { alertWorkWaiting, makeEvents, makeReminders } from "./events.js";
+import { escalationWaiting, makeEscalations } from "./escalation.js";
+import { alertWorkWaiting, type MuteCheck, makeEvents, makeReminders } from "./events.js";
+import { registerAckRoutes } from "./routes/acknowledge.js";
 import { registerAlertRoutes } from "./routes/register.js";
 import { createAlertsApi } from "./service.js";
 import { createTestSends } from "./test-sends.js";
@@ -44,6 +47,8 @@ export function createAlerts(
     authenticator: Authenticator;
     accounts: Pick<AccountsService, "emailVerified">;
     plans: Pick<PlansService, "record">;
+    /** Maintenance windows (the monitors module's): changes and reminders inside one alert nobody. */
+    maintenance?: { covering: MuteCheck };
   },
 ): AlertsModule {
   const { config } = deps;
@@ -55,8 +60,12 @@ export function createAlerts(
     deps.log.warn({ err: (err as Error).message }, "alert channel secrets cannot be sealed");
   }
   const db = deps.db.kysely;
+  const publicUrl = (config.VANTAGE_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
+  const minuteMs = config.VANTAGE_ALERTS_ESCALATION_MINUTE_MS;
+  const mute = services.maintenance?.covering;
   const deliverer = createDeliverer({
     db,
+    ackUrl: (eventId) => (box ? `${publicUrl}/v1/alert-ack/${ackToken(box, eventId, Date.now())}` : null),
     log: deps.log,
     ctx: {
       now: Date.now,
@@ -91,10 +100,12 @@ export function createAlerts(
   let stopped = true;
   const tick = async () => {
     try {
-      if (!(await alertWorkWaiting(db))) return;
+      const now = new Date();
+      if (!(await alertWorkWaiting(db)) && !(await escalationWaiting(db, now, minuteMs))) return;
       // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
-      while ((await makeEvents(db)).changes >= 500) if (stopped) return;
-      await makeReminders(db);
+      while ((await makeEvents(db, 500, mute)).changes >= 500) if (stopped) return;
+      await makeReminders(db, new Date(), mute);
+      await makeEscalations(db, new Date(), minuteMs);
       for (;;) {
         const done = await deliverer.runOnce(DELIVERY_BATCH);
         const n = done.sent + done.retry + done.failed + done.postponed;
@@ -137,6 +148,7 @@ export function createAlerts(
         meter: (caller) => services.plans.record(caller, "alert_tests", 1),
       });
       registerAlertRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM, testSends);
+      registerAckRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM, { db, box });
     },
     service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
     box,

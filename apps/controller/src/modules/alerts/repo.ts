@@ -184,6 +184,7 @@ export interface NewPolicyRow {
   onDown: boolean;
   onUp: boolean;
   reminderMinutes: number | null;
+  escalation?: { after_minutes: number; channel_ids: string[] }[];
   createdAt: Date;
 }
 
@@ -204,6 +205,7 @@ export async function insertPolicy(db: Executor, p: NewPolicyRow): Promise<Polic
       on_down: p.onDown,
       on_up: p.onUp,
       reminder_minutes: p.reminderMinutes,
+      escalation: jsonb(p.escalation ?? []),
       created_at: p.createdAt,
       updated_at: p.createdAt,
     })
@@ -247,6 +249,7 @@ export interface PolicyChanges {
   onDown?: boolean;
   onUp?: boolean;
   reminderMinutes?: number | null;
+  escalation?: { after_minutes: number; channel_ids: string[] }[];
 }
 
 export async function updatePolicy(
@@ -264,6 +267,7 @@ export async function updatePolicy(
       ...(changes.onDown !== undefined ? { on_down: changes.onDown } : {}),
       ...(changes.onUp !== undefined ? { on_up: changes.onUp } : {}),
       ...(changes.reminderMinutes !== undefined ? { reminder_minutes: changes.reminderMinutes } : {}),
+      ...(changes.escalation !== undefined ? { escalation: jsonb(changes.escalation) } : {}),
       updated_at: now,
     })
     .where("id", "=", id)

@@ -192,6 +192,28 @@ const reminderField = z
   .nullable()
   .openapi({ description: "Minutes between reminders while the monitor stays down, 5–1440; null: none" });
 
+/** Escalation steps of a policy (issue #29 item 6). */
+export const MAX_ESCALATION_STEPS = 5;
+
+const escalationField = z
+  .array(
+    z.strictObject({
+      after_minutes: z.number().int().min(1).max(1440).openapi({
+        description: "Minutes after the down alert, while nobody has acknowledged it, 1–1440",
+        example: 15,
+      }),
+      channel_ids: channelIdsField.min(1).openapi({ description: "The caller's channels to notify, 1–20" }),
+    }),
+  )
+  .max(MAX_ESCALATION_STEPS)
+  .openapi({
+    description:
+      "Vantage extension, both forms: escalation steps, up to 5 with rising `after_minutes`. While a down " +
+      "alert stays unacknowledged and the monitor down, each step notifies its channels once, " +
+      "`after_minutes` after the alert. Acknowledging (API or the signed link in the message) stops the " +
+      "steps and the reminders. Default none",
+  });
+
 export const policyCreateBody = z
   .strictObject({
     name: nameField,
@@ -211,6 +233,7 @@ export const policyCreateBody = z
       .openapi({ description: "Alert when the monitor goes down; default true" }),
     on_up: z.boolean().optional().openapi({ description: "Alert when it is up again; default true" }),
     reminder_minutes: reminderField.optional().openapi({ description: "Default null (no reminders)" }),
+    escalation: escalationField.optional(),
   })
   .openapi("AlertPolicyCreate", { description: "Any other field → 400 `unknown_field`." });
 
@@ -221,6 +244,7 @@ export const policyPatchBody = z
     on_down: z.boolean().optional(),
     on_up: z.boolean().optional(),
     reminder_minutes: reminderField.optional(),
+    escalation: escalationField.optional().openapi({ description: "Replaces the steps" }),
   })
   .openapi("AlertPolicyPatch", {
     description: "Omitted fields are unchanged; the monitor and scope cannot change; any other field → 400.",
@@ -242,6 +266,9 @@ export const policySchema = z
     on_down: z.boolean(),
     on_up: z.boolean(),
     reminder_minutes: z.number().int().nullable(),
+    escalation: z
+      .array(z.object({ after_minutes: z.number().int(), channel_ids: z.array(z.string()) }))
+      .openapi({ description: "Vantage extension: escalation steps (see AlertPolicyCreate)" }),
     created_at: time("ISO 8601 UTC"),
     updated_at: time("ISO 8601 UTC"),
   })
@@ -254,7 +281,7 @@ export const policyFilters = { monitor_id: monitorFilter };
 
 // ---- events ----
 
-export const eventTypes = ["down", "up", "reminder", "test"] as const;
+export const eventTypes = ["down", "up", "reminder", "escalation", "test"] as const;
 
 const eventDetail = z
   .object({
@@ -277,6 +304,10 @@ export const eventSchema = z
     type: z.enum(eventTypes),
     created_at: time("ISO 8601 UTC"),
     detail: eventDetail,
+    acknowledged_at: time("Extension: when the down alert was acknowledged; null until then").nullable(),
+    acknowledged_by: z.string().nullable().openapi({
+      description: "Extension: who acknowledged it, a user id or `link` (the signed link in a message)",
+    }),
   })
   .openapi("AlertEvent");
 

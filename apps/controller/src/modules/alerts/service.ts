@@ -4,6 +4,7 @@ import { ApiError, type ErrorDetail, fieldError, notFound, validationError } fro
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
 import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
+import { acknowledgeEvent } from "./acknowledge.js";
 import { alertChannels } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
 import * as repo from "./repo.js";
@@ -174,6 +175,29 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
       throw new ApiError("not_found", `${details[0]!.path}: ${details[0]!.message}`, details);
   }
 
+  /** Steps with rising `after_minutes`, each naming the owner's channels (repeats dropped). */
+  async function checkEscalation(
+    tx: Parameters<typeof repo.ownedChannelIds>[0],
+    owner: AlertsOwner,
+    steps: { after_minutes: number; channel_ids: string[] }[],
+  ) {
+    const out = steps.map((s) => ({ after_minutes: s.after_minutes, channel_ids: unique(s.channel_ids) }));
+    for (const [i, s] of out.entries()) {
+      const prev = out[i - 1];
+      if (prev && s.after_minutes <= prev.after_minutes)
+        throw fieldError(`body.escalation.${i}.after_minutes`, "must be more than the step before's");
+      const found = await repo.ownedChannelIds(tx, owner.userId, s.channel_ids);
+      const j = s.channel_ids.findIndex((id) => !found.has(id));
+      if (j >= 0)
+        throw fieldError(
+          `body.escalation.${i}.channel_ids.${j}`,
+          `alert channel ${s.channel_ids[j]} not found`,
+          "not_found",
+        );
+    }
+    return out;
+  }
+
   return {
     async createChannel(owner, input): Promise<CreatedChannel> {
       const generated = generatedFor(input.type, input.config ?? {});
@@ -277,7 +301,9 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
         if (monitorId !== null && !(await repo.ownsMonitor(tx, owner.userId, monitorId)))
           throw fieldError("body.monitor_id", `monitor ${monitorId} not found`, "not_found");
         await checkChannels(tx, owner, channelIds);
+        const escalation = await checkEscalation(tx, owner, input.escalation ?? []);
         return repo.insertPolicy(tx, {
+          escalation,
           id: newId("pol", at),
           ownerId: owner.userId,
           name: input.name,
@@ -324,6 +350,8 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
         if (patch.onDown !== undefined) changes.onDown = patch.onDown;
         if (patch.onUp !== undefined) changes.onUp = patch.onUp;
         if (patch.reminderMinutes !== undefined) changes.reminderMinutes = patch.reminderMinutes;
+        if (patch.escalation !== undefined)
+          changes.escalation = await checkEscalation(tx, owner, patch.escalation);
         if (Object.keys(changes).length === 0) return toPolicy(row);
         const updated = await repo.updatePolicy(tx, owner.userId, id, changes, new Date(now()));
         return toPolicy(updated ?? row);
@@ -342,6 +370,12 @@ export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
         repo.countEvents(ctx.db, owner.userId, filter),
       ]);
       return { items: rows.map(toEvent), total };
+    },
+
+    async acknowledge(owner, id) {
+      const done = await acknowledgeEvent(ctx.db, id, owner.userId, owner.userId);
+      if (!done) throw notFound("alert event");
+      return toEvent(done.row);
     },
 
     async getEvent(owner, id) {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
-import type { AlertEventType, DeliveryAttempt } from "../../db/tables/alerts.js";
+import type { AlertEventType, DeliveryAttempt, EscalationStep } from "../../db/tables/alerts.js";
 import type { PlanLimits, PlanRow } from "../../lib/plans.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { ChannelType } from "./channels/types.js";
@@ -93,6 +93,8 @@ export interface NewPolicy {
   onUp?: boolean | undefined;
   /** 5–1440, or null: no reminders. */
   reminderMinutes?: number | null | undefined;
+  /** Escalation steps, rising `after_minutes`; channels the owner's. */
+  escalation?: EscalationStep[] | undefined;
 }
 
 /** Omitted (undefined) fields are unchanged; the monitor never changes. */
@@ -103,6 +105,7 @@ export interface PolicyPatch {
   onDown?: boolean | undefined;
   onUp?: boolean | undefined;
   reminderMinutes?: number | null | undefined;
+  escalation?: EscalationStep[] | undefined;
 }
 
 export interface PageQuery {
@@ -143,6 +146,11 @@ export interface AlertsApi {
   listEvents(owner: AlertsOwner, query: EventQuery): Promise<Paged<AlertEvent>>;
   /** The event with its deliveries (one per channel, by channel id). */
   getEvent(owner: AlertsOwner, id: string): Promise<AlertEvent & { deliveries: AlertDelivery[] }>;
+  /**
+   * Acknowledges a down event (escalation and reminders stop); idempotent for the owner. Another type →
+   * 409 `conflict`.
+   */
+  acknowledge(owner: AlertsOwner, id: string): Promise<AlertEvent>;
 }
 
 export interface AlertsApiContext {

@@ -5,9 +5,12 @@ import type { Router } from "../../http/router.js";
 import type { ProbesService } from "../probes/index.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
+import { createMaintenance, type MaintenanceService } from "./maintenance-service.js";
 import { registerSchedulerMetrics } from "./metrics.js";
 import { createMonitorResults } from "./results-service.js";
 import { createRollupJob } from "./rollups.js";
+import { registerMaintenanceRoutes } from "./routes/maintenance.js";
+import { registerOpenMetricsRoutes } from "./routes/openmetrics.js";
 import { registerMonitorCrudRoutes } from "./routes/register.js";
 import { registerMonitorResultRoutes } from "./routes/register-results.js";
 import { MONITORS_CHANNEL, type Scheduler, startScheduler } from "./scheduler.js";
@@ -15,6 +18,7 @@ import { createMonitorStatusReader, type MonitorStatusReader } from "./status-re
 import { createMonitorCrud, type MonitorCrudService } from "./service.js";
 import { RunWriter } from "./writer.js";
 
+export type { MaintenanceService } from "./maintenance-service.js";
 export type { SchedulerStats } from "./scheduler.js";
 export { idParam as monitorIdParam, listQueryA, listQueryB } from "./schemas.js";
 export type { MonitorCrudService } from "./service.js";
@@ -24,6 +28,8 @@ export { toMonitorA, toMonitorB } from "./views.js";
 export interface MonitorsModule extends Module<MonitorCrudService> {
   /** The `scheduler` role's share: claims due monitors and runs them; rolls results up and trims them. */
   readonly scheduler: Worker;
+  /** Maintenance windows: the alert path asks which changes they cover (issue #29 item 4). */
+  readonly maintenance: MaintenanceService;
   /** What status pages read: monitor summaries and daily uptime from the roll-ups. */
   readonly statusReader: MonitorStatusReader;
   /** The running scheduler's figures (claims, runs, lag) and the writer's; undefined when not running. */
@@ -55,7 +61,8 @@ export function createMonitors(
     now: Date.now,
   };
   const crud = createMonitorCrud(ctx, services.probes);
-  const results = createMonitorResults(ctx);
+  const maintenance = createMaintenance(ctx.db, ctx.now);
+  const results = createMonitorResults(ctx, maintenance);
   const rollups = createRollupJob(ctx, { retentionDays: config.VANTAGE_MONITOR_RETENTION_DAYS });
   let running: { scheduler: Scheduler; writer: RunWriter; listening: { close(): Promise<void> } } | undefined;
 
@@ -94,8 +101,11 @@ export function createMonitors(
       const form = config.VANTAGE_API_FORM;
       registerMonitorCrudRoutes(app, crud, requireAuth(services.authenticator), form);
       registerMonitorResultRoutes(app, results, requireAuth(services.authenticator, { scope: "read" }), form);
+      registerMaintenanceRoutes(app, maintenance, requireAuth(services.authenticator), form);
+      registerOpenMetricsRoutes(app, ctx.db, requireAuth(services.authenticator), form, ctx.now);
     },
     scheduler: schedulerWorker,
+    maintenance,
     statusReader: createMonitorStatusReader(deps.db.kysely),
     workers: [
       {

@@ -1,6 +1,9 @@
 import type { MonitorState } from "../../db/tables/monitors.js";
 import { notFound } from "../../http/errors.js";
 import type { MonitorsContext } from "./context.js";
+import { type ExportFormat, exportStream } from "./export.js";
+import { runsInIntervals } from "./maintenance-repo.js";
+import type { MaintenanceService } from "./maintenance-service.js";
 import * as repo from "./results-repo.js";
 import { runPassed } from "./state.js";
 
@@ -28,7 +31,13 @@ export interface Uptime {
   from: Date;
   to: Date;
   runs: number;
+  /** Failing runs outside maintenance windows. */
   failures: number;
+  /**
+   * Maintenance inside the window (issue #29 item 4): its length, and the runs and failing runs in it (from
+   * the raw runs, kept VANTAGE_MONITOR_RETENTION_DAYS); those failures do not count against uptime.
+   */
+  maintenance: { seconds: number; runs: number; failures: number };
   /** null when the window holds no run. */
   uptime_percent: number | null;
   latency_p50_ms: number | null;
@@ -51,12 +60,22 @@ export interface MonitorResultsService {
   results(userId: string, monitorId: string, limit: number): Promise<RunResult[]>;
   /** Runs, failures, uptime and latency over the window; another account's or an unknown monitor → 404. */
   uptime(userId: string, monitorId: string, window: UptimeWindow): Promise<Uptime>;
+  /** The runs in `[from, to)` as a stream of NDJSON or CSV lines; another account's or an unknown monitor → 404. */
+  export(
+    userId: string,
+    monitorId: string,
+    range: { from: Date; to: Date },
+    format: ExportFormat,
+  ): Promise<ReadableStream<Uint8Array>>;
 }
 
 const HOUR_MS = 3_600_000;
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-export function createMonitorResults(ctx: MonitorsContext): MonitorResultsService {
+export function createMonitorResults(
+  ctx: MonitorsContext,
+  maintenance?: Pick<MaintenanceService, "intervals">,
+): MonitorResultsService {
   async function owned(userId: string, monitorId: string): Promise<repo.ResultsMonitor> {
     const m = await repo.findMonitor(ctx.db, monitorId);
     if (!m || m.owner_id !== userId) throw notFound("monitor");
@@ -64,6 +83,11 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
   }
 
   return {
+    async export(userId, monitorId, range, format) {
+      const m = await owned(userId, monitorId);
+      return exportStream(ctx.db, m.seq, range.from, range.to, format);
+    },
+
     async results(userId, monitorId, limit) {
       const m = await owned(userId, monitorId);
       const rows = await repo.newestRuns(ctx.db, m.seq, limit);
@@ -116,12 +140,19 @@ export function createMonitorResults(ctx: MonitorsContext): MonitorResultsServic
         p50 += p.p50Sum;
         p95 += p.p95Sum;
       }
+      const spans = (await maintenance?.intervals(userId, monitorId, from, to)) ?? [];
+      const inMaintenance = await runsInIntervals(ctx.db, m.seq, spans);
+      failures = Math.max(0, failures - inMaintenance.failures);
       return {
         window,
         from: new Date(from),
         to: new Date(to),
         runs,
         failures,
+        maintenance: {
+          seconds: Math.round(spans.reduce((n, [s, e]) => n + (e - s), 0) / 1000),
+          ...inMaintenance,
+        },
         uptime_percent: runs === 0 ? null : round(((runs - failures) / runs) * 100, 3),
         latency_p50_ms: weight === 0 ? null : round(p50 / weight, 1),
         latency_p95_ms: weight === 0 ? null : round(p95 / weight, 1),

@@ -16,6 +16,8 @@ interface Phrases {
   more: (n: number) => string;
   separator: string;
   dashboard: string;
+  /** Before the signed acknowledgement link. */
+  ack: string;
 }
 
 const phrases: Record<AlertLocale, Phrases> = {
@@ -38,6 +40,7 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `+${n} more`,
     separator: ", ",
     dashboard: "Dashboard: ",
+    ack: "Acknowledge (stops escalation and reminders): ",
   },
   cn: {
     title: {
@@ -58,6 +61,7 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `等另外 ${n} 个`,
     separator: "、",
     dashboard: "控制台：",
+    ack: "确认告警（停止升级和提醒）：",
   },
   tw: {
     title: {
@@ -78,6 +82,7 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `等另外 ${n} 個`,
     separator: "、",
     dashboard: "控制台：",
+    ack: "確認告警（停止升級和提醒）：",
   },
 };
 
@@ -99,6 +104,7 @@ export function alertText(message: AlertMessage): AlertText {
     lines.push(p.nodes + named.join(p.separator));
   }
   if (message.dashboard_url) lines.push(p.dashboard + message.dashboard_url);
+  if (message.ack_url) lines.push(p.ack + message.ack_url);
   return { title: fill(p.title[message.kind], { name }), lines };
 }
 

@@ -18,6 +18,8 @@ export interface AlertMessage {
   nodes?: { node_id: string; error_code: string | null }[];
   locale: AlertLocale;
   dashboard_url?: string | null;
+  /** A down alert's signed acknowledgement link (works signed-out, once); absent without a public URL. */
+  ack_url?: string | null;
 }
 
 export type ChannelType =

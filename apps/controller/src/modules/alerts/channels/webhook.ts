@@ -50,6 +50,7 @@ export const webhookChannel: AlertChannel<WebhookConfig> = {
         error: message.error ?? null,
         nodes: message.nodes ?? [],
         dashboard_url: message.dashboard_url ?? null,
+        ...(message.ack_url ? { ack_url: message.ack_url } : {}),
         locale: message.locale,
         title: text.title,
         text: text.lines.join("\n"),

@@ -35,6 +35,7 @@ export function registerCreatePolicy(app: Router, api: AlertsApi, common: Secure
       onDown: b.on_down,
       onUp: b.on_up,
       reminderMinutes: b.reminder_minutes,
+      escalation: b.escalation,
     });
     return ok(c, toPolicyView(p), 201);
   });

@@ -28,6 +28,7 @@ export const toPolicyView = (p: AlertPolicy) => ({
   on_down: p.on_down,
   on_up: p.on_up,
   reminder_minutes: p.reminder_minutes,
+  escalation: p.escalation ?? [],
   created_at: p.created_at.toISOString(),
   updated_at: p.updated_at.toISOString(),
 });
@@ -39,6 +40,8 @@ export const toEventView = (e: AlertEvent) => ({
   type: e.type,
   created_at: new Date(e.created_at).toISOString(),
   detail: e.detail,
+  acknowledged_at: e.acknowledged_at ? new Date(e.acknowledged_at).toISOString() : null,
+  acknowledged_by: e.acknowledged_by ?? null,
 });
 
 export const toDeliveryView = (d: AlertDelivery) => ({

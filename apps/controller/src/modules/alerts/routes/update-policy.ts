@@ -31,6 +31,7 @@ export function registerUpdatePolicy(app: Router, api: AlertsApi, common: Secure
       onDown: b.on_down,
       onUp: b.on_up,
       reminderMinutes: b.reminder_minutes,
+      escalation: b.escalation,
     });
     return ok(c, toPolicyView(p), 200);
   });

@@ -20,7 +20,20 @@ const uptimeSchema = z
     from: time("Start of the window: now minus the window, rounded down to the hour"),
     to: time("End of the window: now"),
     runs: z.number().int(),
-    failures: z.number().int().openapi({ description: "Runs where at most half of the nodes passed" }),
+    failures: z
+      .number()
+      .int()
+      .openapi({ description: "Runs where at most half of the nodes passed, outside maintenance windows" }),
+    maintenance: z
+      .object({
+        seconds: z.number().int().openapi({ description: "Time of the window inside maintenance windows" }),
+        runs: z.number().int().openapi({ description: "Runs inside them (raw runs: the retention days)" }),
+        failures: z
+          .number()
+          .int()
+          .openapi({ description: "Failing runs inside them: not counted as downtime" }),
+      })
+      .openapi({ description: "Extension: maintenance windows inside the window (issue #29)" }),
     uptime_percent: z.number().nullable().openapi({ description: "Passing runs in %; null without runs" }),
     latency_p50_ms: z.number().nullable().openapi({ description: "Median latency of passing nodes" }),
     latency_p95_ms: z.number().nullable(),
