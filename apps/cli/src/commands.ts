@@ -23,7 +23,11 @@ const GLOBAL: Record<string, OptionSpec> = {
 };
 const JSON_OPT: OptionSpec = { type: "boolean", help: "print the API's JSON answer only" };
 const PROBE_COMMON: Record<string, OptionSpec> = {
-  from: { type: "string", arg: "list", help: "node ids or 2-letter country codes, comma-separated" },
+  from: {
+    type: "string",
+    arg: "list",
+    help: "node ids, or locations (DE, germany+hetzner, europe:3), comma-separated",
+  },
   limit: { type: "string", arg: "n", help: "at most n nodes (1-50)" },
   json: { type: "boolean", help: "print the finished task's JSON only" },
 };

@@ -15,6 +15,8 @@ import { ApiError, CliError, EXIT_FAILED, EXIT_OK, UsageError } from "./errors.j
 import { type LookupCommand, lookupRequest, renderLookup } from "./lookups.js";
 import { ack, exportRuns, maintenance } from "./monitoring.js";
 import {
+  fromChoice,
+  type Location,
   type NodeInfo,
   needsNodeList,
   PROBE_TYPES,
@@ -105,12 +107,17 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
 
 async function probe(api: Api, type: ProbeType, args: ProbeArgs): Promise<number> {
   const { from, limit, json } = args;
-  let nodes: string[] | undefined = from;
-  if (needsNodeList(from, limit)) {
+  let nodes: string[] | undefined;
+  let locations: Location[] | undefined;
+  if (from) {
+    // Node ids, or location selectors the API resolves (the list tells them apart).
+    const list = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
+    ({ nodes, locations } = fromChoice(list.items, from, limit));
+  } else if (needsNodeList(from, limit)) {
     const list = await call<{ items: NodeInfo[] }>(api, "/v1/nodes");
     nodes = selectNodes(type, list.items, from, limit);
-  } else if (from && limit !== undefined) nodes = from.slice(0, limit);
-  const body = probeBody(api.form, type, { ...args.options, nodes });
+  }
+  const body = probeBody(api.form, type, { ...args.options, nodes, locations });
 
   const tty = !json && process.stdout.isTTY === true;
   const view = new ProbeView({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "./errors.js";
 import { lookupRequest } from "./lookups.js";
-import { type NodeInfo, probeBody, selectNodes } from "./probe-request.js";
+import { fromChoice, type NodeInfo, probeBody, selectNodes } from "./probe-request.js";
 
 describe("probe bodies per form", () => {
   it("puts options under params in milliseconds in Form A, flat in seconds in Form B", () => {
@@ -114,5 +114,38 @@ describe("node selection", () => {
 
   it("refuses a country without an online node", () => {
     expect(() => selectNodes("ping", nodes, ["FR"], undefined)).toThrow(/no online node in country FR/);
+  });
+});
+
+describe("--from as node ids or locations", () => {
+  const nodes: NodeInfo[] = [
+    { id: "fra1", name: "fra1", country: "DE", status: "online" },
+    { id: "nyc1", name: "nyc1", country: "US", status: "online" },
+  ];
+
+  it("known node ids go as ids (capped by --limit); anything else as location selectors", () => {
+    expect(fromChoice(nodes, ["fra1", "nyc1", "fra1"], undefined)).toEqual({ nodes: ["fra1", "nyc1"] });
+    expect(fromChoice(nodes, ["fra1", "nyc1"], 1)).toEqual({ nodes: ["fra1"] });
+    expect(fromChoice(nodes, ["DE", "germany+hetzner:2", "europe"], undefined)).toEqual({
+      locations: ["DE", { selector: "germany+hetzner", count: 2 }, "europe"],
+    });
+    // --limit with one selector is its count.
+    expect(fromChoice(nodes, ["north-america"], 3)).toEqual({
+      locations: [{ selector: "north-america", count: 3 }],
+    });
+    // A node id among selectors is a selector too (the API says if it is unknown).
+    expect(fromChoice(nodes, ["fra1", "US"], undefined)).toEqual({ locations: ["fra1", "US"] });
+  });
+
+  it("sends locations in both forms' bodies", () => {
+    const locations = ["DE", { selector: "us+aws", count: 2 }];
+    expect(probeBody("a", "ping", { target: "example.com", locations })).toEqual({
+      target: "example.com",
+      locations,
+    });
+    expect(probeBody("b", "ping", { target: "example.com", locations })).toEqual({
+      host: "example.com",
+      locations,
+    });
   });
 });

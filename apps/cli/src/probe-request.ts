@@ -8,6 +8,8 @@ export type ProbeType = (typeof PROBE_TYPES)[number];
 export interface ProbeOptions {
   target: string;
   nodes?: string[] | undefined;
+  /** Location selectors (`--from` items that are no node ids): the API's `locations`. */
+  locations?: Location[] | undefined;
   count?: number | undefined;
   port?: number | undefined;
   timeout?: number | undefined;
@@ -86,7 +88,12 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
         traceroute: { max_hops: o.maxHops },
       }[type],
     );
-    return defined({ target, node_ids: nodes, params: Object.keys(params).length ? params : undefined });
+    return defined({
+      target,
+      node_ids: nodes,
+      locations: o.locations,
+      params: Object.keys(params).length ? params : undefined,
+    });
   }
   const fields = {
     http: { url: target, method: o.method, timeout: o.timeout, ip_family: family },
@@ -95,7 +102,36 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     tcp: { host: target, port, timeout: o.timeout },
     traceroute: { host: target, max_hops: o.maxHops },
   }[type];
-  return defined({ ...fields, nodes });
+  return defined({ ...fields, nodes, locations: o.locations });
+}
+
+/** One `locations` entry: a selector (one node) or a selector with its count. */
+export type Location = string | { selector: string; count: number };
+
+/**
+ * `--from` as the request's node choice. Items that are all known node ids are sent as ids (`--limit` caps
+ * them); otherwise every item is a location selector (docs/node-selection.md: `DE`, `germany+hetzner`,
+ * `europe`, `AS`…), `selector:N` asking for N nodes, and the API picks (an unknown selector is its 400).
+ * `--limit` with one selector without a count is its count.
+ */
+export function fromChoice(
+  nodes: NodeInfo[],
+  from: string[],
+  limit: number | undefined,
+): { nodes?: string[]; locations?: Location[] } {
+  const ids = new Set(nodes.map((n) => n.id));
+  if (from.every((t) => ids.has(t))) {
+    const unique = [...new Set(from)];
+    return { nodes: limit === undefined ? unique : unique.slice(0, limit) };
+  }
+  const locations: Location[] = from.map((t) => {
+    const m = /^(.+):(\d{1,2})$/.exec(t);
+    return m ? { selector: m[1]!, count: Number(m[2]) } : t;
+  });
+  const only = locations[0];
+  if (limit !== undefined && locations.length === 1 && typeof only === "string")
+    return { locations: [{ selector: only, count: limit }] };
+  return { locations };
 }
 
 /** A node of `GET /v1/nodes`. */

@@ -18,6 +18,7 @@ export {
   icpInputSchema,
   icpResultSchema,
 } from "./icp/schema.js";
+export { canonicalIp } from "./ip/address.js";
 export { IP_DATA_ATTRIBUTION } from "./ip/attribution.js";
 export {
   IP_DATA_FILES,
@@ -26,7 +27,7 @@ export {
   type OpenIpDataOptions,
   openIpData,
 } from "./ip/database.js";
-export { ipLookup } from "./ip/lookup.js";
+export { answerIp, ipLookup } from "./ip/lookup.js";
 export {
   type IpDataSource,
   type IpInput,

@@ -101,6 +101,41 @@ export class Quota {
   }
 
   /**
+   * `take` without a promise, for a direct route (http/direct-routes.ts): the status as `take` gives it,
+   * or `false` when it cannot be answered synchronously (a bucket not yet read from the shared table, whose
+   * read this starts) or the caller does not fit (nothing taken): the caller then goes the way of `take`,
+   * which answers the same 429.
+   */
+  takeNow(caller: QuotaCaller, cost: number): RateLimitStatus | undefined | false {
+    const rules = this.rulesOf(caller);
+    if (rules.length === 0) return undefined;
+    const t = this.now();
+    let pending = false;
+    for (const rule of rules) {
+      const { bucket, start } = this.where(caller, rule, t);
+      const wait = this.counters.ensure(bucket, start, quotaWindows[rule.window]);
+      if (wait) {
+        pending = true;
+        wait.catch(() => {});
+      }
+    }
+    if (pending) return false;
+    let placed: ReturnType<Quota["placeOrRefuse"]>;
+    try {
+      placed = this.placeOrRefuse(caller, rules, cost, t);
+    } catch {
+      return false;
+    }
+    let tightest: RateLimitStatus | undefined;
+    for (const p of placed) {
+      const count = this.counters.addNow(p.bucket, p.start, quotaWindows[p.rule.window], cost);
+      const s = this.status(p.rule, p.start, count, false);
+      if (!tightest || s.remaining < tightest.remaining) tightest = s;
+    }
+    return tightest;
+  }
+
+  /**
    * Where each rule counts the caller; throws the refusal when `cost` does not fit under one of them (the
    * limit that keeps the caller out longest decides the code and Retry-After).
    */

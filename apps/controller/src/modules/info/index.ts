@@ -4,7 +4,8 @@ import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
 import type { ApiForm } from "../../http/security.js";
 import type { PlansService } from "../plans/index.js";
-import { openIpDataFor } from "./ip-data.js";
+import { directIpRoute } from "./direct-ip.js";
+import { IP_ATTRIBUTION, openIpDataFor } from "./ip-data.js";
 import { lookupRecordRepo } from "./repo.js";
 import { openReputationDataFor } from "./reputation-data.js";
 import { dnsRoute } from "./routes/dns.js";
@@ -101,6 +102,8 @@ export function createInfo(
       for (const spec of [ipRoute, whoisRoute, sslRoute, dnsRoute, icpRoute]) {
         registerLookupRoute(app, service, lookupsAuth, form, spec(form));
       }
+      // The plain IP lookup, the route a public deployment gets most, also before the router (#31).
+      directIpRoute(app, ipRoute(form).path, form, service.ipData, services.plans, IP_ATTRIBUTION);
       registerLookupRoute(
         app,
         service,

@@ -19,6 +19,8 @@ export interface IpData {
   reload(): Promise<string>;
   /** The loaded data's version; undefined before the first use. */
   version(): string | undefined;
+  /** The data now answering, synchronously; undefined until it has loaded (the direct route's read). */
+  loaded(): IpDataSource | undefined;
 }
 
 /**
@@ -83,5 +85,6 @@ export function openIpDataFor(config: Config, log: Logger): IpData {
       return next.version;
     },
     version: () => holder?.version,
+    loaded: () => holder,
   };
 }

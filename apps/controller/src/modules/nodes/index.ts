@@ -5,6 +5,7 @@ import { isOnline, type NodeDirectory, type NodeState } from "./directory.js";
 import { NodeList, type NodeView, toNodeViews } from "./node-list.js";
 import { type Presence, startPresence } from "./presence.js";
 import { registerListNodes } from "./routes/list-nodes.js";
+import { registerListSelectors } from "./routes/list-selectors.js";
 
 export {
   isOnline,
@@ -18,6 +19,15 @@ export {
 } from "./directory.js";
 /** For directories kept outside presence (tests of node choice, benchmarks). */
 export { LiveIndex } from "./live-index.js";
+export {
+  hasTags,
+  type LocationMatch,
+  matchesPlace,
+  parseSelector,
+  type SelectorInfo,
+  selectorsOf,
+  vocabularyOf,
+} from "./locations.js";
 export type { NodeView } from "./node-list.js";
 export { type Presence, type PresenceOptions, startPresence } from "./presence.js";
 export { nodeSchema } from "./routes/list-nodes.js";
@@ -135,6 +145,13 @@ export function createNodes(deps: AppDeps, services: NodesServices): NodesModule
       },
     },
     routes(app: Router) {
+      registerListSelectors(
+        app,
+        directory,
+        offlineAfterMs,
+        deps.config.VANTAGE_API_FORM,
+        services.authenticator,
+      );
       registerListNodes(
         app,
         new NodeList(directory, offlineAfterMs),

@@ -32,6 +32,11 @@ export interface PlansService {
    */
   charge(family: UsageFamily, caller: QuotaCaller, cost: number): Promise<RateLimitStatus | undefined>;
   /**
+   * `charge` without a promise (direct routes): `false` when it cannot tell synchronously or the call does
+   * not fit, nothing taken; `charge` then answers (and refuses) as always.
+   */
+  chargeNow(family: UsageFamily, caller: QuotaCaller, cost: number): RateLimitStatus | undefined | false;
+  /**
    * Route middleware (after the auth middleware): 429 at once for a caller with nothing left of `family`,
    * before the request is validated. Every limited route has it, and says so in its OpenAPI entry
    * (`x-vantage-limit`).
@@ -61,6 +66,7 @@ export function plansService(deps: {
 
   return {
     charge: (family, caller, cost) => quotas[family].take(caller, cost),
+    chargeNow: (family, caller, cost) => quotas[family].takeNow(caller, cost),
     gate(family) {
       const quota = quotas[family];
       return async (c, next) => {

@@ -21,11 +21,12 @@ import {
   splitHostPort,
   urlField,
 } from "./fields.js";
+import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
 import type { ProbeInput } from "./request.js";
 
 /** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
 
-const common = { node_ids: nodeIdsField.optional() };
+const common = { node_ids: nodeIdsField.optional(), ...nodeChoiceFields };
 const timeoutMs = (min: number, dflt: number) =>
   z
     .number()
@@ -106,7 +107,7 @@ function request(type: ProbeType, target: string, params: Record<string, unknown
 }
 
 /** Form A body → the internal probe request. */
-export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
+const fromFormABodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) => {
     const { ip_family, ...params } = b.params ?? {};
     const spec = { url: b.target, ...params, ip_version: ipVersionOf(ip_family) };
@@ -121,6 +122,9 @@ export const fromFormA: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   },
   traceroute: (b) => request("traceroute", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
 };
+
+/** With `locations` and `reuse` (node-choice.ts). */
+export const fromFormA = withNodeChoice(fromFormABodies, "node_ids");
 
 export const formACreatedSchema = z
   .object({

@@ -22,6 +22,7 @@ import {
   urlField,
 } from "./fields.js";
 import type { TaskRecord } from "./repo.js";
+import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
 import type { ProbeInput } from "./request.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
 
@@ -30,7 +31,7 @@ import { resultSchemas, toApiResult } from "./result-schemas.js";
  * also takes `nodes` (the spec shows it on http only).
  */
 
-const common = { nodes: nodeIdsField.optional() };
+const common = { nodes: nodeIdsField.optional(), ...nodeChoiceFields };
 const seconds = (max: number, dflt: number) =>
   z
     .number()
@@ -105,7 +106,7 @@ function request(
 }
 
 /** Form B body → the internal probe request. */
-export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
+const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   http: (b) =>
     request(
       "http",
@@ -148,6 +149,9 @@ export const fromFormB: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   traceroute: (b) =>
     request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
 };
+
+/** With `locations` and `reuse` (node-choice.ts). */
+export const fromFormB = withNodeChoice(fromFormBBodies, "nodes");
 
 export function formBDoneSchema(type: ProbeType) {
   return z.object({

@@ -1,5 +1,6 @@
 import type { ProbeJobSpec } from "@vantage/probes";
 import type { ProbeCaller } from "./quota.js";
+import type { LocationEntry } from "./select-locations.js";
 
 /** A probe request in the internal model; the routes build it from either form. */
 export interface ProbeRequest {
@@ -7,6 +8,10 @@ export interface ProbeRequest {
   /** The URL, host or domain as the caller wrote it. */
   target: string;
   nodeIds?: readonly string[] | undefined;
+  /** Nodes by place (`locations`, node-choice.ts), instead of ids. */
+  locations?: { entries: readonly LocationEntry[]; field: string } | undefined;
+  /** Run on the nodes of this earlier task (one the caller may read). */
+  reuse?: string | undefined;
   /** Body paths for error details, in the caller's form. */
   paths: { target: string; server: string; nodes: string };
   /** Whose quota pays, and who owns the task (accounts only). */

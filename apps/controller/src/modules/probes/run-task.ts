@@ -1,5 +1,5 @@
 import type { ProbeJobSpec } from "@vantage/probes";
-import { unavailableError } from "../../http/errors.js";
+import { fieldError, unavailableError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
@@ -14,6 +14,7 @@ import {
   type TaskRecord,
 } from "./repo.js";
 import type { ProbeRequest } from "./request.js";
+import { selectLocations } from "./select-locations.js";
 import { type SelectedNode, selectNodes } from "./select-nodes.js";
 import { storable } from "./storable.js";
 import { assertTargetAllowed, literalTargetFamily } from "./target-check.js";
@@ -42,13 +43,7 @@ async function prepare(
       "the controller has lost its link to the probe nodes (NATS) and is reconnecting; try again shortly",
     );
   }
-  const nodes = await selectNodes(deps.directory, {
-    type: req.spec.type,
-    requested: req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined,
-    count: deps.defaultNodes,
-    family: literalTargetFamily(req.spec),
-    offlineAfterMs: deps.offlineAfterMs,
-  });
+  const nodes = await chooseNodes(deps, req);
   const task: NewTask = {
     id: newTaskId(),
     type: req.spec.type,
@@ -63,6 +58,23 @@ async function prepare(
   const quota = await deps.quota.take(req.caller, cost);
   deps.quota.record(req.caller, cost);
   return { task, nodes, quota };
+}
+
+/** The request's nodes: named, those of an earlier task (`reuse`), by place (`locations`), or automatic. */
+async function chooseNodes(deps: ProbeDeps, req: ProbeRequest): Promise<SelectedNode[]> {
+  const family = literalTargetFamily(req.spec);
+  const common = { type: req.spec.type, family, offlineAfterMs: deps.offlineAfterMs };
+  if (req.locations) return selectLocations(deps.directory, { ...common, locations: req.locations });
+  let requested = req.nodeIds ? { ids: req.nodeIds, field: req.paths.nodes } : undefined;
+  if (req.reuse) {
+    // As the caller may read it (its own, or an anonymous one): anything else is as good as unknown.
+    const earlier = deps.writer.peek(req.reuse) ?? (await findTask(deps.db, req.reuse));
+    const viewer = req.caller.kind === "account" ? req.caller.userId : undefined;
+    if (!earlier || (earlier.owner_id !== null && earlier.owner_id !== viewer))
+      throw fieldError("body.reuse", `no probe task ${req.reuse} of yours`);
+    requested = { ids: earlier.node_ids, field: "reuse" };
+  }
+  return selectNodes(deps.directory, { ...common, requested, count: deps.defaultNodes });
 }
 
 function dispatchAll(

@@ -134,7 +134,7 @@ function indexOf(snapshot: readonly NodeState[]): Map<string, NodeState> {
 }
 
 /** A snapshot's online nodes at `builtAt`, the same until `validUntil` (the first one's heartbeat expiry). */
-interface Online {
+export interface Online {
   offlineAfterMs: number;
   builtAt: number;
   validUntil: number;
@@ -145,7 +145,7 @@ interface Online {
 
 const onlineBySnapshot = new WeakMap<readonly NodeState[], Online>();
 
-function onlineOf(snapshot: readonly NodeState[], offlineAfterMs: number, now: number): Online {
+export function onlineOf(snapshot: readonly NodeState[], offlineAfterMs: number, now: number): Online {
   const kept = onlineBySnapshot.get(snapshot);
   if (kept && kept.offlineAfterMs === offlineAfterMs && now >= kept.builtAt && now <= kept.validUntil) {
     return kept;
@@ -162,7 +162,7 @@ function onlineOf(snapshot: readonly NodeState[], offlineAfterMs: number, now: n
   return online;
 }
 
-function capableOf(online: Online, type: ProbeType, family: 4 | 6 | undefined): NodeState[] {
+export function capableOf(online: Online, type: ProbeType, family: 4 | 6 | undefined): NodeState[] {
   const key = `${type}/${family ?? ""}`;
   let capable = online.capable.get(key);
   if (!capable) {
@@ -175,7 +175,7 @@ function capableOf(online: Online, type: ProbeType, family: 4 | 6 | undefined): 
 const probeCapabilities = new Set(["http", "ping", "dns", "tcp", "traceroute", "mtr"]);
 
 /** A node that advertises probe types must list this one; a node that lists none is assumed to run all. */
-function supports(node: NodeState, type: ProbeType): boolean {
+export function supports(node: NodeState, type: ProbeType): boolean {
   let advertises = false;
   for (const c of node.capabilities) {
     if (c === type) return true;
@@ -185,7 +185,7 @@ function supports(node: NodeState, type: ProbeType): boolean {
 }
 
 /** An IPv6 target needs a node that advertises `ipv6` (every node is taken to have IPv4). */
-function reaches(node: NodeState, family: 4 | 6 | undefined): boolean {
+export function reaches(node: NodeState, family: 4 | 6 | undefined): boolean {
   return family !== 6 || node.capabilities.includes("ipv6");
 }
 
@@ -369,7 +369,7 @@ function liveScore(g: LiveGroup, load: number): number {
  * picked leaves its group until the pool's `restore()`, which the caller makes once its picks are done
  * (picks for several location entries take from the same groups: a node is never picked twice).
  */
-function spreadLive(groups: readonly LiveGroup[], count: number, out: NodeState[]): void {
+export function spreadLive(groups: readonly LiveGroup[], count: number, out: NodeState[]): void {
   newSpread();
   for (let picked = 0; picked < count; picked++) {
     let chosen: LiveGroup | undefined;

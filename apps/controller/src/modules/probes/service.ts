@@ -1,5 +1,5 @@
 import type { ProbeJobSpec, ProbeType } from "@vantage/probes";
-import { notFound, validationError } from "../../http/errors.js";
+import { fieldError, notFound, validationError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult } from "./dispatch.js";
@@ -96,6 +96,9 @@ export function planProbe(deps: ProbeDeps, type: ProbeType, body: unknown, path:
   if (!parsed.success) throw validationError(parsed.error, path);
   const input = (fromFormA[type] as (b: unknown) => ProbeInput)(parsed.data);
   const paths = { target: `${path}.target`, server: `${path}.params.server`, nodes: `${path}.node_ids` };
+  // A monitor's nodes are fixed when it is made: by id (a place or an earlier task would change under it).
+  if (input.locations) throw fieldError(`${path}.locations`, "not for monitors: name node ids");
+  if (input.reuse) throw fieldError(`${path}.reuse`, "not for monitors: name node ids");
   assertTargetAllowed(input.spec, deps.allowPrivateTargets, paths);
   return { spec: input.spec, target: input.target, nodeIds: input.nodeIds };
 }

@@ -5,7 +5,7 @@ import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { portalSchema, subscriptionSchema } from "../schemas.js";
 import type { BillingService } from "../service.js";
-import { toSubscriptionView } from "./views.js";
+import { toSubscriptionView } from "../views.js";
 
 /** `POST /v1/billing/cancel` and `POST /v1/billing/portal` (not in the spec): the same in both forms. */
 export function registerCancelAndPortal(app: Router, billing: BillingService, common: SecuredRoute): void {

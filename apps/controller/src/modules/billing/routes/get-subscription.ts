@@ -5,7 +5,7 @@ import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { subscriptionSchema } from "../schemas.js";
 import type { BillingService } from "../service.js";
-import { toSubscriptionView } from "./views.js";
+import { toSubscriptionView } from "../views.js";
 
 /** `GET /v1/billing/subscription`: the same contract in both forms. */
 export function registerGetSubscription(

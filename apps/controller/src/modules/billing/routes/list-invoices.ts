@@ -3,7 +3,7 @@ import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js
 import type { Router } from "../../../http/router.js";
 import { INVOICES_PAGE, invoiceSchema } from "../schemas.js";
 import type { BillingService } from "../service.js";
-import { toInvoiceView } from "./views.js";
+import { toInvoiceView } from "../views.js";
 
 /** `GET /v1/billing/invoices`: `?page&limit` (A) or `?page&per_page` (B). */
 export function registerListInvoices(app: Router, billing: BillingService, common: SecuredRoute): void {

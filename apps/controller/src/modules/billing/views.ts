@@ -1,4 +1,4 @@
-import type { InvoiceView, SubscriptionView } from "../service.js";
+import type { InvoiceView, SubscriptionView } from "./service.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
