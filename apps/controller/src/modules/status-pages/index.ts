@@ -10,6 +10,7 @@ import type { MonitorStatusReader } from "../monitors/index.js";
 import { RenderCache } from "./cache.js";
 import { createDomainMap, registerStatusPageRoutes } from "./routes/register.js";
 import { createStatusPagesService, type StatusPagesService } from "./service.js";
+import type { WindowSource } from "./snapshot.js";
 import { sendDueWebhooks } from "./webhooks.js";
 
 export type { StatusPagesService } from "./service.js";
@@ -36,6 +37,8 @@ export function createStatusPages(
     delivery: DeliveryService;
     /** Seals webhook subscribers' secrets (the alerts' box); undefined without VANTAGE_SECRET_KEY. */
     box: SecretBox | undefined;
+    /** The monitors' maintenance windows (shown on pages whose monitors they cover), when that module has them. */
+    windows?: WindowSource | undefined;
   },
 ): StatusPagesModule {
   const { config } = deps;
@@ -57,6 +60,7 @@ export function createStatusPages(
       domains.drop();
     },
     now: Date.now,
+    windows: services.windows,
   });
   cache = new RenderCache((slug) => service.snapshot(slug));
 

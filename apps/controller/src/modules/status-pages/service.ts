@@ -10,7 +10,7 @@ import type { MonitorStatusReader } from "../monitors/index.js";
 import { incidentNotice } from "./notices.js";
 import * as repo from "./repo.js";
 import { LIMITS } from "./schemas.js";
-import { buildSnapshot, type Snapshot } from "./snapshot.js";
+import { buildSnapshot, type Snapshot, type WindowSource } from "./snapshot.js";
 
 export interface StatusPagesDeps {
   db: Kysely<Database>;
@@ -24,6 +24,8 @@ export interface StatusPagesDeps {
   /** A page changed: its cached renderings (by slug) are dropped. */
   changed(slugs: readonly (string | undefined)[]): void;
   now(): number;
+  /** The monitors' maintenance windows, shown with the page's own entries when given. */
+  windows?: WindowSource | undefined;
 }
 
 export interface PageInput {
@@ -308,7 +310,7 @@ export function createStatusPagesService(d: StatusPagesDeps) {
     async snapshot(slug: string): Promise<Snapshot | undefined> {
       const p = await repo.findPageBySlug(db, slug);
       if (!p) return undefined;
-      return buildSnapshot(db, d.monitors, p, d.now());
+      return buildSnapshot(db, d.monitors, p, d.now(), d.windows);
     },
     customDomains: () => repo.customDomains(db),
 

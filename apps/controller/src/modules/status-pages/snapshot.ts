@@ -25,6 +25,64 @@ export interface ComponentView {
 }
 
 /** Everything a public rendering of a page shows, read at `generatedAt`. */
+/** A maintenance entry as the page shows it: the page's own, or a monitors' maintenance window occurrence. */
+export interface MaintenanceEntry {
+  id: string;
+  title: string;
+  description: string;
+  starts_at: Date | string;
+  ends_at: Date | string;
+  /** The monitors it covers; null: the whole page (the page's own entries). */
+  monitor_ids: string[] | null;
+}
+
+/**
+ * The monitors' maintenance windows (modules/monitors, issue #29 item 4), as status pages read them: the
+ * owner's windows with their open and next occurrences. Structural, so the module works without them.
+ */
+export interface WindowSource {
+  list(
+    owner: { userId: string },
+    page: { page: number; limit: number },
+  ): Promise<{
+    items: {
+      id: string;
+      title: string;
+      scope: "monitor" | "all";
+      monitorIds: string[];
+      upcoming: { starts_at: Date; ends_at: Date }[];
+    }[];
+  }>;
+}
+
+/** Window occurrences starting within this time are shown. */
+const WINDOW_HORIZON_MS = 30 * 86_400_000;
+
+async function windowEntries(
+  source: WindowSource | undefined,
+  page: repo.PageRow,
+  ids: string[],
+  now: number,
+): Promise<MaintenanceEntry[]> {
+  if (!source || ids.length === 0) return [];
+  const { items } = await source.list({ userId: page.owner_id }, { page: 1, limit: 100 });
+  const mine = new Set(ids);
+  return items.flatMap((w) => {
+    const covered = w.scope === "all" ? ids : w.monitorIds.filter((m) => mine.has(m));
+    if (covered.length === 0) return [];
+    return w.upcoming
+      .filter((o) => new Date(o.starts_at).getTime() < now + WINDOW_HORIZON_MS)
+      .map((o) => ({
+        id: `${w.id}@${new Date(o.starts_at).toISOString()}`,
+        title: w.title,
+        description: "",
+        starts_at: o.starts_at,
+        ends_at: o.ends_at,
+        monitor_ids: covered,
+      }));
+  });
+}
+
 export interface Snapshot {
   page: repo.PageRow;
   status: ComponentStatus;
@@ -32,7 +90,7 @@ export interface Snapshot {
   /** Open incidents and those resolved in the last 14 days, newest first. */
   incidents: repo.IncidentWithUpdates[];
   /** Maintenance under way or to come, soonest first. */
-  maintenance: repo.MaintenanceRow[];
+  maintenance: MaintenanceEntry[];
   generatedAt: Date;
 }
 
@@ -60,16 +118,24 @@ export async function buildSnapshot(
   monitors: MonitorStatusReader,
   page: repo.PageRow,
   now: number,
+  windows?: WindowSource,
 ): Promise<Snapshot> {
   const ids = [...new Set(page.components.flatMap((c) => c.monitor_ids))];
-  const [summaries, totals, incidents, maintenance] = await Promise.all([
+  const [summaries, totals, incidents, own, fromWindows] = await Promise.all([
     monitors.summaries(page.owner_id, ids),
     monitors.dailyTotals(page.owner_id, ids, BAR_DAYS, now),
     repo.listIncidents(db, page.id, { page: 1, limit: 50 }),
     repo.currentMaintenance(db, page.id, new Date(now)),
+    windowEntries(windows, page, ids, now),
   ]);
+  const maintenance: MaintenanceEntry[] = [
+    ...own.map((m) => ({ ...m, monitor_ids: null })),
+    ...fromWindows,
+  ].sort((a, b) => new Date(a.starts_at).getTime() - new Date(b.starts_at).getTime());
+  const active = maintenance.filter((m) => new Date(m.starts_at).getTime() <= now);
+  const inMaintenanceOf = (monitorIds: string[]) =>
+    active.some((m) => m.monitor_ids === null || m.monitor_ids.some((id) => monitorIds.includes(id)));
   const byId = new Map(summaries.map((m) => [m.id, m]));
-  const inMaintenance = maintenance.some((m) => new Date(m.starts_at).getTime() <= now);
   const today = Math.floor(now / DAY_MS);
   const components = page.components.map((c): ComponentView => {
     const perDay = new Map<number, { runs: number; failures: number }>();
@@ -98,7 +164,7 @@ export async function buildSnapshot(
     const members = c.monitor_ids.flatMap((id) => byId.get(id) ?? []);
     return {
       name: c.name,
-      status: statusOf(members, inMaintenance),
+      status: statusOf(members, inMaintenanceOf(c.monitor_ids)),
       uptime_90d_percent: pct(runs, failures),
       days,
     };
@@ -109,7 +175,8 @@ export async function buildSnapshot(
   );
   return {
     page,
-    status: inMaintenance && rank[worst] < rank.maintenance ? "maintenance" : worst,
+    status:
+      active.some((m) => m.monitor_ids === null) && rank[worst] < rank.maintenance ? "maintenance" : worst,
     components,
     incidents: incidents.items.filter(
       (i) => i.resolved_at === null || now - new Date(i.resolved_at).getTime() < RECENT_MS,

@@ -136,7 +136,7 @@ describe.each(dbKinds)("public status pages on %s", (kind) => {
           [
             {
               monitor_seq: mon.seq,
-              period: "day",
+              period: "day" as const,
               bucket: new Date(today - 10 * DAY_MS),
               runs: 100,
               failures: 50,
@@ -144,13 +144,13 @@ describe.each(dbKinds)("public status pages on %s", (kind) => {
             // Yesterday is not rolled into a day yet: its hours count.
             {
               monitor_seq: mon.seq,
-              period: "hour",
+              period: "hour" as const,
               bucket: new Date(today - DAY_MS + 3_600_000),
               runs: 10,
               failures: 0,
             },
-            { monitor_seq: 0, period: "day", bucket: new Date(today - DAY_MS) },
-            { monitor_seq: 0, period: "hour", bucket: new Date(hour) },
+            { monitor_seq: 0, period: "day" as const, bucket: new Date(today - DAY_MS) },
+            { monitor_seq: 0, period: "hour" as const, bucket: new Date(hour) },
           ].map((r) => ({ runs: 0, failures: 0, ...r })),
         )
         .onConflict((oc) => oc.columns(["monitor_seq", "period", "bucket"]).doNothing())
