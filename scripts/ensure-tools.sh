@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine with only Node 20 and npm: pnpm, the
 # dependencies and, with --test, the binaries the tests drive (nats-server, PostgreSQL, ping, traceroute,
-# dig, unbound, nftables, curl, chromium; --bench adds testssl.sh). Safe to run again: it installs only
+# mtr, dig, unbound, nftables, curl, chromium; --bench adds testssl.sh). Safe to run again: it installs only
 # what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +18,8 @@ if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--bench" ]; then
   command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
   command -v ping >/dev/null 2>&1 || missing+=(iputils-ping)
   command -v traceroute >/dev/null 2>&1 || missing+=(traceroute)
+  # The mtr fidelity test compares with Debian's mtr (mtr-tiny: the same program without its GUI).
+  command -v mtr >/dev/null 2>&1 || missing+=(mtr-tiny)
   command -v dig >/dev/null 2>&1 || missing+=(bind9-dnsutils)
   command -v unbound >/dev/null 2>&1 || [ -x /usr/sbin/unbound ] || missing+=(unbound)
   command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)

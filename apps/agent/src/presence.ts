@@ -77,7 +77,7 @@ export function detectCapabilities(
   if (lastIpv6) caps.push("ipv6");
   caps.push("http", "dns", "tcp");
   // ping and traceroute send ICMP/raw packets: without the capability they could only fail.
-  if (icmp) caps.push("icmp", "ping", "traceroute");
+  if (icmp) caps.push("icmp", "ping", "traceroute", "mtr");
   return caps;
 }
 

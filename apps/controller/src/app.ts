@@ -59,8 +59,14 @@ export function createApp(deps: AppDeps): App {
   const authenticator = accounts.service.authenticator;
   const plans = createPlans(deps, { authenticator });
   const nodes = createNodes(deps, { authenticator });
-  const probes = createProbes(deps, { nodes: nodes.service, authenticator, plans: plans.service });
   const info = createInfo(deps, { authenticator, plans: plans.service });
+  const probes = createProbes(deps, {
+    nodes: nodes.service,
+    authenticator,
+    plans: plans.service,
+    // Traceroute and mtr hops get their networks from the info module's IP data (loaded on first use).
+    hopNetworks: () => info.service.ipData.current(),
+  });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator });
   const alerts = createAlerts(deps, {
     delivery: delivery.service,
@@ -138,7 +144,7 @@ function routeTags(app: Router): string[] {
 
 /** What each section offers, in the order the description lists them. */
 const sectionBlurbs: Record<string, string> = {
-  probes: "http, ping, dns, tcp and traceroute, run from the probe nodes",
+  probes: "http, ping, dns, tcp, traceroute and mtr, run from the probe nodes",
   nodes: "the probe nodes and whether they are online",
   lookups: "IP, DNS, WHOIS, TLS certificate and ICP filing lookups; IP reputation",
   monitors: "probes on a schedule, with their state, results and uptime",

@@ -6,10 +6,13 @@ import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 
 export type ReceivedIcmp = IcmpMessage & { source: string; receivedAt: bigint };
 type Handler = (message: ReceivedIcmp) => void;
+type RawHandler = (buffer: Buffer, source: string, receivedAt: bigint) => void;
 
 interface Shared {
   socket: RawSocket;
   handlers: Map<number, Handler>;
+  /** mtr's UDP and TCP modes: every ICMP packet as received (errors quoting their UDP/TCP probes). */
+  watchers: Set<RawHandler>;
   defaultHops: number;
 }
 
@@ -53,9 +56,15 @@ function open(family: Family): Shared {
     socket.close();
     throw toProbeFailure(error, null, { syscall: "setsockopt" });
   }
-  const entry: Shared = { socket, handlers: new Map(), defaultHops: read > 0 ? read : 64 };
+  const entry: Shared = {
+    socket,
+    handlers: new Map(),
+    watchers: new Set(),
+    defaultHops: read > 0 ? read : 64,
+  };
   socket.on("message", (buffer, source) => {
     const receivedAt = now();
+    for (const watch of entry.watchers) watch(buffer, source, receivedAt);
     const message = parseIcmp(family, buffer);
     if (!message) return;
     entry.handlers.get(message.id)?.({ ...message, source, receivedAt });
@@ -132,10 +141,31 @@ export function leaseIcmp(family: Family, onMessage: Handler): IcmpLease {
       if (released) return;
       released = true;
       entry.handlers.delete(id);
-      if (entry.handlers.size === 0 && shared.get(family) === entry) {
-        shared.delete(family);
-        entry.socket.close();
-      }
+      closeIfIdle(family, entry);
     },
+  };
+}
+
+function closeIfIdle(family: Family, entry: Shared): void {
+  if (entry.handlers.size === 0 && entry.watchers.size === 0 && shared.get(family) === entry) {
+    shared.delete(family);
+    entry.socket.close();
+  }
+}
+
+/**
+ * Hands `onPacket` every ICMP packet the family's shared socket receives (IPv4 with its IP header), for
+ * probes whose own packets are not echoes (mtr's UDP and TCP modes): they match the quoted original
+ * themselves. Returns the release.
+ */
+export function watchIcmp(family: Family, onPacket: RawHandler): () => void {
+  const entry = open(family);
+  entry.watchers.add(onPacket);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    entry.watchers.delete(onPacket);
+    closeIfIdle(family, entry);
   };
 }

@@ -1,5 +1,6 @@
 export { dnsProbe } from "./dns.js";
 export { httpProbe } from "./http.js";
+export { mtrProbe } from "./mtr.js";
 export { pingProbe } from "./ping.js";
 export { ProbeFailure } from "./probe-failure.js";
 export { probes, runProbe } from "./registry.js";

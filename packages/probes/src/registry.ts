@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { dnsProbe } from "./dns.js";
 import { httpProbe } from "./http.js";
+import { mtrProbe } from "./mtr.js";
 import { pingProbe } from "./ping.js";
 import { toProbeFailure } from "./probe-failure.js";
 import { tcpProbe } from "./tcp.js";
@@ -14,6 +15,7 @@ export const probes: { [T in ProbeType]: Probe<T> } = {
   dns: dnsProbe,
   tcp: tcpProbe,
   traceroute: tracerouteProbe,
+  mtr: mtrProbe,
 };
 
 /**

@@ -14,7 +14,7 @@ z.config(en());
  * The internal probe model: what the controller sends in a job and what an agent sends back. Both API forms
  * map onto it; the NATS protocol carries it. Times are milliseconds with sub-millisecond precision.
  */
-export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const;
+export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute", "mtr"] as const;
 export type ProbeType = (typeof probeTypes)[number];
 
 export const dnsRecordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"] as const;
@@ -174,12 +174,31 @@ export const tracerouteParamsSchema = z.object({
   ip_version: z.optional(ipVersion),
 });
 
+/** mtr's three ways of sending: ICMP echo (`mtr`), UDP (`mtr -u`), TCP SYN (`mtr -T`). */
+export const mtrModes = ["icmp", "udp", "tcp"] as const;
+export const MTR_MAX_ROUNDS = 100;
+export const mtrParamsSchema = z.object({
+  host: text(1, 253),
+  mode: z._default(z.enum(mtrModes), "icmp"),
+  /** Destination port: tcp default 80, udp default 33434 (each UDP probe has its own source port). */
+  port: z.optional(integer(1, 65_535)),
+  /** Rounds of probes, one probe per hop each (mtr `-c`). */
+  rounds: integerOr(1, MTR_MAX_ROUNDS, 10),
+  max_hops: integerOr(1, 64, 30),
+  /** Time between the starts of two rounds (mtr `-i`). */
+  interval_ms: integerOr(100, 5000, 1000),
+  /** Wait for each probe's answer; a later answer counts as lost. At most `interval_ms`. */
+  timeout_ms: integerOr(100, 5000, 1000),
+  ip_version: z.optional(ipVersion),
+});
+
 export const probeJobSpecSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("http"), params: httpParamsSchema }),
   z.object({ type: z.literal("ping"), params: pingParamsSchema }),
   z.object({ type: z.literal("dns"), params: dnsParamsSchema }),
   z.object({ type: z.literal("tcp"), params: tcpParamsSchema }),
   z.object({ type: z.literal("traceroute"), params: tracerouteParamsSchema }),
+  z.object({ type: z.literal("mtr"), params: mtrParamsSchema }),
 ]);
 export type ProbeJobSpec = z.infer<typeof probeJobSpecSchema>;
 export type HttpParams = z.infer<typeof httpParamsSchema>;
@@ -187,6 +206,7 @@ export type PingParams = z.infer<typeof pingParamsSchema>;
 export type DnsParams = z.infer<typeof dnsParamsSchema>;
 export type TcpParams = z.infer<typeof tcpParamsSchema>;
 export type TracerouteParams = z.infer<typeof tracerouteParamsSchema>;
+export type MtrParams = z.infer<typeof mtrParamsSchema>;
 
 /** Error codes a probe reports (snake_case, stable: API users match on them). */
 export const probeErrorCodes = [
@@ -298,11 +318,43 @@ export const tracerouteResultSchema = z.object({
   ),
 });
 
+/** One hop of an mtr run: mtr's report columns, and every address that answered at that hop. */
+export const mtrHopSchema = z.object({
+  hop: z.int(),
+  /** The address that answered most often at this hop (mtr's first line); null when none answered. */
+  ip: z.nullable(z.string()),
+  /** Every address that answered at this hop, most frequent first (ECMP paths show several). */
+  ips: z.array(z.string()),
+  sent: z.int(),
+  received: z.int(),
+  /** Lost probes in percent of sent, 0–100 with one decimal (mtr's Loss%). */
+  loss_pct: z.number(),
+  last: z.nullable(z.number()),
+  avg: z.nullable(z.number()),
+  best: z.nullable(z.number()),
+  worst: z.nullable(z.number()),
+  /** Standard deviation of the round-trip times (sample, n − 1, as mtr); null below two answers. */
+  stdev: z.nullable(z.number()),
+});
+
+export const mtrResultSchema = z.object({
+  resolved_ip: z.nullable(z.string()),
+  mode: z.enum(mtrModes),
+  /** Port probed (tcp and udp), null for icmp. */
+  port: z.nullable(z.int()),
+  /** Rounds completed (fewer than asked when the run was stopped at its deadline). */
+  rounds: z.int(),
+  reached: z.boolean(),
+  hops: z.array(mtrHopSchema),
+});
+
 export type HttpResult = z.infer<typeof httpResultSchema>;
 export type PingResult = z.infer<typeof pingResultSchema>;
 export type DnsResult = z.infer<typeof dnsResultSchema>;
 export type TcpResult = z.infer<typeof tcpResultSchema>;
 export type TracerouteResult = z.infer<typeof tracerouteResultSchema>;
+export type MtrResult = z.infer<typeof mtrResultSchema>;
+export type MtrHop = z.infer<typeof mtrHopSchema>;
 
 export interface ProbeResultByType {
   http: HttpResult;
@@ -310,6 +362,7 @@ export interface ProbeResultByType {
   dns: DnsResult;
   tcp: TcpResult;
   traceroute: TracerouteResult;
+  mtr: MtrResult;
 }
 
 /**

@@ -75,7 +75,7 @@ export const heartbeatSchema = z.object({
     provider: z.string().check(z.minLength(1), z.maxLength(64)),
   }),
   version: z.string().check(z.minLength(1), z.maxLength(32)),
-  capabilities: z.array(z.enum(["ipv4", "ipv6", "icmp", "http", "dns", "tcp", "traceroute", "ping"])),
+  capabilities: z.array(z.enum(["ipv4", "ipv6", "icmp", "http", "dns", "tcp", "traceroute", "ping", "mtr"])),
   running_jobs: z.int().check(z.gte(0)),
   max_jobs: z.int().check(z.gte(1)),
   load: z.number().check(z.gte(0)),

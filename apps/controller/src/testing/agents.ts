@@ -25,7 +25,7 @@ export function heartbeatOf(node: FakeNode, extra: Partial<Heartbeat> = {}): Hea
       provider: node.provider ?? "test",
     },
     version: "0.1.0-test",
-    capabilities: node.capabilities ?? ["ipv4", "http", "dns", "tcp", "ping", "traceroute", "icmp"],
+    capabilities: node.capabilities ?? ["ipv4", "http", "dns", "tcp", "ping", "traceroute", "mtr", "icmp"],
     running_jobs: node.runningJobs ?? 0,
     max_jobs: node.maxJobs ?? 10,
     load: 0,
@@ -78,6 +78,28 @@ export function doneReply(job: JobMessage, latency = 1.5): unknown {
           reached: true,
           hops: [{ hop: 1, ip: "192.0.2.10", hostname: null, rtts: [latency] }],
         };
+      case "mtr": {
+        const rounds = job.spec.params.rounds;
+        const stats = { sent: rounds, received: rounds, loss_pct: 0, last: latency, avg: latency };
+        return {
+          resolved_ip: "192.0.2.10",
+          mode: job.spec.params.mode,
+          port: job.spec.params.mode === "icmp" ? null : (job.spec.params.port ?? 80),
+          rounds,
+          reached: true,
+          hops: [
+            {
+              hop: 1,
+              ip: "192.0.2.10",
+              ips: ["192.0.2.10"],
+              ...stats,
+              best: latency,
+              worst: latency,
+              stdev: 0,
+            },
+          ],
+        };
+      }
     }
   })();
   return {

@@ -20,6 +20,9 @@ const descriptions: Record<ProbeType, string> = {
   dns: "DNS query for a domain from probe nodes: answers with TTLs, rcode, query time.",
   tcp: "TCP connect to host:port from probe nodes: connect time.",
   traceroute: "Traceroute to a host from probe nodes: hops and their round-trip times.",
+  mtr:
+    "mtr to a host from probe nodes (ICMP, UDP or TCP): per hop loss %, sent, last/avg/best/worst/stdev " +
+    "over N rounds, every address seen, and each hop's ASN, network and country; the AS path.",
 };
 
 const formNote = {
@@ -29,7 +32,14 @@ const formNote = {
     "`target` as in every tool (the body's `url`, `host` or `domain` are still accepted, deprecated).",
 };
 
-const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const satisfies readonly ProbeType[];
+const probeTypes = [
+  "http",
+  "ping",
+  "dns",
+  "tcp",
+  "traceroute",
+  "mtr",
+] as const satisfies readonly ProbeType[];
 
 /** One line per node: how the target did from there. */
 export function summarize(type: ProbeType, target: string, results: readonly ApiResult[]): string {

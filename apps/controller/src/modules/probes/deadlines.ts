@@ -14,6 +14,9 @@ export const NETWORK_ALLOWANCE_MS = 400;
 /** A traceroute may not hold a request open longer than this, whatever its hop count. */
 export const TRACEROUTE_BUDGET_CAP_MS = 60_000;
 
+/** An mtr run may not hold a request open longer than this (100 rounds at 1 s fit). */
+export const MTR_BUDGET_CAP_MS = 120_000;
+
 /**
  * How long the probe itself may take on a node, from its parameters:
  * - http: `timeout_ms` (the whole exchange, redirects included);
@@ -21,7 +24,8 @@ export const TRACEROUTE_BUDGET_CAP_MS = 60_000;
  * - dns: `2 × timeout_ms` (a truncated UDP answer is retried over TCP);
  * - tcp: `timeout_ms`;
  * - traceroute: `max_hops × queries_per_hop × timeout_ms`, capped at 60 s (a real route answers long before;
- *   at the job's budget the agent aborts the probe and reports the hops it has, within the grace).
+ *   at the job's budget the agent aborts the probe and reports the hops it has, within the grace);
+ * - mtr: `(rounds − 1) × interval_ms + timeout_ms`, capped at 120 s (at the cap the rounds done so far).
  */
 export function probeBudgetMs(spec: ProbeJobSpec): number {
   switch (spec.type) {
@@ -37,6 +41,12 @@ export function probeBudgetMs(spec: ProbeJobSpec): number {
       return Math.min(
         spec.params.max_hops * spec.params.queries_per_hop * spec.params.timeout_ms,
         TRACEROUTE_BUDGET_CAP_MS,
+      );
+    case "mtr":
+      return Math.min(
+        (spec.params.rounds - 1) * spec.params.interval_ms +
+          Math.min(spec.params.timeout_ms, spec.params.interval_ms),
+        MTR_BUDGET_CAP_MS,
       );
   }
 }

@@ -12,6 +12,7 @@ import { type ControllerTransport, TransportError } from "@vantage/transport";
 import type { ResultSignatureRecord } from "../../db/tables/probes.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import { jobBudgetMs } from "./deadlines.js";
+import { type HopNetworks, withHopNetworks } from "./hop-networks.js";
 import type { ProbeQuarantine } from "./quarantine.js";
 import type { SelectedNode } from "./select-nodes.js";
 

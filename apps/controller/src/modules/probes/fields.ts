@@ -8,6 +8,8 @@ import {
   httpParamsConflicts,
   httpRequestBodySchema,
   httpRequestHeadersSchema,
+  MTR_MAX_ROUNDS,
+  mtrModes,
   type ProbeJobSpec,
   probeJobSpecSchema,
 } from "@vantage/probes";
@@ -259,6 +261,48 @@ export function checkHttpOptions(
 ): void {
   for (const { field, message } of httpParamsConflicts(v))
     ctx.addIssue({ code: "custom", path: [field], message });
+}
+
+/** mtr's options, the same fields in both forms (Form A under `params`, Form B flat). */
+export const mtrOptionFields = {
+  mode: z.enum(mtrModes).optional().openapi({
+    description:
+      "How probes are sent: `icmp` echo (default, as `mtr`), `udp` (`mtr -u`) or `tcp` SYN (`mtr -T`)",
+  }),
+  port: z.number().int().min(1).max(65_535).optional().openapi({
+    description: "Destination port for `udp` (default 33434) and `tcp` (default 80); not with `icmp`",
+  }),
+  rounds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MTR_MAX_ROUNDS)
+    .optional()
+    .openapi({ description: `Rounds of probes, one per hop each (mtr -c), 1–${MTR_MAX_ROUNDS}, default 10` }),
+  max_hops: z.number().int().min(1).max(64).optional().openapi({ description: "1–64, default 30" }),
+  interval_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(5000)
+    .optional()
+    .openapi({ description: "Milliseconds between rounds (mtr -i), 100–5000, default 1000" }),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(5000)
+    .optional()
+    .openapi({ description: "Wait for each probe's answer, 100–5000 ms, default 1000, at most interval_ms" }),
+};
+
+/** `port` means nothing to ICMP. */
+export function checkMtrOptions(
+  v: { mode?: string | undefined; port?: number | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (v.port !== undefined && (v.mode ?? "icmp") === "icmp")
+    ctx.addIssue({ code: "custom", path: ["port"], message: "only with mode udp or tcp" });
 }
 
 export const recordTypeField = z.enum(dnsRecordTypes).openapi({ description: "Default A" });

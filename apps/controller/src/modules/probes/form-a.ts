@@ -3,6 +3,7 @@ import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
   checkHttpOptions,
+  checkMtrOptions,
   followRedirectsField,
   hostPort,
   ipFamilyField,
@@ -10,6 +11,7 @@ import {
   keywordField,
   maxRedirectsField,
   methodField,
+  mtrOptionFields,
   nodeIdsField,
   pastedDomainField,
   pastedHostField,
@@ -95,6 +97,11 @@ export const formABodies = {
       })
       .optional(),
   }),
+  mtr: z.strictObject({
+    target: pastedHostField,
+    ...common,
+    params: z.strictObject(mtrOptionFields).superRefine(checkMtrOptions).optional(),
+  }),
 } satisfies Record<ProbeType, z.ZodType>;
 
 type Bodies = { [K in ProbeType]: z.infer<(typeof formABodies)[K]> };
@@ -121,6 +128,7 @@ const fromFormABodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
     return request("tcp", hostPort(host, port), { host, port, timeout_ms: b.params?.timeout_ms }, b.node_ids);
   },
   traceroute: (b) => request("traceroute", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
+  mtr: (b) => request("mtr", b.target, { host: strip(b.target), ...b.params }, b.node_ids),
 };
 
 /** With `locations` and `reuse` (node-choice.ts). */

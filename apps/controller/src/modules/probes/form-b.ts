@@ -3,6 +3,7 @@ import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
   checkHttpOptions,
+  checkMtrOptions,
   followRedirectsField,
   hostPort,
   ipFamilyField,
@@ -10,6 +11,7 @@ import {
   keywordField,
   maxRedirectsField,
   methodField,
+  mtrOptionFields,
   nodeIdsField,
   pastedDomainField,
   pastedHostField,
@@ -21,8 +23,8 @@ import {
   splitHostPort,
   urlField,
 } from "./fields.js";
-import type { TaskRecord } from "./repo.js";
 import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
+import type { TaskRecord } from "./repo.js";
 import type { ProbeInput } from "./request.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
 
@@ -87,6 +89,7 @@ export const formBBodies = {
     max_hops: z.number().int().min(1).max(64).optional().openapi({ description: "1–64, default 30" }),
     ...common,
   }),
+  mtr: z.strictObject({ host: pastedHostField, ...mtrOptionFields, ...common }).superRefine(checkMtrOptions),
 } satisfies Record<ProbeType, z.ZodType>;
 
 type Bodies = { [K in ProbeType]: z.infer<(typeof formBBodies)[K]> };
@@ -148,6 +151,8 @@ const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
   },
   traceroute: (b) =>
     request("traceroute", b.host, "host", { host: strip(b.host), max_hops: b.max_hops }, b.nodes),
+  mtr: ({ host, nodes, ...options }) =>
+    request("mtr", host, "host", { host: strip(host), ...options }, nodes),
 };
 
 /** With `locations` and `reuse` (node-choice.ts). */

@@ -6,13 +6,14 @@ import { StreamSlots } from "../../http/stream-slots.js";
 import type { NodesService } from "../nodes/index.js";
 import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
+import type { HopNetworks } from "./hop-networks.js";
 import { LiveTasks } from "./live-tasks.js";
 import { ProbeQuarantine } from "./quarantine.js";
 import { ResultWal, startResultLogDrain } from "./result-wal.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
-import { registerGetQuota } from "./routes/get-quota.js";
 import { registerExportTask } from "./routes/export-task.js";
+import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
 import { registerPublicShare } from "./routes/public-share.js";
 import { registerShareTask } from "./routes/share-task.js";
@@ -56,7 +57,12 @@ export interface ProbesModule extends Module<ProbesService> {
  */
 export function createProbes(
   deps: AppDeps,
-  services: { nodes: NodesService; authenticator: Authenticator; plans: PlansService },
+  services: {
+    nodes: NodesService;
+    authenticator: Authenticator;
+    plans: PlansService;
+    hopNetworks?: HopNetworks | undefined;
+  },
 ): ProbesModule {
   const background = new BackgroundWork();
   const retry = new WriteRetry(deps.log);
@@ -90,6 +96,7 @@ export function createProbes(
     offlineAfterMs: deps.config.VANTAGE_NODE_OFFLINE_AFTER_MS,
     allowPrivateTargets: deps.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     quarantine: new ProbeQuarantine(deps.log),
+    hopNetworks: services.hopNetworks,
   };
   const service = probesService(probeDeps);
   const shares = sharesService(probeDeps, (id, viewer) => getProbeTask(probeDeps, id, viewer));

@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
+import type { HopNetworks } from "./hop-networks.js";
 import type { LiveTasks } from "./live-tasks.js";
 import type { ProbeQuarantine } from "./quarantine.js";
 import type { ProbeLimits } from "./quota.js";
@@ -38,6 +39,8 @@ export interface ProbeDeps {
   allowPrivateTargets: boolean;
   /** Probes that crashed an agent, refused for a while (quarantine.ts). */
   quarantine?: ProbeQuarantine | undefined;
+  /** Annotates traceroute and mtr hops with their networks (the info module's IP data). */
+  hopNetworks?: HopNetworks | undefined;
 }
 
 /** A created task and what it left of the caller's quota (undefined: unlimited). */

@@ -2,12 +2,15 @@ import { z } from "@hono/zod-openapi";
 import {
   dnsResultSchema,
   httpResultSchema,
+  mtrHopSchema,
+  mtrResultSchema,
   type ProbeType,
   pingResultSchema,
   tcpResultSchema,
   tracerouteResultSchema,
 } from "@vantage/probes";
 import type { NodeResult } from "./dispatch.js";
+import { asPathField, hopNetworkFields } from "./hop-networks.js";
 import type { TaskRecord } from "./repo.js";
 
 /**
@@ -24,7 +27,7 @@ const baseResult = {
     .openapi({
       description:
         "Headline latency: http total time, ping average RTT, dns query time, tcp connect time, traceroute RTT " +
-        "to the target. null when nothing was measured.",
+        "to the target, mtr average RTT at the target. null when nothing was measured.",
     }),
   error: z
     .object({
@@ -58,8 +61,25 @@ export const resultSchemas = {
   dns: z.object({ ...baseResult, ...dnsResultSchema.partial().shape }).openapi("DnsProbeResult"),
   tcp: z.object({ ...baseResult, ...tcpResultSchema.partial().shape }).openapi("TcpProbeResult"),
   traceroute: z
-    .object({ ...baseResult, ...tracerouteResultSchema.partial().shape })
+    .object({
+      ...baseResult,
+      ...tracerouteResultSchema.partial().shape,
+      hops: z.array(tracerouteResultSchema.shape.hops.element.extend(hopNetworkFields)).optional().openapi({
+        description: "Hops in order; each with its network (ASN, name, country) from the IP data",
+      }),
+      as_path: asPathField,
+    })
     .openapi("TracerouteProbeResult"),
+  mtr: z
+    .object({
+      ...baseResult,
+      ...mtrResultSchema.partial().shape,
+      hops: z.array(mtrHopSchema.extend(hopNetworkFields)).optional().openapi({
+        description: "Hops in order: mtr's report columns, every address seen, the network of `ip`",
+      }),
+      as_path: asPathField,
+    })
+    .openapi("MtrProbeResult"),
 } satisfies Record<ProbeType, z.ZodType>;
 
 export const anyResultSchema = z.union([
@@ -68,6 +88,7 @@ export const anyResultSchema = z.union([
   resultSchemas.dns,
   resultSchemas.tcp,
   resultSchemas.traceroute,
+  resultSchemas.mtr,
 ]);
 
 /** A result as the handlers build it: assignable to the entry of any type (the detail is the agent's). */
@@ -75,7 +96,8 @@ export type ApiResult = z.infer<typeof resultSchemas.http> &
   z.infer<typeof resultSchemas.ping> &
   z.infer<typeof resultSchemas.dns> &
   z.infer<typeof resultSchemas.tcp> &
-  z.infer<typeof resultSchemas.traceroute>;
+  z.infer<typeof resultSchemas.traceroute> &
+  z.infer<typeof resultSchemas.mtr>;
 
 /** Probe detail first, the common fields last so a detail key can never shadow them. */
 export function toApiResult(r: NodeResult): ApiResult {
@@ -95,7 +117,7 @@ export const taskStatusSchema = z.enum(["queued", "running", "done", "failed"]);
 export const taskViewSchema = z
   .object({
     task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
-    type: z.enum(["http", "ping", "dns", "tcp", "traceroute"]),
+    type: z.enum(["http", "ping", "dns", "tcp", "traceroute", "mtr"]),
     target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
     status: taskStatusSchema.openapi({
       description:

@@ -97,6 +97,7 @@ function dispatchAll(
           jobId: `${task.id}.${position}`,
           timeoutMs,
           quarantine: deps.quarantine,
+          hopNetworks: deps.hopNetworks,
           onBadSignature: (nodeId, why) =>
             deps.log.warn({ task_id: task.id, node_id: nodeId, why }, "result kept unsigned"),
         }),

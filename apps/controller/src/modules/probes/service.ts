@@ -133,6 +133,7 @@ export async function executeProbe(
         jobId: `${opts.jobId}.${position}`,
         timeoutMs,
         quarantine: deps.quarantine,
+        hopNetworks: deps.hopNetworks,
       }),
     ),
   );

@@ -19,6 +19,7 @@ const summaries: Record<ProbeType, string> = {
   dns: "DNS query from several nodes: answers, rcode, query time",
   tcp: "TCP connect from several nodes: connect time",
   traceroute: "Traceroute from several nodes: hops with their round-trip times",
+  mtr: "mtr from several nodes: per hop loss and round-trip statistics over N rounds, with each hop's network",
 };
 
 const probeErrors = errorResponses(400, 401, 413, 415, 422, 429, 503);
@@ -131,6 +132,9 @@ export function registerCreateProbes(
     app.openapi(formARoute("traceroute", formABodies.traceroute, auth), (c) =>
       queued(c, fromFormA.traceroute(c.req.valid("json"))),
     );
+    app.openapi(formARoute("mtr", formABodies.mtr, auth), (c) =>
+      queued(c, fromFormA.mtr(c.req.valid("json"))),
+    );
     return;
   }
   const done = async (c: Context<AppEnv>, input: ProbeInput) => {
@@ -157,4 +161,5 @@ export function registerCreateProbes(
   app.openapi(formBRoute("traceroute", formBBodies.traceroute, auth), (c) =>
     done(c, fromFormB.traceroute(c.req.valid("json"))),
   );
+  app.openapi(formBRoute("mtr", formBBodies.mtr, auth), (c) => done(c, fromFormB.mtr(c.req.valid("json"))));
 }

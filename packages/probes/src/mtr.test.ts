@@ -1,0 +1,98 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mtrProbe } from "./mtr.js";
+import { buildTcpSyn, parseQuotedTransport, parseTcpSegment } from "./mtr-packet.js";
+import { runProbe } from "./registry.js";
+import type { MtrParams, ProbeContext } from "./types.js";
+
+const allow = { allowPrivate: true };
+const mtr = (host: string, extra: Partial<MtrParams> = {}, ctx: ProbeContext = allow) =>
+  mtrProbe.run(
+    { host, mode: "icmp", rounds: 3, max_hops: 5, interval_ms: 100, timeout_ms: 100, ...extra },
+    ctx,
+  );
+
+describe("mtr probe (raw sockets, root)", () => {
+  let server: net.Server;
+  let openPort = 0;
+  beforeAll(async () => {
+    server = net.createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => server.listen(0, "::", resolve));
+    openPort = (server.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const cases: [string, MtrParams["mode"], () => number | undefined][] = [
+    ["127.0.0.1", "icmp", () => undefined],
+    ["::1", "icmp", () => undefined],
+    ["127.0.0.1", "udp", () => undefined],
+    ["::1", "udp", () => 33_500],
+    ["127.0.0.1", "tcp", () => openPort],
+    ["::1", "tcp", () => openPort],
+    ["127.0.0.1", "tcp", () => 1], // closed: the target answers RST, which reaches it all the same
+  ];
+  it.each(cases)("reaches %s over %s in one hop, every round answered", async (host, mode, port) => {
+    const o = await mtr(host, { mode, port: port() });
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    const d = o.detail!;
+    expect(d).toMatchObject({ resolved_ip: host, mode, rounds: 3, reached: true });
+    expect(d.port).toBe(mode === "icmp" ? null : (port() ?? 33434));
+    expect(d.hops).toHaveLength(1);
+    const hop = d.hops[0]!;
+    expect(hop).toMatchObject({ hop: 1, ip: host, ips: [host], sent: 3, received: 3, loss_pct: 0 });
+    expect(hop.best).toBeLessThanOrEqual(hop.avg!);
+    expect(hop.avg).toBeLessThanOrEqual(hop.worst!);
+    expect(hop.stdev).toBeGreaterThanOrEqual(0);
+    expect(o.latency_ms).toBe(hop.avg);
+  });
+
+  it("refuses loopback unless private targets are allowed", async () => {
+    const o = await mtr("localhost", {}, { allowPrivate: false });
+    expect(o).toMatchObject({ success: false, error: { code: "target_not_allowed" } });
+  });
+
+  it("validates its params through the registry: at most 100 rounds", async () => {
+    const o = await runProbe({ type: "mtr", params: { host: "127.0.0.1", rounds: 101 } } as never, allow);
+    expect(o).toMatchObject({ success: false, error: { code: "invalid_target" } });
+    expect(o.error?.message).toContain("rounds");
+  });
+
+  it("stops at the deadline with the rounds done, in-flight probes not counted", async () => {
+    const signal = AbortSignal.timeout(250);
+    const o = await mtr("127.0.0.1", { rounds: 50, interval_ms: 100 }, { ...allow, signal });
+    expect(o.success).toBe(false);
+    expect(o.error?.code).toBe("timeout");
+    const d = o.detail!;
+    expect(d.rounds).toBeGreaterThanOrEqual(1);
+    expect(d.rounds).toBeLessThan(50);
+    expect(d.hops[0]?.sent).toBe(d.hops[0]?.received);
+  });
+});
+
+describe("mtr packets", () => {
+  it("reads the ports and sequence number an ICMP time exceeded quotes from a TCP SYN", () => {
+    const syn = buildTcpSyn(4, "192.0.2.1", "198.51.100.7", 40_000, 443, 0xdeadbeef);
+    const quotedIp = Buffer.alloc(20);
+    quotedIp[0] = 0x45;
+    quotedIp[9] = 6;
+    Buffer.from([198, 51, 100, 7]).copy(quotedIp, 16);
+    const icmp = Buffer.concat([Buffer.from([11, 0, 0, 0, 0, 0, 0, 0]), quotedIp, syn.subarray(0, 8)]);
+    const outer = Buffer.alloc(20);
+    outer[0] = 0x45;
+    expect(parseQuotedTransport(4, Buffer.concat([outer, icmp]))).toEqual({
+      kind: "time_exceeded",
+      code: 0,
+      protocol: 6,
+      destination: "198.51.100.7",
+      srcPort: 40_000,
+      dstPort: 443,
+      tcpSeq: 0xdeadbeef,
+    });
+    expect(parseTcpSegment(6, syn)).toMatchObject({ srcPort: 40_000, dstPort: 443, syn: true, rst: false });
+  });
+
+  it("ignores ICMP that quotes neither UDP nor TCP, and short packets", () => {
+    expect(parseQuotedTransport(4, Buffer.alloc(10))).toBeNull();
+    expect(parseQuotedTransport(6, Buffer.from([129, 0, 0, 0, 0, 1, 0, 1]))).toBeNull();
+  });
+});
