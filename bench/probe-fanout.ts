@@ -1,51 +1,95 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentCredentials } from "@vantage/nats-auth";
+import { startNatsServer, writeSeedFile } from "@vantage/testing";
 import autocannon from "autocannon";
 import { connectDb } from "../apps/controller/src/db/connect.js";
 import { type Cluster, startCluster } from "../apps/controller/src/e2e/cluster.js";
+import { subjects } from "../packages/protocol/src/index.js";
 import { leanClient } from "./lib/client.js";
+import { type Floor, floorUser, startFloor } from "./lib/floor.js";
+import type { SimMessage } from "./lib/node-sim.js";
 import { printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:probe-fanout`: Form B TCP probes to a loopback listener, fanned out over real NATS to three
- * agent processes by a controller process on PostgreSQL.
+ * agent processes by a controller process on PostgreSQL, run as deployed: the built bundles
+ * (scripts/build.mjs), the agents with their production flags (package.json's `agent` script);
+ * BENCH_BUILT=0 runs the TypeScript sources through tsx instead.
  * - latency: sequential requests over one kept-alive connection (node:http, see lib/client.ts); overhead =
  *   response time − the slowest node's own time (its reported connect time, and the agent's whole job
  *   duration read back from probe_results);
+ * - the floor (issue #31): alternated with those requests, one process sends a bare request over the same
+ *   nats-server to three responder processes and waits for the three answers (lib/floor.ts); the
+ *   overhead is reported as a multiple of it;
  * - throughput: autocannon, 32 connections, BENCH_SECONDS (default 10) after a 2 s warm-up.
  * nats-server runs with JetStream, so answers wait for the results write-ahead log (ADR 0012).
  * BENCH_JETSTREAM=0 runs it without (write-behind alone, as before the log). BENCH_JETSTREAM=both runs the
  * two side by side in one run (before and after, issue #27): two deployments, the sequential samples
  * alternated request by request and the load phases alternated, so both see the same host.
+ * BENCH_SIM_NODES=10000 runs, side by side in the same way, the three agents alone and the three agents
+ * beside that many simulated nodes (heartbeats only, bench/lib/node-sim.ts; issue #34).
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const samples = Number(process.env.BENCH_SAMPLES ?? 1000);
 const mode = process.env.BENCH_JETSTREAM ?? "1";
+const simNodes = Number(process.env.BENCH_SIM_NODES ?? 0);
+const built = process.env.BENCH_BUILT !== "0";
+const root = new URL("..", import.meta.url).pathname;
 const agents = (suffix: string) => [
   { id: `bench-fra${suffix}`, country: "DE", region: "eu-central", provider: "hetzner" },
   { id: `bench-nyc${suffix}`, country: "US", region: "us-east", provider: "digitalocean" },
   { id: `bench-sgp${suffix}`, country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
-const sides =
+if (simNodes > 0 && mode === "both")
+  throw new Error("BENCH_SIM_NODES and BENCH_JETSTREAM=both: one at a time");
+const sides: { name: string; jetstream: boolean; sim: number }[] =
   mode === "both"
     ? [
-        { name: "without the log", jetstream: false },
-        { name: "with the log", jetstream: true },
+        { name: "without the log", jetstream: false, sim: 0 },
+        { name: "with the log", jetstream: true, sim: 0 },
       ]
-    : [{ name: mode === "0" ? "without the log" : "with the log", jetstream: mode !== "0" }];
+    : simNodes > 0
+      ? [
+          { name: "3 agents alone", jetstream: mode !== "0", sim: 0 },
+          {
+            name: `3 agents + ${simNodes.toLocaleString("en")} simulated`,
+            jetstream: mode !== "0",
+            sim: simNodes,
+          },
+        ]
+      : [{ name: mode === "0" ? "without the log" : "with the log", jetstream: mode !== "0", sim: 0 }];
 
 interface Side {
   name: string;
   cluster: Cluster;
   controller: Awaited<ReturnType<Cluster["startController"]>>;
   client: ReturnType<typeof leanClient>;
+  floor: Floor;
+  sim: ChildProcess | undefined;
+  dir: string;
   rows: { taskId: string; total: number; maxConnect: number }[];
+  floorMs: number[];
   rps: number[];
   load: { p50: number[]; p99: number[]; errors: number };
 }
 
-async function startSide(name: string, jetstream: boolean, suffix: string): Promise<Side> {
+async function startSide(spec: (typeof sides)[number], suffix: string): Promise<Side> {
   // BENCH_JETSTREAM=0: a NATS server without JetStream, so no results write-ahead log (ADR 0012).
   const specs = agents(suffix);
-  const cluster = await startCluster(specs, { jetstream });
+  const dir = mkdtempSync(join(tmpdir(), "vantage-bench-fanout-"));
+  const floorCreds = floorUser();
+  // Test-only user of the simulator: every heartbeat subject (a real agent may publish its own only).
+  const simCreds = createAgentCredentials(`node-sim${suffix}`);
+  simCreds.user.permissions = { publish: { allow: [subjects.allHeartbeats] }, subscribe: { deny: [">"] } };
+  const cluster = await startCluster(specs, {
+    jetstream: spec.jetstream,
+    built,
+    nats: ({ users }) =>
+      startNatsServer({ users: [...users, floorCreds.user, simCreds.user], jetstream: spec.jetstream }),
+  });
   const controller = await cluster.startController({
     VANTAGE_API_FORM: "b",
     // As deployed by default: level info and one JSON access-log line per request (stdout, discarded here).
@@ -58,27 +102,81 @@ async function startSide(name: string, jetstream: boolean, suffix: string): Prom
     controller.url,
     specs.map((a) => a.id),
   );
+  let sim: ChildProcess | undefined;
+  if (spec.sim > 0) {
+    sim = spawn(process.execPath, ["--import", "tsx", join(root, "bench/lib/node-sim.ts")], {
+      cwd: root,
+      env: {
+        ...process.env,
+        NATS_URL: cluster.nats.url,
+        NATS_NKEY_SEED_FILE: writeSeedFile(dir, "sim", simCreds.seed),
+        SIM_NODES: String(spec.sim),
+        SIM_PREFIX: `sim${suffix}`,
+      },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const child = sim;
+    await new Promise<void>((resolve) =>
+      child.on("message", (m: SimMessage) => {
+        if (m.type === "ready") resolve();
+      }),
+    );
+    await waitForOnline(controller.url, spec.sim + specs.length);
+  }
+  const floor = await startFloor(cluster.nats.url, floorCreds.seed, dir, specs.length);
   return {
-    name,
+    name: spec.name,
     cluster,
     controller,
     client: leanClient(controller.url),
+    floor,
+    sim,
+    dir,
     rows: [],
+    floorMs: [],
     rps: [],
     load: { p50: [], p99: [], errors: 0 },
   };
 }
 
+/** Waits until the controller lists `count` nodes online (the simulated ones' first round heard). */
+async function waitForOnline(url: string, count: number): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const res = (await (await fetch(`${url}/v1/nodes`)).json()) as { data: { items: { status: string }[] } };
+    const online = res.data.items.filter((n) => n.status === "online").length;
+    if (online >= count) return;
+    if (Date.now() > deadline) throw new Error(`${online} of ${count} nodes online after 3 min`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+if (built) {
+  // As `pnpm controller` and `pnpm agent` do before they start: a build when the sources are newer.
+  execFileSync(
+    process.execPath,
+    [join(root, "scripts/build.mjs"), "--if-stale", "web", "agent", "controller"],
+    {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
+}
 // The target listener runs in a process of its own, as a real target is elsewhere (bench/servers).
 const target = await startServer(new URL("./servers/tcp-target.ts", import.meta.url).pathname);
 const started: Side[] = [];
 try {
-  for (const [i, s] of sides.entries()) started.push(await startSide(s.name, s.jetstream, `-${i}`));
+  for (const [i, s] of sides.entries()) started.push(await startSide(s, `-${i}`));
   const body = JSON.stringify({ host: "127.0.0.1", port: target.port, timeout: 5 });
   const probe = (side: Side) => side.client.send("POST", "/v1/probe/tcp", body);
 
   // Warm-up: JIT, connection pools, prepared statements.
-  for (let i = 0; i < 100; i++) for (const side of started) await probe(side);
+  for (let i = 0; i < 100; i++) {
+    for (const side of started) {
+      await probe(side);
+      await side.floor.once();
+    }
+  }
 
   for (let i = 0; i < samples; i++) {
     // Alternated request by request (and which goes first), so a busy moment of the host hits both.
@@ -96,6 +194,7 @@ try {
         total,
         maxConnect: Math.max(...json.data.results.map((r) => r.latency_ms ?? 0)),
       });
+      side.floorMs.push(await side.floor.once());
     }
   }
   for (const side of started) side.client.close();
@@ -163,12 +262,26 @@ try {
         f(pct(m.overConnect, 99)),
         "",
       ],
+      [
+        label(side, "floor: bare request to 3 responders and back, same nats-server"),
+        f(pct(side.floorMs, 50)),
+        f(pct(side.floorMs, 99)),
+        "",
+      ],
+      [
+        label(side, "overhead ÷ floor (×)"),
+        f(pct(m.overAgent, 50) / pct(side.floorMs, 50)),
+        f(pct(m.overAgent, 99) / pct(side.floorMs, 99)),
+        "p50 ≤ 1.5",
+      ],
     );
   }
   if (started.length > 1) {
     const [a, b] = started.map((s) => measures.get(s)!.overAgent);
     rows.push([
-      "overhead growth with the log (issue #27)",
+      simNodes > 0
+        ? "overhead growth beside the simulated nodes (issue #34)"
+        : "overhead growth with the log (issue #27)",
       `${pct(b!, 50) - pct(a!, 50) >= 0 ? "+" : ""}${f(pct(b!, 50) - pct(a!, 50))}`,
       `${pct(b!, 99) - pct(a!, 99) >= 0 ? "+" : ""}${f(pct(b!, 99) - pct(a!, 99))}`,
       "p50 ≤ +0.5",
@@ -189,12 +302,16 @@ try {
     ]),
   );
   process.stdout.write(
-    `\n(${samples} sequential samples per deployment; 3 agents each; PostgreSQL; nats-server)\n`,
+    `\n(${samples} sequential samples per deployment; 3 agents each; PostgreSQL; nats-server; ` +
+      `${built ? "built bundles, the agent's production flags" : "TypeScript through tsx"})\n`,
   );
 } finally {
   for (const side of started) {
+    await side.floor.stop();
+    side.sim?.kill("SIGTERM");
     await side.controller.stop();
     await side.cluster.stop();
+    rmSync(side.dir, { recursive: true, force: true });
   }
   await target.stop();
 }

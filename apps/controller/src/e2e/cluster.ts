@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
@@ -62,13 +62,30 @@ export interface Cluster {
 /** Agents start as `pnpm agent` starts them: the thread-pool preload first (apps/agent/src/threadpool.cjs). */
 const agentPreload = ["--require", "./apps/agent/src/threadpool.cjs"];
 
+/**
+ * The node arguments (flags and entry) of a run script of package.json (`agent`, `controller`): what follows
+ * the last `&& node`, e.g. the agent's production flags and its bundle. For clusters run as deployed.
+ */
+export function deployedArgs(script: "agent" | "controller"): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const run = (pkg.scripts[script] ?? "").split("&&").pop()?.trim().split(/\s+/) ?? [];
+  if (run[0] !== "node" || run.length < 2)
+    throw new Error(`package.json's ${script} script does not end in a node run`);
+  return run.slice(1);
+}
+
+/** `entry` through tsx after `preload`, or with `deployed` those arguments as they are (a built bundle). */
 function spawnTs(
   entry: string,
   env: Record<string, string>,
   name: string,
   preload: string[] = [],
+  deployed?: string[],
 ): ChildProcess {
-  const child = spawn(process.execPath, [...preload, "--import", "tsx", entry], {
+  const args = deployed ?? [...preload, "--import", "tsx", entry];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -128,6 +145,12 @@ export interface ClusterOptions {
    * server without it, as before the log (answered Form B tasks only written behind the answer).
    */
   jetstream?: boolean;
+  /**
+   * Run the built bundles as deployed (`node scripts/build.mjs agent controller` first): the controller and
+   * agents with the arguments of package.json's `controller` and `agent` scripts (the agent's production
+   * flags); default the TypeScript sources through tsx.
+   */
+  built?: boolean;
 }
 
 export async function startCluster(
@@ -167,6 +190,7 @@ export async function startCluster(
         },
         `agent ${spec.id}`,
         agentPreload,
+        opts.built ? deployedArgs("agent") : undefined,
       ),
     );
   }
@@ -197,6 +221,8 @@ export async function startCluster(
           ...env,
         },
         "controller",
+        [],
+        opts.built ? deployedArgs("controller") : undefined,
       );
       controllers.add(child);
       const exited = new Promise<never>((_, reject) =>
