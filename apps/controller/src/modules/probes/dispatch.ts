@@ -62,6 +62,8 @@ export interface DispatchInput {
   quarantine?: ProbeQuarantine | undefined;
   /** Where a signature that does not verify is reported (the result is kept, unsigned). */
   onBadSignature?: ((nodeId: string, why: string) => void) | undefined;
+  /** The IP data that annotates traceroute and mtr hops with their networks (hop-networks.ts). */
+  hopNetworks?: HopNetworks | undefined;
 }
 
 /** Sends one job to one node and turns whatever happens into a NodeResult; never rejects, never outlives the deadline. */
@@ -143,17 +145,20 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
   const { outcome } = reply;
   // Checked before the hops get their networks: the agent signed its own outcome, not the annotations.
   const signature = reply.signature && checkSignature(input, reply);
-  return {
-    node_id: node.id,
-    node_name: node.name,
-    position,
-    success: outcome.success,
-    latency_ms: outcome.latency_ms,
-    error: outcome.error,
-    detail: outcome.detail,
-    duration_ms: reply.duration_ms,
-    ...(signature ? { signature } : {}),
-  };
+  return withHopNetworks(
+    {
+      node_id: node.id,
+      node_name: node.name,
+      position,
+      success: outcome.success,
+      latency_ms: outcome.latency_ms,
+      error: outcome.error,
+      detail: outcome.detail,
+      duration_ms: reply.duration_ms,
+      ...(signature ? { signature } : {}),
+    },
+    input.hopNetworks,
+  );
 }
 
 /**
