@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps): App {
     // Traceroute and mtr hops get their networks from the info module's IP data (loaded on first use).
     hopNetworks: () => info.service.ipData.current(),
   });
-  const monitors = createMonitors(deps, { probes: probes.service, authenticator });
+  const monitors = createMonitors(deps, { probes: probes.service, authenticator, nodes: nodes.service });
   const alerts = createAlerts(deps, {
     delivery: delivery.service,
     authenticator,

@@ -9,6 +9,11 @@ export type MonitorStatus = "active" | "paused";
 export type MonitorPausedReason = "agent_crash";
 /** `unknown` until the first run decides; then `up` or `down` by the thresholds. */
 export type MonitorState = "unknown" | "up" | "down";
+/**
+ * Why a monitor is `unknown` after having had no completed run for two intervals (null while runs decide):
+ * its slots were claimed but no node could run them, no scheduler claimed them, or the system paused it.
+ */
+export type MonitorStateReason = "no_nodes" | "scheduler_behind" | "paused_by_system";
 
 export interface MonitorsTable {
   id: string;
@@ -30,6 +35,11 @@ export interface MonitorsTable {
     MonitorPausedReason | null
   >;
   state: ColumnType<MonitorState, MonitorState | undefined, MonitorState>;
+  state_reason: ColumnType<
+    MonitorStateReason | null,
+    MonitorStateReason | null | undefined,
+    MonitorStateReason | null
+  >;
   state_changed_at: NullableTime;
   fail_streak: ColumnType<number, number | undefined, number>;
   pass_streak: ColumnType<number, number | undefined, number>;
@@ -68,6 +78,12 @@ export interface MonitorStateChangesTable {
   slot: Time;
   from_state: MonitorState;
   to_state: MonitorState;
+  /** A change to `unknown` because no run completed for two intervals: why (see MonitorStateReason). */
+  reason: ColumnType<
+    MonitorStateReason | null,
+    MonitorStateReason | null | undefined,
+    MonitorStateReason | null
+  >;
   created_at: ColumnType<Date, Date | string | undefined, never>;
   /** When its alert events were made (alerts issue); null until then. */
   alerted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;

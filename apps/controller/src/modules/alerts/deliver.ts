@@ -265,6 +265,7 @@ export function createDeliverer(deps: DelivererDeps) {
     const detail = (row.detail ?? {}) as {
       slot?: string;
       nodes?: { node_id: string; error_code: string | null }[];
+      reason?: string;
     };
     // An escalation tells its channels about the outage itself: a down message, linked to the down event.
     const downEventId =
@@ -288,6 +289,10 @@ export function createDeliverer(deps: DelivererDeps) {
         : null,
       occurred_at: detail.slot ?? new Date(row.created_at).toISOString(),
       nodes: detail.nodes ?? [],
+      // A stale monitor's message says why no run completed (no_nodes, scheduler_behind, paused_by_system).
+      ...(row.type === "monitor_stale"
+        ? { reason: detail.reason ?? null, error: detail.reason ?? null }
+        : {}),
       locale: (["en", "cn", "tw"].includes(row.locale) ? row.locale : "en") as AlertLocale,
     };
     const verdict = await sendTo(

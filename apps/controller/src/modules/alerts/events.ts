@@ -27,18 +27,27 @@ interface Change {
   slot: Date | string;
   from_state: string;
   to_state: string;
+  /** A change to `unknown` for want of runs: why (monitors/stale.ts); null for a run's verdict. */
+  reason: string | null;
+  /** The monitor's change before this one was such a stale one (an `unknown → up` that ends a spell). */
+  after_stale: boolean;
 }
 
 /**
  * Which event a state change makes under a policy: `down` on any change to down (unknown → down
  * included), `up` on down → up; the first verdict of a new monitor (unknown → up) alerts nobody.
+ * Honest state (issue #29): a change to `unknown` with a reason (no run for two intervals) is a
+ * `monitor_stale` event for policies that alert on down, and the run that ends the spell (unknown → up
+ * after it) an `up` for those that alert on up.
  */
 export function eventTypeOf(
-  change: { from_state: string; to_state: string },
+  change: { from_state: string; to_state: string; reason?: string | null; after_stale?: boolean },
   policy: { on_down: boolean; on_up: boolean },
 ): AlertEventType | null {
   if (change.to_state === "down") return policy.on_down ? "down" : null;
-  if (change.to_state === "up" && change.from_state === "down") return policy.on_up ? "up" : null;
+  if (change.to_state === "unknown" && change.reason) return policy.on_down ? "monitor_stale" : null;
+  if (change.to_state === "up" && (change.from_state === "down" || change.after_stale === true))
+    return policy.on_up ? "up" : null;
   return null;
 }
 
@@ -52,10 +61,14 @@ export function eventTypeOf(
 export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteCheck): Promise<EventsReport> {
   return db.transaction().execute(async (tx) => {
     const { rows: changes } = await sql<Change>`
-      select id, monitor_id, slot, from_state, to_state from monitor_state_changes
-      where alerted_at is null order by created_at, slot, id limit ${batch} for update skip locked`.execute(
-      tx,
-    );
+      select c.id, c.monitor_id, c.slot, c.from_state, c.to_state, c.reason,
+        c.from_state = 'unknown' and coalesce((
+          select p.reason is not null from monitor_state_changes p
+          where p.monitor_id = c.monitor_id and p.slot < c.slot order by p.slot desc limit 1
+        ), false) as after_stale
+      from monitor_state_changes c
+      where c.alerted_at is null order by c.created_at, c.slot, c.id limit ${batch}
+      for update of c skip locked`.execute(tx);
     if (changes.length === 0) return { changes: 0, events: 0, deliveries: 0 };
     const monitorIds = [...new Set(changes.map((c) => c.monitor_id))];
     // A policy of one of these monitors, or of all its owner's monitors (monitor_id null).
@@ -103,7 +116,7 @@ export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteC
     }[] = [];
     for (const c of changes) {
       if (muted.has(c.id)) continue;
-      const failing = await failingNodes(tx, c);
+      const failing = c.to_state === "down" ? await failingNodes(tx, c) : [];
       for (const p of policies.filter((p) => covers(p, c.monitor_id))) {
         const type = eventTypeOf(c, p);
         if (!type) continue;
@@ -119,6 +132,7 @@ export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteC
             to: c.to_state,
             slot: new Date(c.slot).toISOString(),
             nodes: type === "down" ? failing : [],
+            ...(c.reason ? { reason: c.reason } : {}),
           }),
           channels: p.channel_ids,
         });

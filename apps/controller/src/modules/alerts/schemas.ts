@@ -281,7 +281,7 @@ export const policyFilters = { monitor_id: monitorFilter };
 
 // ---- events ----
 
-export const eventTypes = ["down", "up", "reminder", "escalation", "test"] as const;
+export const eventTypes = ["down", "up", "reminder", "test", "monitor_stale"] as const;
 
 const eventDetail = z
   .object({
@@ -292,6 +292,14 @@ const eventDetail = z
       .array(z.object({ node_id: z.string(), error_code: z.string().nullable() }))
       .optional()
       .openapi({ description: "The nodes that failed that run (down events)" }),
+    reason: z
+      .enum(["no_nodes", "scheduler_behind", "paused_by_system"])
+      .optional()
+      .openapi({
+        description:
+          "Extension, both forms, monitor_stale events: why no run completed for two intervals (the " +
+          "monitor's `state_reason`)",
+      }),
   })
   .catchall(z.unknown())
   .openapi("AlertEventDetail");
@@ -331,5 +339,5 @@ export const eventWithDeliveries = eventSchema
 /** The event list's filters (its page fields come from http/route-kit.ts). */
 export const eventFilters = {
   monitor_id: monitorFilter,
-  type: z.enum(eventTypes).optional().openapi({ description: "down, up, reminder or test" }),
+  type: z.enum(eventTypes).optional().openapi({ description: "down, up, reminder, test or monitor_stale" }),
 };

@@ -30,7 +30,12 @@ export const monitorTypes = [
 export const MAX_MONITOR_NODES = 10;
 
 /** The defaults every type shares. */
-export const commonDefaults = { node_count: 1, failure_threshold: 2, recovery_threshold: 1 } as const;
+export const commonDefaults = {
+  node_count: 1,
+  failure_threshold: 2,
+  recovery_threshold: 1,
+  confirm_failures: true,
+} as const;
 
 /**
  * The defaults per type. `expected_status: ["2xx", "3xx"]` is 200–399. Ping: a run fails when its packet
@@ -70,6 +75,33 @@ const commonShape = {
     MAX_MONITOR_NODES,
     `Nodes chosen automatically per run, 1–${MAX_MONITOR_NODES}, default 1`,
   ),
+  locations: z
+    .strictObject({
+      countries: z
+        .array(z.string().regex(/^[A-Z]{2}$/, "an ISO 3166 country code, e.g. DE"))
+        .min(1)
+        .max(50),
+      regions: z.array(z.string().min(1).max(64)).min(1).max(50),
+      providers: z.array(z.string().min(1).max(64)).min(1).max(50),
+    })
+    .partial()
+    .openapi({
+      description:
+        "Vantage extension: run only on online nodes in these countries, regions and providers (each list: " +
+        "any of them; lists combine with and), `node_count` of them per run, spread over locations; excludes " +
+        "nodes",
+    }),
+  quorum: int(
+    1,
+    MAX_MONITOR_NODES,
+    "Vantage extension: a run fails when at least this many of its locations (nodes) fail, k of n, at most " +
+      "the node count; default: unless more than half of them pass",
+  ),
+  confirm_failures: z.boolean().openapi({
+    description:
+      "Vantage extension, default true: a failing run that rests on one node is run again at once from " +
+      "another node (of the same location filter) and counts only when that node fails too",
+  }),
   failure_threshold: int(1, 10, "Runs failing in a row before the monitor is `down`, 1–10, default 2"),
   recovery_threshold: int(
     1,
@@ -139,6 +171,15 @@ function crossChecks(config: Record<string, unknown>, ctx: z.RefinementCtx): voi
       code: "custom",
       path: ["node_count"],
       message: "nodes and node_count exclude each other",
+    });
+  if (config.nodes !== undefined && config.locations !== undefined)
+    ctx.addIssue({ code: "custom", path: ["locations"], message: "nodes and locations exclude each other" });
+  const count = Array.isArray(config.nodes) ? config.nodes.length : config.node_count;
+  if (typeof config.quorum === "number" && config.quorum > (typeof count === "number" ? count : 1))
+    ctx.addIssue({
+      code: "custom",
+      path: ["quorum"],
+      message: "more than the monitor's nodes (node_count, or the nodes named)",
     });
   if (config.keyword_absent !== undefined && config.keyword === undefined)
     ctx.addIssue({ code: "custom", path: ["keyword_absent"], message: "needs a keyword" });

@@ -1,7 +1,9 @@
+import { logRoundFailure } from "../../db/availability.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
+import type { NodesService } from "../nodes/index.js";
 import type { ProbesService } from "../probes/index.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
@@ -16,6 +18,7 @@ import { registerMonitorResultRoutes } from "./routes/register-results.js";
 import { MONITORS_CHANNEL, type Scheduler, startScheduler } from "./scheduler.js";
 import { createMonitorStatusReader, type MonitorStatusReader } from "./status-read.js";
 import { createMonitorCrud, type MonitorCrudService } from "./service.js";
+import { startStaleSweep } from "./stale.js";
 import { RunWriter } from "./writer.js";
 
 export type { MaintenanceService } from "./maintenance-service.js";
@@ -43,13 +46,24 @@ export interface MonitorsModule extends Module<MonitorCrudService> {
 const SCHEDULER_IDLE_MAX_MS = 10_000;
 
 /**
+ * How often the scheduler role looks for stale monitors (no completed run for two intervals, stale.ts):
+ * twenty ticks, 1–5 s (5 s at the default tick). A stale spell is seen at most this long after it begins.
+ */
+const staleSweepMs = (tickMs: number) => Math.min(Math.max(tickMs * 20, 1000), 5000);
+
+/**
  * Monitors: recurring probes through the same agents, probes and target guard as `POST /v1/probe/*`, run
  * by the scheduler role of any number of controllers (see scheduler.ts), their runs stored per node and
  * slot, rolled up, and turned into up/down state with a state-change row per transition.
  */
 export function createMonitors(
   deps: AppDeps,
-  services: { probes: ProbesService; authenticator: Authenticator },
+  services: {
+    probes: ProbesService;
+    authenticator: Authenticator;
+    /** The online nodes: location filters and failure confirmation (scheduler.ts). */
+    nodes?: Pick<NodesService, "online">;
+  },
 ): MonitorsModule {
   const { config } = deps;
   const ctx: MonitorsContext = {
@@ -64,7 +78,14 @@ export function createMonitors(
   const maintenance = createMaintenance(ctx.db, ctx.now);
   const results = createMonitorResults(ctx, maintenance);
   const rollups = createRollupJob(ctx, { retentionDays: config.VANTAGE_MONITOR_RETENTION_DAYS });
-  let running: { scheduler: Scheduler; writer: RunWriter; listening: { close(): Promise<void> } } | undefined;
+  let running:
+    | {
+        scheduler: Scheduler;
+        writer: RunWriter;
+        listening: { close(): Promise<void> };
+        stale: { stop(): Promise<void> };
+      }
+    | undefined;
 
   const schedulerWorker: Worker = {
     async start() {
@@ -75,6 +96,7 @@ export function createMonitors(
         idleMaxMs: SCHEDULER_IDLE_MAX_MS,
         batch: config.VANTAGE_SCHEDULER_BATCH,
         planOf: (m) => planMonitorProbe(services.probes, m, "monitor"),
+        nodes: services.nodes,
       });
       // A monitor created, resumed or re-timed (here or by another controller) wakes the scheduler; so
       // does the listen connection coming back (a notice may have been missed meanwhile).
@@ -83,13 +105,17 @@ export function createMonitors(
         () => scheduler.wake(),
         () => scheduler.wake(),
       );
-      running = { scheduler, writer, listening };
+      const stale = startStaleSweep(deps.db.kysely, staleSweepMs(config.VANTAGE_SCHEDULER_TICK_MS), (err) =>
+        logRoundFailure(deps.log, err, "stale monitor sweep failed; trying again"),
+      );
+      running = { scheduler, writer, listening, stale };
       registerSchedulerMetrics(deps.metrics.registry, () => running);
       await rollups.start();
     },
     async stop() {
       await rollups.stop();
       await running?.listening.close();
+      await running?.stale.stop();
       await running?.scheduler.stop();
       running = undefined;
     },

@@ -1,10 +1,12 @@
-import type { MonitorState } from "../../db/tables/monitors.js";
+import type { MonitorState, MonitorStateReason } from "../../db/tables/monitors.js";
 import { notFound } from "../../http/errors.js";
 import type { MonitorsContext } from "./context.js";
 import { type ExportFormat, exportStream } from "./export.js";
+import { nodeLocations } from "./locations.js";
 import { runsInIntervals } from "./maintenance-repo.js";
 import type { MaintenanceService } from "./maintenance-service.js";
 import * as repo from "./results-repo.js";
+import { staleSpells, unknownMs } from "./stale.js";
 import { runPassed } from "./state.js";
 
 export { createRollupJob, type RollupJob, type RollupReport } from "./rollups.js";
@@ -44,6 +46,10 @@ export interface Uptime {
   latency_p95_ms: number | null;
   state: MonitorState;
   state_changed_at: Date | null;
+  /** Time in the window with no completed run (stale spells, see stale.ts): unknown, neither up nor down. */
+  unknown_ms: number;
+  unknown_percent: number;
+  gaps: { from: Date; to: Date | null; reason: MonitorStateReason }[];
   /** Per node: its newest run in the window (up when it passed), newest state first by node id. */
   nodes: {
     node_id: string;
@@ -51,6 +57,8 @@ export interface Uptime {
     last_slot: Date;
     error_code: string | null;
     status_code?: number;
+    /** Where the node is (per-location state), as it last said; absent for a node no longer known. */
+    location?: { country: string; region: string; provider: string };
   }[];
 }
 
@@ -122,7 +130,8 @@ export function createMonitorResults(
       const from = Math.floor((to - UPTIME_WINDOWS[window]) / HOUR_MS) * HOUR_MS;
       const hoursDone = (await repo.readProgress(ctx.db)).hour?.getTime() ?? from;
       const split = Math.min(Math.max(hoursDone, from), to);
-      const [nodes, ...parts] = await Promise.all([
+      const [spells, nodes, ...parts] = await Promise.all([
+        staleSpells(ctx.db, monitorId, new Date(from), new Date(to)),
         repo.latestPerNode(ctx.db, m.seq, new Date(from)),
         split > from ? repo.bucketTotals(ctx.db, m.seq, "hour", new Date(from), new Date(split)) : undefined,
         repo.rawTotals(ctx.db, m.seq, new Date(split), new Date(to)),
@@ -132,6 +141,11 @@ export function createMonitorResults(
       let weight = 0;
       let p50 = 0;
       let p95 = 0;
+      const unknown = unknownMs(spells, from, to);
+      const where = await nodeLocations(
+        ctx.db,
+        nodes.map((n) => n.node_id),
+      );
       for (const p of parts as (Awaited<ReturnType<typeof repo.rawTotals>> | undefined)[]) {
         if (!p) continue;
         runs += p.runs;
@@ -158,14 +172,27 @@ export function createMonitorResults(
         latency_p95_ms: weight === 0 ? null : round(p95 / weight, 1),
         state: m.state,
         state_changed_at: m.state_changed_at,
+        unknown_ms: unknown,
+        unknown_percent: to > from ? round((unknown / (to - from)) * 100, 3) : 0,
+        gaps: spells,
         nodes: nodes.map((n) => ({
           node_id: n.node_id,
           state: n.success ? ("up" as const) : ("down" as const),
           last_slot: new Date(n.slot),
           error_code: n.error_code,
           ...(n.status_code === null ? {} : { status_code: n.status_code }),
+          ...locationOf(where, n.node_id),
         })),
       };
     },
   };
+}
+
+/** `{location}` of a node when known, else nothing (the field is left out, not undefined). */
+function locationOf(
+  where: Map<string, { country: string; region: string; provider: string }>,
+  nodeId: string,
+): { location?: { country: string; region: string; provider: string } } {
+  const location = where.get(nodeId);
+  return location ? { location } : {};
 }

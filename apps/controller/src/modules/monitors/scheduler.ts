@@ -4,8 +4,9 @@ import type { MonitorType } from "../../db/tables/monitors.js";
 import { nodeErrorCodes, type ProbePlan, type ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
 import { httpStatus, nodeFailure } from "./evaluate.js";
+import { type LocatedNode, type LocationFilter, pickLocations } from "./locations.js";
 import { pauseBySystem } from "./repo.js";
-import { DEFAULT_THRESHOLDS, runPassed, type Thresholds } from "./state.js";
+import { DEFAULT_THRESHOLDS, runVerdict, type Thresholds } from "./state.js";
 import type { RunWriter } from "./writer.js";
 
 const nodeLevel = new Set<string>(nodeErrorCodes);
@@ -30,6 +31,10 @@ export interface SchedulerStats {
   skipped: number;
   /** Node entries left out of runs because the node could not run the probe (offline, busy, silent). */
   nodeErrors: number;
+  /** Failing runs resting on one node that were run again from a second node (see `confirm_failures`). */
+  confirmations: number;
+  /** Of those, the ones the second node did not confirm (the run then counts as passed). */
+  unconfirmed: number;
   inFlight: number;
   /** Schedule lag of the last LAG_SAMPLES runs (dispatch time − slot), ms, in no particular order. */
   lagMs: number[];
@@ -52,6 +57,11 @@ export interface SchedulerOptions {
   maxInFlight?: number;
   /** Plans a monitor's probe (config.ts `planMonitorProbe`); the plan is cached per monitor and config. */
   planOf(m: { type: MonitorType; target: string; config: Record<string, unknown> }): ProbePlan;
+  /**
+   * The online nodes (the nodes module's): for monitors with a `locations` filter, and for confirming a
+   * failure from a second node. Without it, locations are not filtered and failures not confirmed.
+   */
+  nodes?: { online(): Promise<LocatedNode[]> } | undefined;
 }
 
 export interface Scheduler {
@@ -81,6 +91,8 @@ export function startScheduler(
     finished: 0,
     skipped: 0,
     nodeErrors: 0,
+    confirmations: 0,
+    unconfirmed: 0,
     inFlight: 0,
     lagMs: [],
   };
@@ -109,10 +121,22 @@ export function startScheduler(
     stats.lagMs[lagWrites++ % LAG_SAMPLES] = lag;
     const config = m.config ?? {};
     let results: Awaited<ReturnType<typeof probes.execute>>;
+    const count = typeof config.node_count === "number" ? config.node_count : 1;
+    const jobId = `mon.${m.seq}.${slot.getTime().toString(36)}`;
+    let plan: ProbePlan;
     try {
-      const plan = planOf(m);
-      const count = typeof config.node_count === "number" ? config.node_count : 1;
-      results = await probes.execute(plan, { count, jobId: `mon.${m.seq}.${slot.getTime().toString(36)}` });
+      plan = planOf(m);
+      const filter = config.locations as LocationFilter | undefined;
+      if (filter && opts.nodes) {
+        // Only nodes of the monitor's locations: none online there is a run not made (no_nodes).
+        const ids = pickLocations(await opts.nodes.online(), { count, type: m.type, filter });
+        if (ids.length === 0) {
+          stats.skipped++;
+          return;
+        }
+        plan = { ...plan, nodeIds: ids };
+      }
+      results = await probes.execute(plan, { count, jobId });
     } catch (err) {
       // No node online, or a probe the guard now refuses: not the target's failure; nothing is counted.
       stats.skipped++;
@@ -135,22 +159,55 @@ export function startScheduler(
     }
     // A node that could not run the probe (offline, busy, silent) says nothing about the target: it is
     // left out of the run; a run no node could make is skipped like one with no node online.
-    const nodes = results
-      .filter((r) => !(r.error && nodeLevel.has(r.error.code)))
-      .map((r) => {
-        const failure = nodeFailure(m.type, config, r);
-        return {
-          node_id: r.node_id,
-          success: failure === null,
-          latency_ms: r.latency_ms,
-          error_code: failure,
-          status_code: m.type === "http" ? httpStatus(r) : null,
-        };
-      });
+    const outcomes = (rs: typeof results) =>
+      rs
+        .filter((r) => !(r.error && nodeLevel.has(r.error.code)))
+        .map((r) => {
+          const failure = nodeFailure(m.type, config, r);
+          return {
+            node_id: r.node_id,
+            success: failure === null,
+            latency_ms: r.latency_ms,
+            error_code: failure,
+            status_code: m.type === "http" ? httpStatus(r) : null,
+          };
+        });
+    const nodes = outcomes(results);
     stats.nodeErrors += results.length - nodes.length;
     if (nodes.length === 0) {
       stats.skipped++;
       return;
+    }
+    const quorum = typeof config.quorum === "number" ? config.quorum : undefined;
+    let passed = runVerdict(
+      nodes.map((n) => n.success),
+      quorum,
+    );
+    const failing = nodes.filter((n) => !n.success);
+    if (!passed && failing.length === 1 && config.confirm_failures !== false && opts.nodes) {
+      // One node's word is not enough: a second node, not in this run, runs the probe at once; the run
+      // fails only if it fails too. No other node online: the failure stands as it is.
+      try {
+        const [other] = pickLocations(await opts.nodes.online(), {
+          count: 1,
+          type: m.type,
+          filter: config.locations as LocationFilter | undefined,
+          exclude: nodes.map((n) => n.node_id),
+        });
+        if (other) {
+          stats.confirmations++;
+          const second = outcomes(
+            await probes.execute({ ...plan, nodeIds: [other] }, { count: 1, jobId: `${jobId}.c` }),
+          );
+          nodes.push(...second);
+          if (second.some((n) => n.success) && !second.some((n) => !n.success)) {
+            passed = true;
+            stats.unconfirmed++;
+          }
+        }
+      } catch (err) {
+        ctx.log.warn({ err, monitor_id: m.id }, "monitor failure not confirmed from a second node");
+      }
     }
     const thresholds: Thresholds = {
       failure:
@@ -164,7 +221,7 @@ export function startScheduler(
       monitorId: m.id,
       seq: String(m.seq),
       slot,
-      passed: runPassed(nodes.map((n) => n.success)),
+      passed,
       thresholds,
       nodes,
     });

@@ -152,7 +152,19 @@ const configView = z
   .openapi({ description: "The effective settings: what was set, defaults for the rest" });
 
 const stateFields = {
-  state: z.enum(["unknown", "up", "down"]).openapi({ description: "`unknown` until runs decide" }),
+  state: z.enum(["unknown", "up", "down"]).openapi({
+    description: "`unknown` until runs decide, and again when no run completed for two intervals",
+  }),
+  state_reason: z
+    .enum(["no_nodes", "scheduler_behind", "paused_by_system"])
+    .nullable()
+    .openapi({
+      description:
+        "Vantage extension, both forms. Why the state is `unknown` although the monitor has run: no run " +
+        "completed for two intervals because no node could run it (`no_nodes`), no scheduler claimed its " +
+        "slots (`scheduler_behind`) or the system paused it (`paused_by_system`). Null while runs decide " +
+        "(and for a new monitor's first runs)",
+    }),
   state_changed_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while unknown" }),
   last_run_at: z.string().nullable().openapi({ description: "The newest run slot applied; ISO 8601 UTC" }),
   next_run_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while paused" }),

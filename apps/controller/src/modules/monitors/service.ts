@@ -145,6 +145,8 @@ export function createMonitorCrud(
     }
     if (patch.nodes != null && !("node_count" in patch)) delete out.node_count;
     if (patch.node_count != null && !("nodes" in patch)) delete out.nodes;
+    if (patch.nodes != null && !("locations" in patch)) delete out.locations;
+    if (patch.locations != null && !("nodes" in patch)) delete out.nodes;
     return out;
   }
 

@@ -43,3 +43,14 @@ export function runPassed(nodePasses: readonly boolean[]): boolean {
   const passing = nodePasses.filter(Boolean).length;
   return nodePasses.length > 0 && passing * 2 > nodePasses.length;
 }
+
+/**
+ * A run's verdict under the monitor's quorum: with `quorum` k, the run fails when k or more of its nodes
+ * fail (k above the nodes that answered: when all of them fail); without it, the majority rule above.
+ */
+export function runVerdict(nodePasses: readonly boolean[], quorum?: number): boolean {
+  if (nodePasses.length === 0) return false;
+  if (quorum === undefined) return runPassed(nodePasses);
+  const failing = nodePasses.filter((p) => !p).length;
+  return failing < Math.min(quorum, nodePasses.length);
+}

@@ -8,6 +8,7 @@ const iso = (d: Date | string | null): string | null => (d === null ? null : new
 function stateOf(m: Monitor) {
   return {
     state: m.state,
+    state_reason: m.state === "unknown" ? (m.state_reason ?? null) : null,
     state_changed_at: iso(m.state_changed_at),
     last_run_at: iso(m.last_slot),
     // A paused monitor has no next run.

@@ -36,7 +36,8 @@ export interface WriterStats {
  * Writes finished runs in batches (every `flushMs`, or at once past `maxBatch`): in one transaction, the node
  * rows (`monitor_runs`, duplicates refused by the primary key and counted), then each monitor's state —
  * streaks, `up`/`down`, the slot applied — and a `monitor_state_changes` row per transition (unique per
- * monitor and slot). Runs older than a monitor's `last_slot` are stored but do not move its state, so a
+ * monitor and slot). A run applied ends a stale spell (`state_reason` back to null, see stale.ts). Runs
+ * older than a monitor's `last_slot` are stored but do not move its state, so a
  * batch written twice, or late, changes nothing twice. A failed write keeps its runs for the next flush.
  */
 export class RunWriter {
@@ -192,7 +193,7 @@ export class RunWriter {
       if (updates.length > 0) {
         await sql`
           update monitors m set
-            state = u.state, fail_streak = u.fs, pass_streak = u.ps, last_slot = u.slot,
+            state = u.state, fail_streak = u.fs, pass_streak = u.ps, last_slot = u.slot, state_reason = null,
             state_changed_at = coalesce(u.changed_at, m.state_changed_at)
           from unnest(
             cast(${updates.map((u) => u.id)} as text[]),

@@ -23,7 +23,13 @@ export function feishuSign(timestamp: string, secret: string): string {
   return createHmac("sha256", `${timestamp}\n${secret}`).update("").digest("base64");
 }
 
-const colours: Record<AlertKind, string> = { down: "red", reminder: "orange", up: "green", test: "blue" };
+const colours: Record<AlertKind, string> = {
+  down: "red",
+  reminder: "orange",
+  up: "green",
+  test: "blue",
+  monitor_stale: "grey",
+};
 
 /** Feishu codes worth another attempt: 9499 and 11232, the bot's rate limits. */
 const RETRYABLE = new Set([9499, 11232]);

@@ -1,7 +1,10 @@
 import type { z } from "@hono/zod-openapi";
 
-/** The message kinds a channel renders: an outage, its end, a reminder while it lasts, a channel test. */
-export type AlertKind = "down" | "up" | "reminder" | "test";
+/**
+ * The message kinds a channel renders: an outage, its end, a reminder while it lasts, a channel test, and a
+ * monitor with no completed run for two intervals (its state unknown, `reason` saying why).
+ */
+export type AlertKind = "down" | "up" | "reminder" | "test" | "monitor_stale";
 
 export type AlertLocale = "en" | "cn" | "tw";
 
@@ -14,6 +17,8 @@ export interface AlertMessage {
   /** When the state changed (a reminder: when it was sent), ISO 8601. */
   occurred_at: string;
   error?: string | null;
+  /** monitor_stale: why no run completed (`no_nodes`, `scheduler_behind`, `paused_by_system`). */
+  reason?: string | null;
   /** The nodes whose checks failed, with their error codes. */
   nodes?: { node_id: string; error_code: string | null }[];
   locale: AlertLocale;

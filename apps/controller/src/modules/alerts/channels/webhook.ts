@@ -24,6 +24,7 @@ const eventTypes: Record<AlertMessage["kind"], string> = {
   up: "monitor.up",
   reminder: "monitor.reminder",
   test: "channel.test",
+  monitor_stale: "monitor.stale",
 };
 
 /**
@@ -48,6 +49,7 @@ export const webhookChannel: AlertChannel<WebhookConfig> = {
         monitor: message.monitor,
         occurred_at: message.occurred_at,
         error: message.error ?? null,
+        ...(message.kind === "monitor_stale" ? { reason: message.reason ?? null } : {}),
         nodes: message.nodes ?? [],
         dashboard_url: message.dashboard_url ?? null,
         ...(message.ack_url ? { ack_url: message.ack_url } : {}),

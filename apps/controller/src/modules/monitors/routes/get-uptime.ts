@@ -39,6 +39,24 @@ const uptimeSchema = z
     latency_p95_ms: z.number().nullable(),
     state: z.enum(["unknown", "up", "down"]),
     state_changed_at: time("When the state last changed").nullable(),
+    unknown_ms: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          "Extension, both forms: time in the window with no completed run (a stale spell: no run for two " +
+          "intervals), counted neither up nor down; `uptime_percent` is over the runs that were made",
+      }),
+    unknown_percent: z.number().openapi({ description: "Extension: `unknown_ms` as % of the window" }),
+    gaps: z
+      .array(
+        z.object({
+          from: time("When the monitor was found stale (two intervals after its last completed run)"),
+          to: time("When a run decided its state again; null while the gap lasts").nullable(),
+          reason: z.enum(["no_nodes", "scheduler_behind", "paused_by_system"]),
+        }),
+      )
+      .openapi({ description: "Extension: the stale spells overlapping the window, oldest first" }),
     nodes: z
       .array(
         z.object({
@@ -52,6 +70,13 @@ const uptimeSchema = z
             description:
               "Extension, http monitors: the HTTP status that run was answered with, when one came",
           }),
+          location: z
+            .object({ country: z.string(), region: z.string(), provider: z.string() })
+            .optional()
+            .openapi({
+              description:
+                "Extension: where the node is (per-location state of a monitor run from several locations)",
+            }),
         }),
       )
       .openapi({
@@ -87,6 +112,7 @@ export const toUptimeView = (u: Uptime) => ({
   from: u.from.toISOString(),
   to: u.to.toISOString(),
   state_changed_at: u.state_changed_at?.toISOString() ?? null,
+  gaps: u.gaps.map((g) => ({ ...g, from: g.from.toISOString(), to: g.to?.toISOString() ?? null })),
   nodes: u.nodes.map((n) => ({ ...n, last_slot: n.last_slot.toISOString() })),
 });
 

@@ -1,0 +1,168 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { newUser } from "../../testing/accounts.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
+import { dbKinds } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { eventTypeOf, makeEvents } from "../alerts/events.js";
+import { createMonitorResults } from "./results-service.js";
+import { markStale, staleSpells, unknownMs } from "./stale.js";
+import { RunWriter } from "./writer.js";
+
+describe("stale alerts", () => {
+  it("a change to unknown with a reason is monitor_stale (on down); the run ending it an up (on up)", () => {
+    const all = { on_down: true, on_up: true };
+    const stale = { from_state: "up", to_state: "unknown", reason: "no_nodes" };
+    expect(eventTypeOf(stale, all)).toBe("monitor_stale");
+    expect(eventTypeOf(stale, { on_down: false, on_up: true })).toBeNull();
+    expect(eventTypeOf({ from_state: "unknown", to_state: "up", after_stale: true }, all)).toBe("up");
+    expect(eventTypeOf({ from_state: "unknown", to_state: "up", after_stale: false }, all)).toBeNull();
+  });
+
+  it("unknown time is the spells' overlap with the window", () => {
+    const spells = [
+      { from: new Date(1000), to: new Date(3000), reason: "no_nodes" as const },
+      { from: new Date(5000), to: null, reason: "scheduler_behind" as const },
+    ];
+    expect(unknownMs(spells, 2000, 6000)).toBe(1000 + 1000);
+    expect(unknownMs(spells, 0, 1000)).toBe(0);
+  });
+});
+
+describe.each(dbKinds)("honest state on %s", (kind) => {
+  const db = useTestDb(kind);
+  const log = pino({ level: "silent" });
+
+  it("no completed run for two intervals: unknown with its reason, one change, one monitor_stale event", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "stale");
+    const now = Date.now();
+    const ago = (s: number) => new Date(now - s * 1000);
+    // Interval 30 s: stale once the last run is older than 2 × 30 s + 5 s.
+    const base = { interval_s: 30, created_at: ago(3600), updated_at: ago(3600) };
+    const noNodes = `mon_st_nn_${kind}`;
+    await insertMonitor(k, noNodes, u.userId, {
+      ...base,
+      state: "up",
+      last_slot: ago(70),
+      next_run_at: ago(-10), // claimed on time: its slots were taken, no run came back
+    });
+    const behind = `mon_st_sb_${kind}`;
+    await insertMonitor(k, behind, u.userId, {
+      ...base,
+      state: "down",
+      last_slot: ago(70),
+      next_run_at: ago(40),
+    });
+    const sysPaused = `mon_st_ps_${kind}`;
+    await insertMonitor(k, sysPaused, u.userId, {
+      ...base,
+      state: "up",
+      status: "paused",
+      paused_reason: "agent_crash",
+      last_slot: ago(100),
+    });
+    // Not stale: a recent run; a person's pause; a resume (updated_at) restarting the clock.
+    await insertMonitor(k, `mon_st_fresh_${kind}`, u.userId, { ...base, state: "up", last_slot: ago(50) });
+    await insertMonitor(k, `mon_st_user_${kind}`, u.userId, {
+      ...base,
+      state: "up",
+      status: "paused",
+      last_slot: ago(600),
+    });
+    await insertMonitor(k, `mon_st_res_${kind}`, u.userId, {
+      ...base,
+      state: "up",
+      last_slot: ago(600),
+      updated_at: ago(20),
+    });
+    await k
+      .insertInto("alert_channels")
+      .values({
+        id: `ch_st_${kind}`,
+        owner_id: u.userId,
+        name: "h",
+        type: "webhook",
+        config: "{}",
+        secrets: null,
+      })
+      .execute();
+    await k
+      .insertInto("alert_policies")
+      .values({
+        id: `pol_st_${kind}`,
+        owner_id: u.userId,
+        name: "all",
+        monitor_id: null,
+        channel_ids: [`ch_st_${kind}`],
+      })
+      .execute();
+
+    const first = await markStale(k, new Date(now));
+    expect(first.marked).toBe(3);
+    expect(first.reasons).toEqual({ no_nodes: 1, scheduler_behind: 1, paused_by_system: 1 });
+    // Once per spell: a second sweep finds nothing.
+    expect((await markStale(k, new Date(now + 1000))).marked).toBe(0);
+    const rows = await k
+      .selectFrom("monitors")
+      .select(["id", "state", "state_reason", "fail_streak", "pass_streak"])
+      .where("id", "in", [noNodes, behind, sysPaused])
+      .orderBy("id")
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.state, r.state_reason]]))).toEqual({
+      [noNodes]: ["unknown", "no_nodes"],
+      [behind]: ["unknown", "scheduler_behind"],
+      [sysPaused]: ["unknown", "paused_by_system"],
+    });
+
+    const made = await makeEvents(k);
+    expect(made).toMatchObject({ changes: 3, events: 3, deliveries: 3 });
+    const events = await k
+      .selectFrom("alert_events")
+      .select(["monitor_id", "type", "detail"])
+      .where("policy_id", "=", `pol_st_${kind}`)
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(["monitor_stale", "monitor_stale", "monitor_stale"]);
+    const nn = events.find((e) => e.monitor_id === noNodes)?.detail as Record<string, unknown>;
+    expect(nn).toMatchObject({ from: "up", to: "unknown", reason: "no_nodes" });
+
+    // A run decides again: the reason goes, the spell ends, and its end is an `up` event.
+    const writer = new RunWriter(k, log);
+    const seq = (
+      await k.selectFrom("monitors").select("seq").where("id", "=", noNodes).executeTakeFirstOrThrow()
+    ).seq;
+    writer.add({
+      monitorId: noNodes,
+      seq: String(seq),
+      slot: new Date(now + 2000),
+      passed: true,
+      thresholds: { failure: 2, recovery: 1 },
+      nodes: [{ node_id: "n1", success: true, latency_ms: 5, error_code: null }],
+    });
+    await writer.flush();
+    const back = await k
+      .selectFrom("monitors")
+      .select(["state", "state_reason"])
+      .where("id", "=", noNodes)
+      .executeTakeFirstOrThrow();
+    expect(back).toEqual({ state: "up", state_reason: null });
+    expect(await makeEvents(k)).toMatchObject({ changes: 1, events: 1 });
+    const spells = await staleSpells(k, noNodes, new Date(now - 3_600_000), new Date(now + 10_000));
+    expect(spells).toEqual([{ from: new Date(now), to: new Date(now + 2000), reason: "no_nodes" }]);
+
+    // The uptime shows the spell as unknown time (still open for the scheduler_behind one).
+    const results = createMonitorResults({
+      db: k,
+      log,
+      form: "b",
+      plans: t.config.VANTAGE_PLAN_LIMITS,
+      allowPrivateTargets: false,
+      now: () => now + 10_000,
+    });
+    const up = await results.uptime(u.userId, behind, "24h");
+    expect(up.state).toBe("unknown");
+    expect(up.unknown_ms).toBe(10_000);
+    expect(up.gaps).toEqual([{ from: new Date(now), to: null, reason: "scheduler_behind" }]);
+  });
+});

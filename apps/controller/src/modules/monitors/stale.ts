@@ -1,0 +1,146 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { MonitorState, MonitorStateReason } from "../../db/tables/monitors.js";
+import { newId } from "../../lib/ids.js";
+
+export interface StaleReport {
+  /** Monitors made `unknown` by this sweep, by reason. */
+  marked: number;
+  reasons: Partial<Record<MonitorStateReason, number>>;
+}
+
+/**
+ * Honest state: a monitor whose newest completed run is more than two intervals old (plus a grace of half
+ * an interval, at most 5 s, for the run of the slot before to be written) becomes `unknown` with a reason,
+ * its streaks reset, and a `monitor_state_changes` row (to `unknown`, the reason, the sweep's time as its
+ * slot) that the notifier turns into `monitor_stale` events. The reason, read from the monitor's row:
+ *
+ * - `paused_by_system`: the system paused it (`paused_reason`, e.g. an agent crash); a person's pause is
+ *   not stale.
+ * - `scheduler_behind`: its `next_run_at` is more than an interval past: no scheduler claimed its slots.
+ * - `no_nodes`: its slots were claimed on time but no run completed (no node online, or none could run it).
+ *
+ * The clock starts at the newest of the last applied slot, the creation and the last change (a resume or an
+ * interval change starts it afresh). A monitor already stale is not marked again until a run decides it;
+ * several sweeps at once skip each other's rows (FOR UPDATE SKIP LOCKED), so each stale spell is one change.
+ */
+export async function markStale(db: Kysely<Database>, now: Date, batch = 1000): Promise<StaleReport> {
+  return db.transaction().execute(async (tx) => {
+    const { rows } = await sql<{ id: string; state: MonitorState; reason: MonitorStateReason }>`
+      select id, state,
+        case
+          when status = 'paused' then 'paused_by_system'
+          when next_run_at < cast(${now} as timestamptz) - make_interval(secs => interval_s) then 'scheduler_behind'
+          else 'no_nodes'
+        end as reason
+      from monitors
+      where (status = 'active' or (status = 'paused' and paused_reason is not null))
+        and state_reason is null
+        and greatest(coalesce(last_slot, created_at), updated_at)
+          + make_interval(secs => interval_s * 2 + least(interval_s / 2.0, 5)) < cast(${now} as timestamptz)
+      order by id
+      limit ${batch}
+      for update skip locked`.execute(tx);
+    if (rows.length === 0) return { marked: 0, reasons: {} };
+    await sql`
+      update monitors m set state = 'unknown', state_reason = s.reason, fail_streak = 0, pass_streak = 0,
+        state_changed_at = cast(${now} as timestamptz)
+      from unnest(cast(${rows.map((r) => r.id)} as text[]), cast(${rows.map((r) => r.reason)} as text[]))
+        as s(id, reason)
+      where m.id = s.id`.execute(tx);
+    await sql`
+      insert into monitor_state_changes (id, monitor_id, slot, from_state, to_state, reason)
+      select s.id, s.monitor_id, cast(${now} as timestamptz), s.from_state, 'unknown', s.reason
+      from unnest(
+        cast(${rows.map(() => newId("msc"))} as text[]),
+        cast(${rows.map((r) => r.id)} as text[]),
+        cast(${rows.map((r) => r.state)} as text[]),
+        cast(${rows.map((r) => r.reason)} as text[])
+      ) as s(id, monitor_id, from_state, reason)
+      on conflict (monitor_id, slot) do nothing`.execute(tx);
+    const reasons: StaleReport["reasons"] = {};
+    for (const r of rows) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
+    return { marked: rows.length, reasons };
+  });
+}
+
+/** A sweep every `everyMs` (the scheduler role's); errors are logged by the caller and the next one tries. */
+export function startStaleSweep(
+  db: Kysely<Database>,
+  everyMs: number,
+  onError: (err: unknown) => void,
+  now: () => number = Date.now,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const sweep = async () => {
+    try {
+      while (!stopped && (await markStale(db, new Date(now()))).marked >= 1000);
+    } catch (err) {
+      onError(err);
+    } finally {
+      running = undefined;
+    }
+  };
+  // One sweep at a time: a slow one is not queued behind by the next ticks.
+  const timer = setInterval(() => {
+    if (!stopped && !running) running = sweep();
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export interface StaleSpell {
+  from: Date;
+  /** When a run decided the state again; null while the spell lasts. */
+  to: Date | null;
+  reason: MonitorStateReason;
+}
+
+/**
+ * A monitor's stale spells overlapping `[from, to)`: each change to `unknown` with a reason, until the
+ * monitor's next state change (a run deciding again). The uptime shows them as unknown time: no run, so
+ * neither up nor down.
+ */
+export async function staleSpells(
+  db: Kysely<Database>,
+  monitorId: string,
+  from: Date,
+  to: Date,
+): Promise<StaleSpell[]> {
+  const { rows } = await sql<{
+    start: Date | string;
+    until_at: Date | string | null;
+    reason: MonitorStateReason;
+  }>`
+    select c.slot as start, c.reason, (
+      select min(n.slot) from monitor_state_changes n where n.monitor_id = c.monitor_id and n.slot > c.slot
+    ) as until_at
+    from monitor_state_changes c
+    where c.monitor_id = ${monitorId} and c.reason is not null and c.slot < cast(${to} as timestamptz)
+    order by c.slot`.execute(db);
+  return rows
+    .map((r) => ({
+      from: new Date(r.start),
+      to: r.until_at === null ? null : new Date(r.until_at),
+      reason: r.reason,
+    }))
+    .filter((s) => s.to === null || s.to.getTime() > from.getTime());
+}
+
+/** How much of `[from, to)` the spells cover, ms. */
+export function unknownMs(spells: readonly StaleSpell[], from: number, to: number): number {
+  let ms = 0;
+  for (const s of spells) {
+    const a = Math.max(s.from.getTime(), from);
+    const b = Math.min(s.to?.getTime() ?? to, to);
+    if (b > a) ms += b - a;
+  }
+  return ms;
+}
