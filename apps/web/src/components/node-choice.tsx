@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { messages } from "../i18n.js";
 import type { DirectoryNode, ProbeType } from "./api-types.js";
+import { type LocationEntry, parseLocations } from "./location-text.js";
 import { countryLabel } from "./place.js";
 import { capableNodes, spreadNodes } from "./spread-nodes.js";
 
@@ -17,6 +18,9 @@ const t = messages({
     cannot: "cannot run {type}",
     noneOnline: "No node is online right now.",
     loading: "Loading the nodes…",
+    places: "By place",
+    placesHint:
+      "Countries, continents, regions, providers or tags, comma-separated; + combines, :n asks for n nodes (e.g. DE, europe:3, germany+hetzner)",
   },
   cn: {
     nodes: "节点",
@@ -30,6 +34,9 @@ const t = messages({
     cannot: "不能执行 {type}",
     noneOnline: "当前没有在线节点。",
     loading: "正在加载节点…",
+    places: "按位置",
+    placesHint:
+      "国家、大洲、区域、服务商或标签，用逗号分隔；+ 表示同时满足，:n 表示 n 个节点（如 DE, europe:3, germany+hetzner）",
   },
   tw: {
     nodes: "節點",
@@ -43,10 +50,21 @@ const t = messages({
     cannot: "無法執行 {type}",
     noneOnline: "目前沒有上線節點。",
     loading: "正在載入節點…",
+    places: "依位置",
+    placesHint:
+      "國家、洲、區域、服務商或標籤，以逗號分隔；+ 表示同時符合，:n 表示 n 個節點（如 DE, europe:3, germany+hetzner）",
   },
 });
 
-export type NodeChoice = { mode: "auto"; count: string } | { mode: "pick"; ids: string[] };
+export type NodeChoice =
+  | { mode: "auto"; count: string }
+  | { mode: "pick"; ids: string[] }
+  | { mode: "places"; text: string };
+
+/** The `locations` to send for a choice by place (see `parseLocations`); undefined for the other choices. */
+export function chosenLocations(choice: NodeChoice): LocationEntry[] | undefined {
+  return choice.mode === "places" ? parseLocations(choice.text) : undefined;
+}
 
 const MAX_NODES = 50;
 
@@ -57,7 +75,7 @@ export function chosenNodes(
   type: ProbeType,
 ): string[] | undefined {
   if (choice.mode === "pick") return choice.ids;
-  if (!choice.count) return undefined;
+  if (choice.mode === "places" || !choice.count) return undefined;
   return spreadNodes(nodes, type, Number(choice.count));
 }
 
@@ -163,6 +181,29 @@ export function NodeChoiceField(props: {
             {t("chosen", { n: picked.length })}
           </p>
         </div>
+      ) : null}
+      <label class="choice">
+        <input
+          type="radio"
+          name="node-mode"
+          checked={value.mode === "places"}
+          onChange={() => onChange({ mode: "places", text: "" })}
+        />
+        {t("places")}
+      </label>
+      {value.mode === "places" ? (
+        <label class="indent">
+          <input
+            type="text"
+            value={value.text}
+            placeholder="DE, europe:3, germany+hetzner"
+            aria-describedby="node-places-hint"
+            onInput={(e) => onChange({ mode: "places", text: e.currentTarget.value })}
+          />
+          <span id="node-places-hint" class="muted">
+            {t("placesHint")}
+          </span>
+        </label>
       ) : null}
       {nodes && !nodes.some((n) => n.status === "online") ? <p class="warn">{t("noneOnline")}</p> : null}
     </fieldset>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { call, form } from "../api.js";
 import { ApiErrorBox } from "../components/api-error.js";
 import { type DirectoryNode, type ProbeType, probeTypes } from "../components/api-types.js";
-import { chosenNodes, type NodeChoice, NodeChoiceField } from "../components/node-choice.js";
+import { chosenLocations, chosenNodes, type NodeChoice, NodeChoiceField } from "../components/node-choice.js";
 import { emptyFields, FieldError, type ProbeFields, probeBody } from "../components/probe-body.js";
 import { ProbeFieldsFor } from "../components/probe-fields.js";
 import { probeName } from "../components/probe-names.js";
@@ -108,13 +108,16 @@ export function ProbePage({ route }: { route: Route }) {
   const submit = (e: Event) => {
     e.preventDefault();
     setFormError("");
-    if (choice.mode === "pick" && choice.ids.length === 0) {
+    const locations = chosenLocations(choice);
+    if ((choice.mode === "pick" && choice.ids.length === 0) || locations?.length === 0) {
       setFormError(t("pickOne"));
       return;
     }
     let body: unknown;
     try {
       body = probeBody(type, fields, chosenNodes(choice, directory.data?.items ?? [], type), form);
+      // By place: the API's `locations` (docs/node-selection.md), the same field in both forms.
+      if (locations) body = { ...(body as Record<string, unknown>), locations };
     } catch (err) {
       if (err instanceof FieldError) {
         setFormError(t(err.key, { n: err.n }));
