@@ -41,6 +41,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
       ...PROBE_COMMON,
       count: { type: "string", arg: "n", help: "echo requests per node" },
       timeout: TIMEOUT,
+      size: { type: "string", arg: "bytes", help: "IP packet size, headers included (28-1500)" },
+      df: { type: "boolean", help: "set Don't Fragment: too big for the path fails" },
+      pmtu: { type: "boolean", help: "also find the path MTU (largest size that passes with DF)" },
     },
   },
   http: {
@@ -54,6 +57,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         arg: "f",
         help: "any (default: IPv6 falls back to IPv4 as curl does), ipv4 or ipv6",
       },
+      http2: { type: "boolean", help: "offer HTTP/2 (ALPN); the answer says which version was used" },
       timeout: TIMEOUT,
     },
   },

@@ -82,6 +82,15 @@ function familyFlag(value: string | undefined): string | undefined {
   return family;
 }
 
+/** `--protocol`: udp, tcp, tls or https. */
+function protocolFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.toLowerCase();
+  if (!["udp", "tcp", "tls", "https"].includes(v))
+    throw new UsageError("--protocol is udp, tcp, tls or https", "dns");
+  return v;
+}
+
 /** A probe's flags, checked before any request (a bad flag is exit 2 even with the API away). */
 function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
   const v = inv.values;
@@ -100,6 +109,15 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
     recordType: stringFlag(v, "type")?.toUpperCase(),
     server: stringFlag(v, "server"),
     family: familyFlag(stringFlag(v, "family")),
+    size: intFlag(v, "size", 28, 1500),
+    df: v.df === true ? true : undefined,
+    pmtu: v.pmtu === true ? true : undefined,
+    protocol: protocolFlag(stringFlag(v, "protocol")),
+    dnssec: v.dnssec === true ? true : undefined,
+    cd: v.cd === true ? true : undefined,
+    nsid: v.nsid === true ? true : undefined,
+    trace: v.trace === true ? true : undefined,
+    http2: v.http2 === true ? true : undefined,
   };
   probeBody("b", type, options); // the form-neutral checks (a tcp port)
   return { options, from, limit: intFlag(v, "limit", 1, 50), json: v.json === true };

@@ -14,6 +14,46 @@ describe("probe bodies per form", () => {
     expect(probeBody("b", "ping", o)).toEqual({ host: "example.com", nodes: ["fra1"], count: 3, timeout: 2 });
   });
 
+  it("passes ping's --size, --df and --pmtu in both forms", () => {
+    const o = { target: "example.com", size: 1400, df: true, pmtu: true };
+    expect(probeBody("a", "ping", o)).toEqual({
+      target: "example.com",
+      params: { size: 1400, dont_fragment: true, pmtu: true },
+    });
+    expect(probeBody("b", "ping", o)).toEqual({
+      host: "example.com",
+      size: 1400,
+      dont_fragment: true,
+      pmtu: true,
+    });
+  });
+
+  it("passes dns --protocol/--dnssec/--cd/--nsid/--trace and http --http2 in both forms", () => {
+    const o = {
+      target: "example.com",
+      protocol: "tls",
+      dnssec: true,
+      cd: true,
+      nsid: true,
+      trace: undefined,
+    };
+    const dns = { protocol: "tls", dnssec: true, checking_disabled: true, nsid: true };
+    expect(probeBody("a", "dns", o)).toEqual({ target: "example.com", params: dns });
+    expect(probeBody("b", "dns", o)).toEqual({ domain: "example.com", ...dns });
+    expect(probeBody("b", "dns", { target: "example.com", trace: true })).toEqual({
+      domain: "example.com",
+      trace: true,
+    });
+    expect(probeBody("a", "http", { target: "https://example.com/", http2: true })).toEqual({
+      target: "https://example.com/",
+      params: { http2: true },
+    });
+    expect(probeBody("b", "http", { target: "https://example.com/", http2: true })).toEqual({
+      url: "https://example.com/",
+      http2: true,
+    });
+  });
+
   it("names the target field of each type in Form B and adds https:// to a bare http target", () => {
     expect(probeBody("b", "http", { target: "example.com", method: "HEAD" })).toEqual({
       url: "https://example.com",

@@ -19,6 +19,18 @@ export interface ProbeOptions {
   maxHops?: number | undefined;
   /** http: `any` (the API's default), `ipv4` or `ipv6`. */
   family?: string | undefined;
+  /** ping: IP packet size in bytes, Don't Fragment, path MTU search. */
+  size?: number | undefined;
+  df?: boolean | undefined;
+  pmtu?: boolean | undefined;
+  /** dns: transport, DO and CD flags, NSID, iterative trace. */
+  protocol?: string | undefined;
+  dnssec?: boolean | undefined;
+  cd?: boolean | undefined;
+  nsid?: boolean | undefined;
+  trace?: boolean | undefined;
+  /** http: offer HTTP/2. */
+  http2?: boolean | undefined;
 }
 
 /** The port a URL of each scheme means when it names none. */
@@ -59,6 +71,17 @@ function defined(obj: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
+/** The dns flags under the API's names (both forms use the same ones). */
+function dnsOptions(o: ProbeOptions): Record<string, unknown> {
+  return {
+    protocol: o.protocol,
+    dnssec: o.dnssec,
+    checking_disabled: o.cd,
+    nsid: o.nsid,
+    trace: o.trace,
+  };
+}
+
 /** The request body of `POST /v1/probe/{type}` in the deployment's form. */
 export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<string, unknown> {
   const nodes = o.nodes?.length ? o.nodes : undefined;
@@ -81,9 +104,9 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
   if (form === "a") {
     const params = defined(
       {
-        http: { method: o.method, timeout_ms: ms, ip_family: family },
-        ping: { count: o.count, timeout_ms: ms },
-        dns: { record_type: o.recordType, server: o.server },
+        http: { method: o.method, timeout_ms: ms, ip_family: family, http2: o.http2 },
+        ping: { count: o.count, timeout_ms: ms, size: o.size, dont_fragment: o.df, pmtu: o.pmtu },
+        dns: { record_type: o.recordType, server: o.server, ...dnsOptions(o) },
         tcp: { port, timeout_ms: ms },
         traceroute: { max_hops: o.maxHops },
       }[type],
@@ -96,9 +119,16 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     });
   }
   const fields = {
-    http: { url: target, method: o.method, timeout: o.timeout, ip_family: family },
-    ping: { host: target, count: o.count, timeout: o.timeout },
-    dns: { domain: target, record_type: o.recordType, server: o.server },
+    http: { url: target, method: o.method, timeout: o.timeout, ip_family: family, http2: o.http2 },
+    ping: {
+      host: target,
+      count: o.count,
+      timeout: o.timeout,
+      size: o.size,
+      dont_fragment: o.df,
+      pmtu: o.pmtu,
+    },
+    dns: { domain: target, record_type: o.recordType, server: o.server, ...dnsOptions(o) },
     tcp: { host: target, port, timeout: o.timeout },
     traceroute: { host: target, max_hops: o.maxHops },
   }[type];

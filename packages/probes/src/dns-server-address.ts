@@ -8,7 +8,7 @@ export interface ServerAddress {
 }
 
 /** `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 address → host and port (53 by default). */
-export function parseServer(server: string): ServerAddress {
+export function parseServer(server: string, defaultPort = 53): ServerAddress {
   const s = server.trim();
   let host = s;
   let portText: string | undefined;
@@ -28,7 +28,7 @@ export function parseServer(server: string): ServerAddress {
       portText = s.slice(colon + 1);
     }
   }
-  const port = portText === undefined ? 53 : Number(portText);
+  const port = portText === undefined ? defaultPort : Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65_535 || portText === "") {
     throw new ProbeFailure("invalid_target", `bad port in server ${server}`);
   }

@@ -6,6 +6,7 @@ import { elapsedMs, now } from "./clock.js";
 import { type BodyExcerpt, cappedHeaders, readExcerpt } from "./http-response.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
 import { parseUrl, redirectTarget, without } from "./http-url.js";
+import { connectAndSendH2 } from "./http2-connect.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
@@ -118,6 +119,8 @@ interface Marks {
   tls: TlsSummary | null;
   /** When the connection was ready for the request (after TLS for https). */
   ready: bigint | null;
+  /** With `http2`: the HTTP version ALPN settled ("2" or "1.1"). */
+  version?: "2" | "1.1";
 }
 
 /** One hop's request: the method, body and caller's headers after what redirects changed. */
@@ -178,8 +181,21 @@ async function oneRequest(
   // gives way to the name's first address of the other family, as curl does: a host whose IPv6 is broken
   // is still measured over IPv4. Nothing was sent, so trying again repeats nothing.
   let res: IncomingMessage;
+  // HTTP/2 is offered by ALPN on https only (no h2c): an http:// URL stays HTTP/1.1.
+  const send = (to: { address: string; family: 4 | 6 }) =>
+    https && params.http2
+      ? connectAndSendH2(
+          url,
+          hostname,
+          to,
+          { method: outgoing.method, headers: requestHeaders(outgoing), body: outgoing.body },
+          signal,
+          m,
+          (error) => requestFailure(error, params, signal, https, m, partial),
+        )
+      : connectAndSend(url, https, hostname, to, outgoing, params, signal, m, partial);
   try {
-    res = await connectAndSend(url, https, hostname, target, outgoing, params, signal, m, partial);
+    res = await send(target);
   } catch (error) {
     const fallback = target.fallback;
     if (
@@ -191,7 +207,7 @@ async function oneRequest(
     )
       throw error;
     address = fallback.address;
-    res = await connectAndSend(url, https, hostname, fallback, outgoing, params, signal, m, partial);
+    res = await send(fallback);
   }
   const firstByte = now();
   const headers = cappedHeaders(res.rawHeaders);
@@ -201,7 +217,7 @@ async function oneRequest(
     locationToFollow(params, res.statusCode ?? 0, res.headers.location) === undefined
       ? params.keyword
       : undefined;
-  const result = (body: BodyExcerpt): Omit<HttpResult, "redirects"> => ({
+  const result = (body: BodyExcerpt, complete = false): Omit<HttpResult, "redirects"> => ({
     resolved_ip: address,
     status_code: res.statusCode ?? null,
     headers,
@@ -210,8 +226,11 @@ async function oneRequest(
       connect: m.connectMs,
       tls: m.tlsMs,
       first_byte: m.ready === null ? null : elapsedMs(m.ready, firstByte),
+      // From the first byte of the response to the end of the body as read (null when it did not end).
+      download: complete ? elapsedMs(firstByte) : null,
       total: elapsedMs(exchangeStart),
     },
+    ...(m.version === undefined ? {} : { http_version: m.version }),
     tls: m.tls,
     body_excerpt: body.excerpt,
     body_bytes: body.bytes,
@@ -227,7 +246,7 @@ async function oneRequest(
       keyword === undefined
         ? {}
         : { keyword_found: new TextDecoder("utf-8").decode(complete.read).includes(keyword) };
-    return { result: { ...result(complete), ...found }, location: res.headers.location };
+    return { result: { ...result(complete, true), ...found }, location: res.headers.location };
   } catch (error) {
     const failure = signal.aborted
       ? new ProbeFailure("timeout", "body not complete in time")
@@ -314,19 +333,29 @@ function connectAndSend(
         }
       });
     });
-    req.on("error", (error) => {
-      const failure = signal.aborted
-        ? new ProbeFailure("timeout", `no complete answer within ${params.timeout_ms} ms`)
-        : toProbeFailure(error);
-      // A failure after TCP connect but before the handshake finished is the TLS layer's.
-      const code =
-        https && m.connectedAt !== null && m.tls === null && failure.code === "probe_error"
-          ? "tls_error"
-          : failure.code;
-      reject(new ProbeFailure(code, failure.message, partial()));
-    });
+    req.on("error", (error) => reject(requestFailure(error, params, signal, https, m, partial)));
     req.end(outgoing.body);
   });
+}
+
+/** A request's failure as a ProbeFailure carrying what was measured so far. */
+function requestFailure(
+  error: unknown,
+  params: HttpParams,
+  signal: AbortSignal,
+  https: boolean,
+  m: Marks,
+  partial: () => Omit<HttpResult, "redirects">,
+): ProbeFailure {
+  const failure = signal.aborted
+    ? new ProbeFailure("timeout", `no complete answer within ${params.timeout_ms} ms`)
+    : toProbeFailure(error);
+  // A failure after TCP connect but before the handshake finished is the TLS layer's.
+  const code =
+    https && m.connectedAt !== null && m.tls === null && failure.code === "probe_error"
+      ? "tls_error"
+      : failure.code;
+  return new ProbeFailure(code, failure.message, partial());
 }
 
 /** The probe's own User-Agent and Accept unless the caller's headers replace them; Content-Length for a body. */

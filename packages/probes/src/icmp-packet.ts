@@ -4,9 +4,15 @@ export type Family = 4 | 6;
 
 /** ICMP types by family: echo request/reply, time exceeded, destination unreachable. */
 export const icmpTypes = {
-  4: { echoRequest: 8, echoReply: 0, timeExceeded: 11, unreachable: 3 },
-  6: { echoRequest: 128, echoReply: 129, timeExceeded: 3, unreachable: 1 },
+  4: { echoRequest: 8, echoReply: 0, timeExceeded: 11, unreachable: 3, tooBig: null },
+  6: { echoRequest: 128, echoReply: 129, timeExceeded: 3, unreachable: 1, tooBig: 2 },
 } as const;
+
+/** IPv4 "fragmentation needed and DF set": destination unreachable with this code. */
+export const FRAGMENTATION_NEEDED = 4;
+
+/** Bytes of the IP and ICMP headers in front of an echo's payload: a packet's size minus these is its payload. */
+export const ECHO_OVERHEAD = { 4: 28, 6: 48 } as const;
 
 /** Payload size iputils ping uses by default (56 data bytes, 64 bytes of ICMP). */
 export const ECHO_PAYLOAD_BYTES = 56;
@@ -15,8 +21,13 @@ export const ECHO_PAYLOAD_BYTES = 56;
  * An echo request. IPv4 needs our checksum; for ICMPv6 the kernel always fills it in on raw ICMPv6 sockets
  * (RFC 3542 §3.1: Linux fixes the checksum offset at 2 and refuses IPV6_CHECKSUM there), so it stays zero.
  */
-export function buildEcho(family: Family, id: number, seq: number): Buffer {
-  const packet = Buffer.alloc(8 + ECHO_PAYLOAD_BYTES);
+export function buildEcho(
+  family: Family,
+  id: number,
+  seq: number,
+  payloadBytes: number = ECHO_PAYLOAD_BYTES,
+): Buffer {
+  const packet = Buffer.alloc(8 + payloadBytes);
   packet.writeUInt8(icmpTypes[family].echoRequest, 0);
   packet.writeUInt16BE(id, 4);
   packet.writeUInt16BE(seq, 6);
@@ -25,7 +36,8 @@ export function buildEcho(family: Family, id: number, seq: number): Buffer {
   return packet;
 }
 
-export type IcmpKind = "echo_reply" | "time_exceeded" | "unreachable";
+/** `too_big`: ICMPv6 packet too big; IPv4's "fragmentation needed" is `unreachable` code 4. */
+export type IcmpKind = "echo_reply" | "time_exceeded" | "unreachable" | "too_big";
 
 /** A received ICMP message that concerns one of our echo requests (directly or by quoting it). */
 export interface IcmpMessage {
@@ -37,6 +49,8 @@ export interface IcmpMessage {
   ttl: number | null;
   /** For errors: the destination of the quoted original packet (must be our target). */
   quotedDestination: string | null;
+  /** IPv4 fragmentation needed, ICMPv6 packet too big: the next hop's MTU the router reports (0: none). */
+  mtu?: number;
 }
 
 function ipv4Text(buf: Buffer, at: number): string {
@@ -77,8 +91,21 @@ export function parseIcmp(family: Family, buf: Buffer): IcmpMessage | null {
     };
   }
   const kind: IcmpKind | null =
-    type === types.timeExceeded ? "time_exceeded" : type === types.unreachable ? "unreachable" : null;
+    type === types.timeExceeded
+      ? "time_exceeded"
+      : type === types.unreachable
+        ? "unreachable"
+        : type === types.tooBig
+          ? "too_big"
+          : null;
   if (kind === null) return null;
+  // RFC 1191 puts the next-hop MTU in the low 16 bits of the unused word, RFC 4443 uses all 32.
+  const mtu =
+    kind === "too_big"
+      ? icmp.readUInt32BE(4)
+      : family === 4 && kind === "unreachable" && code === FRAGMENTATION_NEEDED
+        ? icmp.readUInt16BE(6)
+        : undefined;
   const quoted = icmp.subarray(8);
   let inner: Buffer;
   let destination: string;
@@ -100,5 +127,6 @@ export function parseIcmp(family: Family, buf: Buffer): IcmpMessage | null {
     seq: inner.readUInt16BE(6),
     ttl,
     quotedDestination: destination,
+    ...(mtu === undefined ? {} : { mtu }),
   };
 }

@@ -6,6 +6,7 @@ import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 
 export type ReceivedIcmp = IcmpMessage & { source: string; receivedAt: bigint };
 type Handler = (message: ReceivedIcmp) => void;
+
 type RawHandler = (buffer: Buffer, source: string, receivedAt: bigint) => void;
 
 interface Shared {
@@ -14,6 +15,8 @@ interface Shared {
   /** mtr's UDP and TCP modes: every ICMP packet as received (errors quoting their UDP/TCP probes). */
   watchers: Set<RawHandler>;
   defaultHops: number;
+  /** The socket's path MTU discovery mode as opened (the system's default), restored for plain sends. */
+  defaultPmtuMode: number;
 }
 
 /**
@@ -30,6 +33,16 @@ const levels = () =>
     6: [raw.SocketLevel.IPPROTO_IPV6, raw.SocketOption.IPV6_UNICAST_HOPS],
   }) as const;
 
+/**
+ * Path MTU discovery per family (linux/in.h, linux/in6.h): IP_MTU_DISCOVER / IPV6_MTU_DISCOVER, whose
+ * `DO` mode sets DF (IPv4) and never fragments locally: a packet over the known path MTU fails its send
+ * with EMSGSIZE, and a router whose next link is smaller answers "fragmentation needed" / "packet too big".
+ * `DONT` clears DF, so IPv4 routers fragment (IPv6 routers never do; the node may, at the source).
+ */
+const PMTU_OPTION = { 4: [0, 10], 6: [41, 23] } as const;
+const PMTUDISC_DONT = 0;
+const PMTUDISC_DO = 2;
+
 function open(family: Family): Shared {
   const existing = shared.get(family);
   if (existing) return existing;
@@ -44,6 +57,7 @@ function open(family: Family): Shared {
     throw openFailure(family, error);
   }
   let read: number;
+  let pmtuMode: number;
   try {
     // A burst of replies (many concurrent pings, a traceroute window) must not overflow the kernel queue.
     socket.setOption(raw.SocketLevel.SOL_SOCKET, raw.SocketOption.SO_RCVBUF, 1 << 20);
@@ -51,6 +65,9 @@ function open(family: Family): Shared {
     const value = Buffer.alloc(4);
     socket.getOption(level, option, value, 4);
     read = value.readInt32LE(0);
+    const [pmtuLevel, pmtuOption] = PMTU_OPTION[family];
+    socket.getOption(pmtuLevel, pmtuOption, value, 4);
+    pmtuMode = value.readInt32LE(0);
   } catch (error) {
     // Not kept: close it, or every failed run would leak one descriptor.
     socket.close();
@@ -61,6 +78,7 @@ function open(family: Family): Shared {
     handlers: new Map(),
     watchers: new Set(),
     defaultHops: read > 0 ? read : 64,
+    defaultPmtuMode: pmtuMode,
   };
   socket.on("message", (buffer, source) => {
     const receivedAt = now();
@@ -91,11 +109,19 @@ function openFailure(family: Family, error: unknown): ProbeFailure {
   );
 }
 
+export interface EchoOptions {
+  payloadBytes?: number;
+  dontFragment?: boolean;
+}
+
 export interface IcmpLease {
   readonly id: number;
   readonly family: Family;
-  /** Sends echo `seq` with the given hop limit (default: the system's); resolves with the send time. */
-  send(address: string, seq: number, hopLimit?: number): Promise<bigint>;
+  /**
+   * Sends echo `seq` with the given hop limit (default: the system's); resolves with the send time. With
+   * `options`: the echo's payload size, and DF set (true) or cleared (false) instead of the system's mode.
+   */
+  send(address: string, seq: number, hopLimit?: number, options?: EchoOptions): Promise<bigint>;
   release(): void;
 }
 
@@ -113,14 +139,18 @@ export function leaseIcmp(family: Family, onMessage: Handler): IcmpLease {
   return {
     id,
     family,
-    send(address, seq, hopLimit) {
+    send(address, seq, hopLimit, options = {}) {
       return new Promise((resolve, reject) => {
-        const packet = buildEcho(family, id, seq);
+        const packet = buildEcho(family, id, seq, options.payloadBytes);
+        const df = options.dontFragment;
+        const pmtuMode = df === undefined ? entry.defaultPmtuMode : df ? PMTUDISC_DO : PMTUDISC_DONT;
+        const [pmtuLevel, pmtuOption] = PMTU_OPTION[family];
         let sentAt = 0n;
         // Set right before sendto, inside raw-socket's send queue: the option is per socket, and other
         // runs share this socket with their own hop limits.
         const before = () => {
           entry.socket.setOption(level, option, hopLimit ?? entry.defaultHops);
+          entry.socket.setOption(pmtuLevel, pmtuOption, pmtuMode);
           sentAt = now();
         };
         // raw-socket's errors carry strerror's text alone: say what the send was aimed at.

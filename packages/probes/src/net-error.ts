@@ -26,6 +26,7 @@ const strerrorNames: Record<string, string> = {
   "Cannot allocate memory": "ENOMEM",
   "Connection refused": "ECONNREFUSED",
   "Connection timed out": "ETIMEDOUT",
+  "Message too long": "EMSGSIZE",
 };
 
 /** The errno name of a Node system error (`code`), or of a raw-socket error (its strerror text). */
@@ -77,6 +78,8 @@ const sentences: Record<string, Sentence> = {
     ipv6(t) || t === "the target"
       ? ["ipv6_unavailable", "the node does not support IPv6"]
       : ["probe_error", `the node does not support the address family of ${t}`],
+  // A send with DF (path MTU discovery "do") larger than the path MTU the node knows for the target.
+  EMSGSIZE: (t) => ["packet_too_big", `the packet is larger than the path MTU towards ${t} the node knows`],
   EMFILE: () => ["resources_exhausted", "the node is out of file descriptors"],
   ENFILE: () => ["resources_exhausted", "the node's system is out of file descriptors"],
   ENOBUFS: () => ["resources_exhausted", "the node is out of network buffer space"],

@@ -1,12 +1,15 @@
 import { elapsedMs } from "./clock.js";
+import { ECHO_OVERHEAD, ECHO_PAYLOAD_BYTES, FRAGMENTATION_NEEDED } from "./icmp-packet.js";
 import type { ReceivedIcmp } from "./icmp-socket.js";
-import { leaseIcmp } from "./icmp-socket.js";
+import { type EchoOptions, leaseIcmp } from "./icmp-socket.js";
 import { onAbort, settle } from "./outcome.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
+import { discoverPmtu } from "./pmtu.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
 import {
+  PING_MAX_SIZE,
   type PingParams,
   type PingResult,
   type Probe,
@@ -33,7 +36,13 @@ export const pingProbe: Probe<"ping"> = {
         signal: ctx.signal,
         lookup: ctx.lookup,
       });
-      const { replies, errors } = await echoes(target.address, target.family, params, ctx.signal);
+      const family = target.family;
+      const payloadBytes = Math.max(0, (params.size ?? 0) - ECHO_OVERHEAD[family]);
+      const echo: EchoOptions = {
+        payloadBytes: params.size === undefined ? ECHO_PAYLOAD_BYTES : payloadBytes,
+        ...(params.dont_fragment === undefined ? {} : { dontFragment: params.dont_fragment }),
+      };
+      const { replies, errors } = await echoes(target.address, family, params, echo, ctx.signal);
       const rtts = replies.flatMap((r) => (r.rtt_ms === null ? [] : [r.rtt_ms]));
       const rtt = rttStats(rtts);
       const detail: PingResult = {
@@ -44,6 +53,12 @@ export const pingProbe: Probe<"ping"> = {
         rtt,
         replies,
       };
+      if (params.size !== undefined || params.dont_fragment !== undefined)
+        detail.packet_size = (echo.payloadBytes ?? ECHO_PAYLOAD_BYTES) + ECHO_OVERHEAD[family];
+      if (params.pmtu && !ctx.signal?.aborted) {
+        const max = params.size ?? PING_MAX_SIZE;
+        detail.pmtu = await discoverPmtu(target.address, family, max, params.timeout_ms, ctx.signal);
+      }
       if (rtts.length === 0) {
         const [code, message] = errors[0] ?? ["timeout", `no echo reply from ${target.address}`];
         throw new ProbeFailure(code, message, detail);
@@ -59,7 +74,13 @@ interface Pending {
   settle: () => void;
 }
 
-async function echoes(address: string, family: 4 | 6, params: PingParams, signal?: AbortSignal) {
+async function echoes(
+  address: string,
+  family: 4 | 6,
+  params: PingParams,
+  echo: EchoOptions,
+  signal?: AbortSignal,
+) {
   const pending = new Map<number, Pending>();
   const errors: [ProbeErrorCode, string][] = [];
   const onMessage = (m: ReceivedIcmp): void => {
@@ -70,7 +91,13 @@ async function echoes(address: string, family: 4 | 6, params: PingParams, signal
       if (!sameAddress(m.source, address)) return;
       p.reply.rtt_ms = elapsedMs(p.sentAt, m.receivedAt);
       p.reply.ttl = m.ttl;
-    } else if (m.kind === "unreachable" && m.quotedDestination && sameAddress(m.quotedDestination, address)) {
+    } else if (!m.quotedDestination || !sameAddress(m.quotedDestination, address)) {
+      return;
+    } else if (m.kind === "too_big" || (m.kind === "unreachable" && m.code === FRAGMENTATION_NEEDED)) {
+      const size = (echo.payloadBytes ?? ECHO_PAYLOAD_BYTES) + ECHO_OVERHEAD[family];
+      const mtu = m.mtu ? `, next-hop MTU ${m.mtu}` : "";
+      errors.push(["packet_too_big", `${size}-byte packet too big for the path (from ${m.source}${mtu})`]);
+    } else if (m.kind === "unreachable") {
       errors.push([
         unreachableCode(family, m.code),
         `destination unreachable (code ${m.code}) from ${m.source}`,
@@ -104,7 +131,7 @@ async function echoes(address: string, family: 4 | 6, params: PingParams, signal
           };
           pending.set(seq, p);
           const removeAbort = onAbort(signal, () => p.settle());
-          lease.send(address, seq).then(
+          lease.send(address, seq, undefined, echo).then(
             (sentAt) => {
               p.sentAt = sentAt;
               // Aborted while the send was queued: no point waiting for a reply nobody will read.

@@ -18,6 +18,11 @@ export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute", "mtr"] as
 export type ProbeType = (typeof probeTypes)[number];
 
 export const dnsRecordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"] as const;
+export const dnsProtocols = ["udp", "tcp", "tls", "https"] as const;
+/** A dns `trace` follows at most this many delegations (the root, a TLD and a few levels below fit). */
+export const TRACE_MAX_DEPTH = 16;
+/** The whole `trace` may take this many times `timeout_ms`; each query waits at most `timeout_ms` of it. */
+export const TRACE_BUDGET_FACTOR = 4;
 export type DnsRecordType = (typeof dnsRecordTypes)[number];
 
 const ipVersion = z.union([z.literal(4), z.literal(6)]);
@@ -138,6 +143,8 @@ export const httpParamsSchema = z
     body: z.optional(httpRequestBodySchema),
     /** Case-sensitive substring searched in the first HTTP_KEYWORD_SCAN_BYTES of the final body. */
     keyword: z.optional(httpKeywordSchema),
+    /** Offer HTTP/2 by ALPN (https only); the result's `http_version` says which was used. */
+    http2: z.optional(z.boolean()),
   })
   .check(
     z.superRefine((p, ctx) => {
@@ -145,20 +152,90 @@ export const httpParamsSchema = z
         ctx.addIssue({ code: "custom", path: [field], message });
     }),
   );
+export const PING_MIN_SIZE = 28;
+export const PING_MAX_SIZE = 1500;
+/** Most echoes a `pmtu` search sends: a binary search over 68–1500 takes 11, the first try one more. */
+export const PMTU_MAX_PROBES = 12;
+
 export const pingParamsSchema = z.object({
   host: text(1, 253),
   count: integerOr(1, 50, 4),
   timeout_ms: integerOr(100, 30_000, 5000),
   interval_ms: integerOr(10, 5000, 200),
   ip_version: z.optional(ipVersion),
+  /**
+   * Each echo's whole IP packet in bytes, headers included (`ping -s size-28` on IPv4, `size-48` on IPv6;
+   * IPv6 packets are at least 48 bytes). Absent: 84 / 104 (56 bytes of data, as ping).
+   */
+  size: z.optional(integer(PING_MIN_SIZE, PING_MAX_SIZE)),
+  /** DF set and no fragmenting at the node (true), or DF clear (false); absent: the system's default. */
+  dont_fragment: z.optional(z.boolean()),
+  /** After the echoes, search the largest packet (up to `size`, default 1500) that passes with DF. */
+  pmtu: z.optional(z.boolean()),
 });
-export const dnsParamsSchema = z.object({
-  domain: text(1, 253),
-  record_type: z._default(z.enum(dnsRecordTypes), "A"),
-  /** `host` or `host:port` (IPv6 as `[addr]:port`); omitted = the system resolver. */
-  server: z.optional(text(1, 260)),
-  timeout_ms: integerOr(100, 30_000, 5000),
-});
+export const dnsParamsSchema = z
+  .object({
+    domain: text(1, 253),
+    record_type: z._default(z.enum(dnsRecordTypes), "A"),
+    /**
+     * `host` or `host:port` (IPv6 as `[addr]:port`; port 53, 853 over TLS); with protocol `https` the DoH URL;
+     * omitted = the system resolver.
+     */
+    server: z.optional(text(1, 2048)),
+    timeout_ms: integerOr(100, 30_000, 5000),
+    /** `udp` (absent: TCP when truncated), `tcp`, `tls` (DoT, RFC 7858) or `https` (DoH, RFC 8484). */
+    protocol: z.optional(z.enum(dnsProtocols)),
+    /** DoH only: POST (default) or GET. */
+    doh_method: z.optional(z.enum(["POST", "GET"])),
+    /** EDNS DO bit: ask for DNSSEC records (`dig +dnssec`). */
+    dnssec: z.optional(z.boolean()),
+    /** CD flag: ask the resolver not to validate (`dig +cdflag`). */
+    checking_disabled: z.optional(z.boolean()),
+    /** EDNS NSID option: ask the server to name itself (`dig +nsid`). */
+    nsid: z.optional(z.boolean()),
+    /** Resolve iteratively from the root servers, as `dig +trace` (no `server`, UDP/TCP only). */
+    trace: z.optional(z.boolean()),
+  })
+  .check(
+    z.superRefine((p, ctx) => {
+      for (const { field, message } of dnsParamsConflicts(p))
+        ctx.addIssue({ code: "custom", path: [field], message });
+    }),
+  );
+
+/**
+ * The rules between dns params, one message per offending field: shared with the controller's request
+ * bodies so both refuse the same requests in the same words.
+ */
+export function dnsParamsConflicts(p: {
+  server?: string | undefined;
+  protocol?: string | undefined;
+  doh_method?: string | undefined;
+  trace?: boolean | undefined;
+}): { field: "server" | "protocol" | "doh_method"; message: string }[] {
+  const out: { field: "server" | "protocol" | "doh_method"; message: string }[] = [];
+  const url = p.server !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(p.server);
+  if (p.trace) {
+    if (p.server !== undefined)
+      out.push({ field: "server", message: "not with trace: it starts at the roots" });
+    if (p.protocol === "tls" || p.protocol === "https")
+      out.push({ field: "protocol", message: "trace asks the authoritative servers over udp or tcp only" });
+  }
+  if (p.protocol === "https") {
+    if (p.server === undefined)
+      out.push({ field: "server", message: "protocol https needs the DoH URL here" });
+    else if (!/^https:\/\//i.test(p.server))
+      out.push({
+        field: "server",
+        message: "with protocol https: an https:// URL (e.g. https://dns.example/dns-query)",
+      });
+  } else if (url) {
+    out.push({ field: "server", message: "a URL only with protocol https (DoH); else host or host:port" });
+  }
+  if (p.doh_method !== undefined && p.protocol !== "https")
+    out.push({ field: "doh_method", message: "only with protocol https" });
+  return out;
+}
 export const tcpParamsSchema = z.object({
   host: text(1, 253),
   port: integer(1, 65_535),
@@ -221,6 +298,7 @@ export const probeErrorCodes = [
   "ipv6_unavailable",
   "resources_exhausted",
   "too_many_redirects",
+  "packet_too_big",
   "invalid_target",
   "probe_error",
 ] as const;
@@ -251,8 +329,12 @@ export const httpResultSchema = z.object({
     connect: z.nullable(z.number()),
     tls: z.nullable(z.number()),
     first_byte: z.nullable(z.number()),
+    /** First byte of the response to the end of the body as read; null when it did not end. */
+    download: z.optional(z.nullable(z.number())),
     total: z.number(),
   }),
+  /** With `http2`: the HTTP version ALPN settled, "2" or "1.1". */
+  http_version: z.optional(z.string()),
   tls: z.nullable(tlsSummarySchema),
   /** The body's first 10 kB, decoded as UTF-8. */
   body_excerpt: z.string(),
@@ -284,17 +366,46 @@ export const pingResultSchema = z.object({
   packet_loss: z.number(),
   rtt: z.nullable(z.object({ min: z.number(), avg: z.number(), max: z.number(), mdev: z.number() })),
   replies: z.array(z.object({ seq: z.int(), rtt_ms: z.nullable(z.number()), ttl: z.nullable(z.int()) })),
+  /** With `size` or `dont_fragment`: each echo's IP packet size in bytes as sent. */
+  packet_size: z.optional(z.int()),
+  /** With `pmtu`: the largest packet in bytes that reached the target and got its reply with DF; null: none. */
+  pmtu: z.optional(z.nullable(z.int())),
+});
+
+const dnsAnswerSchema = z.object({ name: z.string(), type: z.string(), ttl: z.int(), value: z.string() });
+
+export const dnsTraceStepSchema = z.object({
+  /** The zone this server answered for: `.` for a root, then each delegation's. */
+  zone: z.string(),
+  server: z.string(),
+  /** The server's name as the referral gave it (null for a root given by address). */
+  server_name: z.nullable(z.string()),
+  rcode: z.string(),
+  query_time_ms: z.number(),
+  /** The NS names the answer delegates to (empty at the final answer). */
+  referral: z.array(z.string()),
+  answers: z.array(dnsAnswerSchema),
+  /** Why this server gave no usable answer (timeout, refused…), when it did not; the next one was asked. */
+  error: z.optional(z.string()),
 });
 
 export const dnsResultSchema = z.object({
   /** The resolver's IP address as queried. */
   resolver: z.string(),
   resolver_port: z.optional(z.int()),
-  protocol: z.enum(["udp", "tcp"]),
+  protocol: z.enum(dnsProtocols),
   rcode: z.string(),
   truncated: z.boolean(),
   query_time_ms: z.number(),
-  answers: z.array(z.object({ name: z.string(), type: z.string(), ttl: z.int(), value: z.string() })),
+  answers: z.array(dnsAnswerSchema),
+  /** Header flags of the answer as dig lists them (`qr`, `aa`, `rd`, `ra`, `ad`, `cd`). */
+  flags: z.optional(z.array(z.string())),
+  /** With `nsid`: the server's NSID (text, or hex when not printable); null when it sent none. */
+  nsid: z.optional(z.nullable(z.string())),
+  /** DoT and DoH: the server's certificate (trust reported, not enforced). */
+  tls: z.optional(z.nullable(tlsSummarySchema)),
+  /** With `trace`: each server asked, from a root to the answer. */
+  trace: z.optional(z.array(dnsTraceStepSchema)),
 });
 
 export const tcpResultSchema = z.object({
@@ -386,6 +497,8 @@ export interface ProbeContext {
   signal?: AbortSignal;
   /** Replaces the system resolver (getaddrinfo); tests use it to stand in a resolver that never answers. */
   lookup?: HostLookup;
+  /** Root server addresses a dns `trace` starts from (default: VANTAGE_DNS_ROOTS, else IANA's roots). */
+  dnsRoots?: readonly string[];
 }
 
 /** The one shape every probe file exports. */

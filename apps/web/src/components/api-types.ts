@@ -39,8 +39,12 @@ export interface ResultEntry {
     connect: number | null;
     tls: number | null;
     first_byte: number | null;
+    /** First byte to the body's end (agents of this version). */
+    download?: number | null;
     total: number;
   };
+  /** With `http2`: "2" or "1.1". */
+  http_version?: string;
   tls?: {
     subject: string;
     issuer: string;
@@ -64,6 +68,8 @@ export interface ResultEntry {
   packet_loss?: number;
   rtt?: { min: number; avg: number; max: number; mdev: number } | null;
   replies?: { seq: number; rtt_ms: number | null; ttl: number | null }[];
+  packet_size?: number;
+  pmtu?: number | null;
   // dns
   resolver?: string;
   resolver_port?: number;
@@ -72,6 +78,18 @@ export interface ResultEntry {
   truncated?: boolean;
   query_time_ms?: number;
   answers?: { name: string; type: string; ttl: number; value: string }[];
+  flags?: string[];
+  nsid?: string | null;
+  trace?: {
+    zone: string;
+    server: string;
+    server_name: string | null;
+    rcode: string;
+    query_time_ms: number;
+    referral: string[];
+    answers: { name: string; type: string; ttl: number; value: string }[];
+    error?: string;
+  }[];
   // tcp
   port?: number;
   connect_ms?: number | null;

@@ -21,6 +21,18 @@ export interface ProbeFields {
   maxHops: string;
   /** http: `any` (IPv6, else IPv4, as curl), `ipv4` or `ipv6`. */
   family: string;
+  /** http: offer HTTP/2 by ALPN. */
+  http2: boolean;
+  /** ping: IP packet size in bytes (blank: the default), DF, path MTU search. */
+  size: string;
+  dontFragment: boolean;
+  pmtu: boolean;
+  /** dns: `udp` (default), `tcp`, `tls` or `https`; DO and CD flags, NSID, trace from the roots. */
+  dnsProtocol: string;
+  dnssec: boolean;
+  checkingDisabled: boolean;
+  nsid: boolean;
+  trace: boolean;
 }
 
 export const emptyFields: ProbeFields = {
@@ -38,11 +50,21 @@ export const emptyFields: ProbeFields = {
   port: "",
   maxHops: "",
   family: "any",
+  http2: false,
+  size: "",
+  dontFragment: false,
+  pmtu: false,
+  dnsProtocol: "udp",
+  dnssec: false,
+  checkingDisabled: false,
+  nsid: false,
+  trace: false,
 };
 
 export const methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"];
 export const methodsWithBody = ["POST", "PUT", "PATCH", "DELETE"];
 export const recordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"];
+export const dnsProtocols = ["udp", "tcp", "tls", "https"];
 
 /** The limits the two forms put on the fields that differ (docs/api-forms.md). */
 export const limits = (form: Form) => ({ pingCount: form === "a" ? 50 : 10 });
@@ -102,12 +124,28 @@ export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | und
       body: withBody && f.body !== "" ? f.body : undefined,
       keyword: f.method !== "HEAD" && f.keyword !== "" ? f.keyword : undefined,
       ip_family: f.family === "ipv4" || f.family === "ipv6" ? f.family : undefined,
+      http2: f.http2 || undefined,
     };
   };
   const params: Record<ProbeType, Record<string, unknown>> = {
     http: {},
-    ping: { count: num(f.count), [tk]: timeout },
-    dns: { record_type: f.recordType === "A" ? undefined : f.recordType, server: f.server.trim() },
+    ping: {
+      count: num(f.count),
+      [tk]: timeout,
+      size: num(f.size),
+      dont_fragment: f.dontFragment || undefined,
+      pmtu: f.pmtu || undefined,
+    },
+    dns: {
+      record_type: f.recordType === "A" ? undefined : f.recordType,
+      // A trace starts at the roots: no server, and only over udp/tcp.
+      server: f.trace ? undefined : f.server.trim(),
+      protocol: f.dnsProtocol === "udp" || (f.trace && f.dnsProtocol !== "tcp") ? undefined : f.dnsProtocol,
+      dnssec: f.dnssec || undefined,
+      checking_disabled: f.checkingDisabled || undefined,
+      nsid: f.nsid || undefined,
+      trace: f.trace || undefined,
+    },
     tcp: { port, [tk]: timeout },
     traceroute: { max_hops: num(f.maxHops) },
   };

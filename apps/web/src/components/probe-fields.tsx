@@ -1,7 +1,14 @@
 import type { Form } from "../api.js";
 import { messages } from "../i18n.js";
 import type { ProbeType } from "./api-types.js";
-import { limits, methods, methodsWithBody, type ProbeFields, recordTypes } from "./probe-body.js";
+import {
+  dnsProtocols,
+  limits,
+  methods,
+  methodsWithBody,
+  type ProbeFields,
+  recordTypes,
+} from "./probe-body.js";
 
 const t = messages({
   en: {
@@ -28,6 +35,20 @@ const t = messages({
     hostHint: "example.com, host:port or a URL",
     optional: "optional",
     defaultIs: "default {v}",
+    http2: "Offer HTTP/2 (ALPN)",
+    size: "Packet size (bytes, 28–1500)",
+    dontFragment: "Don't fragment (DF)",
+    pmtu: "Find the path MTU",
+    dnsProtocol: "Transport",
+    protoUdp: "UDP (TCP if truncated)",
+    protoTcp: "TCP",
+    protoTls: "DNS over TLS",
+    protoHttps: "DNS over HTTPS",
+    dohServer: "DoH URL (https://…/dns-query)",
+    dnssec: "DNSSEC records (DO)",
+    checkingDisabled: "No validation (CD)",
+    nsid: "Ask for NSID",
+    trace: "Trace from the root servers",
   },
   cn: {
     url: "URL",
@@ -53,6 +74,20 @@ const t = messages({
     hostHint: "example.com、主机:端口或 URL",
     optional: "可选",
     defaultIs: "默认 {v}",
+    http2: "尝试 HTTP/2（ALPN）",
+    size: "包大小（字节，28–1500）",
+    dontFragment: "禁止分片（DF）",
+    pmtu: "探测路径 MTU",
+    dnsProtocol: "传输方式",
+    protoUdp: "UDP（截断时改用 TCP）",
+    protoTcp: "TCP",
+    protoTls: "DNS over TLS",
+    protoHttps: "DNS over HTTPS",
+    dohServer: "DoH URL（https://…/dns-query）",
+    dnssec: "DNSSEC 记录（DO）",
+    checkingDisabled: "不验证（CD）",
+    nsid: "请求 NSID",
+    trace: "从根服务器逐级追踪",
   },
   tw: {
     url: "URL",
@@ -78,6 +113,20 @@ const t = messages({
     hostHint: "example.com、主機:連接埠或 URL",
     optional: "選填",
     defaultIs: "預設 {v}",
+    http2: "嘗試 HTTP/2（ALPN）",
+    size: "封包大小（位元組，28–1500）",
+    dontFragment: "禁止分段（DF）",
+    pmtu: "探測路徑 MTU",
+    dnsProtocol: "傳輸方式",
+    protoUdp: "UDP（截斷時改用 TCP）",
+    protoTcp: "TCP",
+    protoTls: "DNS over TLS",
+    protoHttps: "DNS over HTTPS",
+    dohServer: "DoH URL（https://…/dns-query）",
+    dnssec: "DNSSEC 記錄（DO）",
+    checkingDisabled: "不驗證（CD）",
+    nsid: "請求 NSID",
+    trace: "從根伺服器逐級追蹤",
   },
 });
 
@@ -88,6 +137,13 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
   const { type, f, set, form } = props;
   const text = (k: keyof ProbeFields) => (e: Event) =>
     set(k, (e.currentTarget as HTMLInputElement).value as never);
+  const check = (k: "http2" | "dontFragment" | "pmtu" | "dnssec" | "checkingDisabled" | "nsid" | "trace") => (
+    <label class="choice">
+      <input type="checkbox" name={k} checked={f[k]} onChange={(e) => set(k, e.currentTarget.checked)} />
+      {t(k)}
+    </label>
+  );
+  const protoLabel = { udp: "protoUdp", tcp: "protoTcp", tls: "protoTls", https: "protoHttps" } as const;
   const timeout = (dflt: number) => (
     <label>
       {t("timeout")}
@@ -160,6 +216,7 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
               </select>
             </label>
           </div>
+          {check("http2")}
           <label class="choice">
             <input
               type="checkbox"
@@ -214,6 +271,24 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
             />
           </label>
           {timeout(5)}
+          <label>
+            {t("size")}
+            <input
+              name="size"
+              type="number"
+              min={28}
+              max={1500}
+              placeholder={t("defaultIs", { v: 84 })}
+              value={f.size}
+              onInput={text("size")}
+            />
+          </label>
+        </div>
+      ) : null}
+      {type === "ping" ? (
+        <div class="row">
+          {check("dontFragment")}
+          {check("pmtu")}
         </div>
       ) : null}
       {type === "dns" ? (
@@ -229,9 +304,33 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
             </select>
           </label>
           <label>
-            {t("server")}
-            <input autoComplete="off" spellcheck={false} value={f.server} onInput={text("server")} />
+            {t("dnsProtocol")}
+            <select name="dnsProtocol" value={f.dnsProtocol} onChange={text("dnsProtocol")}>
+              {dnsProtocols.map((p) => (
+                <option key={p} value={p} disabled={f.trace && (p === "tls" || p === "https")}>
+                  {t(protoLabel[p as keyof typeof protoLabel])}
+                </option>
+              ))}
+            </select>
           </label>
+          {f.trace ? null : (
+            <label>
+              {f.dnsProtocol === "https" ? t("dohServer") : t("server")}
+              <input
+                name="server"
+                autoComplete="off"
+                spellcheck={false}
+                value={f.server}
+                onInput={text("server")}
+              />
+            </label>
+          )}
+          <div class="row">
+            {check("dnssec")}
+            {check("checkingDisabled")}
+            {check("nsid")}
+            {check("trace")}
+          </div>
         </>
       ) : null}
       {type === "tcp" ? (

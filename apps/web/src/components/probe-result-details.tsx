@@ -1,6 +1,7 @@
 import { formatTime, messages } from "../i18n.js";
 import type { ProbeType, ResultEntry } from "./api-types.js";
 import { ms } from "./place.js";
+import { DnsExtras, HttpExtras, PingExtras } from "./protocol-details.js";
 import { RawJson } from "./raw-json.js";
 
 const t = messages({
@@ -16,6 +17,7 @@ const t = messages({
     connect: "Connect",
     tls: "TLS handshake",
     firstByte: "First byte",
+    download: "Download",
     total: "Total",
     certificate: "Certificate",
     subject: "Subject",
@@ -53,6 +55,7 @@ const t = messages({
     connect: "连接",
     tls: "TLS 握手",
     firstByte: "首字节",
+    download: "下载",
     total: "总计",
     certificate: "证书",
     subject: "主体",
@@ -90,6 +93,7 @@ const t = messages({
     connect: "連線",
     tls: "TLS 交握",
     firstByte: "首位元組",
+    download: "下載",
     total: "總計",
     certificate: "憑證",
     subject: "主體",
@@ -121,9 +125,12 @@ const t = messages({
 export function ResultDetails({ type, r }: { type: ProbeType; r: ResultEntry }) {
   return (
     <div class="stack details">
+      {type === "ping" ? <PingExtras r={r} /> : null}
       {type === "ping" ? <PingDetails r={r} /> : null}
+      {type === "http" ? <HttpExtras r={r} /> : null}
       {type === "http" ? <HttpDetails r={r} /> : null}
       {type === "dns" ? <DnsDetails r={r} /> : null}
+      {type === "dns" ? <DnsExtras r={r} /> : null}
       {type === "traceroute" ? <TraceDetails r={r} /> : null}
       <RawJson value={r} />
     </div>
@@ -178,6 +185,7 @@ function HttpDetails({ r }: { r: ResultEntry }) {
                   ["connect", tm.connect],
                   ["tls", tm.tls],
                   ["firstByte", tm.first_byte],
+                  ...(tm.download === undefined ? [] : ([["download", tm.download]] as const)),
                   ["total", tm.total],
                 ] as const
               ).map(([k, v]) => (

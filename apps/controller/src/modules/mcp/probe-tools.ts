@@ -52,6 +52,7 @@ export function summarize(type: ProbeType, target: string, results: readonly Api
     const detail = [
       r.latency_ms === null ? undefined : `${r.latency_ms} ms`,
       typeof r.status_code === "number" ? `HTTP ${r.status_code}` : undefined,
+      typeof r.pmtu === "number" ? `path MTU ${r.pmtu} bytes` : undefined,
     ].filter((x) => x !== undefined);
     return `${where}: ok${detail.length ? `, ${detail.join(", ")}` : ""}`;
   });

@@ -1,4 +1,4 @@
-import type { ProbeJobSpec } from "@vantage/probes";
+import { PMTU_MAX_PROBES, type ProbeJobSpec, TRACE_BUDGET_FACTOR } from "@vantage/probes";
 
 /**
  * Added to every probe's own budget: the controller waits `probe budget + DISPATCH_GRACE_MS` for a node.
@@ -20,8 +20,10 @@ export const MTR_BUDGET_CAP_MS = 120_000;
 /**
  * How long the probe itself may take on a node, from its parameters:
  * - http: `timeout_ms` (the whole exchange, redirects included);
- * - ping: `count × interval_ms + timeout_ms` (the last echo still gets its full wait);
- * - dns: `2 × timeout_ms` (a truncated UDP answer is retried over TCP);
+ * - ping: `count × interval_ms + timeout_ms` (the last echo still gets its full wait), plus
+ *   `PMTU_MAX_PROBES × timeout_ms` with `pmtu` (each size of the search waits its timeout at worst);
+ * - dns: `2 × timeout_ms` (a truncated UDP answer is retried over TCP); with `trace`,
+ *   `TRACE_BUDGET_FACTOR × timeout_ms` (the whole walk from the roots);
  * - tcp: `timeout_ms`;
  * - traceroute: `max_hops × queries_per_hop × timeout_ms`, capped at 60 s (a real route answers long before;
  *   at the job's budget the agent aborts the probe and reports the hops it has, within the grace);
@@ -32,9 +34,12 @@ export function probeBudgetMs(spec: ProbeJobSpec): number {
     case "http":
       return spec.params.timeout_ms;
     case "ping":
-      return spec.params.count * spec.params.interval_ms + spec.params.timeout_ms;
+      return (
+        spec.params.count * spec.params.interval_ms +
+        spec.params.timeout_ms * (spec.params.pmtu ? 1 + PMTU_MAX_PROBES : 1)
+      );
     case "dns":
-      return 2 * spec.params.timeout_ms;
+      return (spec.params.trace ? TRACE_BUDGET_FACTOR : 2) * spec.params.timeout_ms;
     case "tcp":
       return spec.params.timeout_ms;
     case "traceroute":

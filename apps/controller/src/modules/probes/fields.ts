@@ -2,6 +2,8 @@ import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { z } from "@hono/zod-openapi";
 import {
+  dnsParamsConflicts,
+  dnsProtocols,
   dnsRecordTypes,
   HTTP_MAX_REQUEST_HEADERS,
   httpKeywordSchema,
@@ -10,8 +12,13 @@ import {
   httpRequestHeadersSchema,
   MTR_MAX_ROUNDS,
   mtrModes,
+  PING_MAX_SIZE,
+  PING_MIN_SIZE,
+  PMTU_MAX_PROBES,
   type ProbeJobSpec,
   probeJobSpecSchema,
+  TRACE_BUDGET_FACTOR,
+  TRACE_MAX_DEPTH,
 } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
 import { limitEntries } from "../../http/body-bounds.js";
@@ -164,15 +171,83 @@ export const urlField = z
 export const serverField = z
   .string()
   .min(1)
-  .max(260)
+  .max(2048)
   .refine((v) => {
     if (isIP(v) !== 0) return true;
+    // A DoH URL (protocol https): an https:// URL with a host, no credentials; its pairing is checked after.
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return isDohUrl(v);
+    if (v.length > 260) return false;
     const m = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(v);
     if (!m) return false;
     const port = m[2] === undefined ? 53 : Number(m[2]);
     return isHostOrIp(m[1]!) && port >= 1 && port <= 65_535;
-  }, "must be host, host:port, an IPv6 address or [v6]:port")
-  .openapi({ description: "Custom DNS server; omitted = the node's own resolver", example: "1.1.1.1" });
+  }, "must be host, host:port, an IPv6 address, [v6]:port, or with protocol https an https:// URL")
+  .openapi({
+    description:
+      "Custom DNS server (port 53, 853 with protocol tls); with protocol https the DoH URL " +
+      "(`https://dns.example/dns-query`); omitted = the node's own resolver",
+    example: "1.1.1.1",
+  });
+
+/** An https:// URL naming a host, with no user:password and no control characters. */
+function isDohUrl(v: string): boolean {
+  if (hasControlChars(v)) return false;
+  try {
+    const u = new URL(v);
+    return (
+      u.protocol === "https:" && u.hostname !== "" && u.username === "" && u.password === "" && u.port !== "0"
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The DNS options both forms take (a documented extension). */
+export const dnsOptionFields = {
+  protocol: z.enum(dnsProtocols).openapi({
+    description:
+      "`udp` (default; TCP when the answer is truncated), `tcp`, `tls` (DNS over TLS, RFC 7858, port 853 " +
+      "unless `server` names one) or `https` (DNS over HTTPS, RFC 8484: `server` is the URL). The result's " +
+      "`tls` describes the server's certificate; trust is reported, not enforced. Needs agents of this " +
+      "version: older ones ignore it and ask over UDP.",
+  }),
+  doh_method: z
+    .enum(["POST", "GET"])
+    .openapi({ description: "With protocol https: POST (default) or GET (`?dns=` base64url)." }),
+  dnssec: z.boolean().openapi({
+    description: "Set the EDNS DO bit (`dig +dnssec`): DNSSEC records (RRSIG…) are asked for; default false.",
+  }),
+  checking_disabled: z.boolean().openapi({
+    description:
+      "Set the CD flag (`dig +cdflag`): the resolver should answer without validating; default false.",
+  }),
+  nsid: z.boolean().openapi({
+    description:
+      "Ask for the server's NSID (RFC 5001, `dig +nsid`): the result's `nsid`, null if it sent none.",
+  }),
+  trace: z.boolean().openapi({
+    description:
+      "Resolve iteratively from the root servers as `dig +trace`: the result's `trace` lists each server " +
+      `asked. Not with \`server\`, nor protocol tls/https. Every server a referral names passes the target ` +
+      `guard; delegations without glue are not followed; at most ${TRACE_MAX_DEPTH} delegations, the whole ` +
+      `trace within ${TRACE_BUDGET_FACTOR} × the timeout. The roots are the IANA ones unless the node's ` +
+      "operator sets VANTAGE_DNS_ROOTS.",
+  }),
+};
+
+/** The rules between the DNS options, as the probe has them, at the fields' own paths. */
+export function checkDnsOptions(
+  v: {
+    server?: string | undefined;
+    protocol?: string | undefined;
+    doh_method?: string | undefined;
+    trace?: boolean | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  for (const { field, message } of dnsParamsConflicts(v))
+    ctx.addIssue({ code: "custom", path: [field], message });
+}
 
 export const nodeIdsField = z
   .array(z.string().regex(nodeIdPattern, "not a node id"))
@@ -254,6 +329,13 @@ export const keywordField = httpKeywordSchema
     example: "All systems operational",
   });
 
+export const http2Field = z.boolean().openapi({
+  description:
+    "Offer HTTP/2 by ALPN (h2, then http/1.1), as `curl --http2`: the result's `http_version` says which the " +
+    'server chose ("2" or "1.1"). https:// only: an http:// URL is asked over HTTP/1.1 (no h2c). Default ' +
+    "false. Needs agents of this version: older ones ignore it and report no http_version.",
+});
+
 /** The rules between method, body and keyword, as the probe has them, at the fields' own paths. */
 export function checkHttpOptions(
   v: { method?: string | undefined; body?: string | undefined; keyword?: string | undefined },
@@ -304,6 +386,36 @@ export function checkMtrOptions(
   if (v.port !== undefined && (v.mode ?? "icmp") === "icmp")
     ctx.addIssue({ code: "custom", path: ["port"], message: "only with mode udp or tcp" });
 }
+
+export const pingSizeField = z
+  .number()
+  .int()
+  .min(PING_MIN_SIZE)
+  .max(PING_MAX_SIZE)
+  .openapi({
+    description:
+      `Each echo's IP packet in bytes, headers included (${PING_MIN_SIZE}–${PING_MAX_SIZE}; \`ping -s\` is size − 28 ` +
+      "on IPv4, − 48 on IPv6, where packets are at least 48 bytes). Default 84 / 104 (56 data bytes). With " +
+      "`pmtu`, the largest size the search tries (default 1500)." +
+      agentsNote,
+    example: 1500,
+  });
+
+export const dontFragmentField = z.boolean().openapi({
+  description:
+    "true: DF set and no fragmenting on the node, so a packet over the path MTU fails with `packet_too_big`; " +
+    "false: DF clear, IPv4 routers may fragment (IPv6 routers never do). Default: the node's system setting." +
+    agentsNote,
+});
+
+export const pmtuField = z.boolean().openapi({
+  description:
+    "After the echoes, find the path MTU: the largest packet (bytes, headers included; up to `size`, default " +
+    "1500) that reaches the target and gets its reply with DF set, as `pmtu` in each node's result (null if " +
+    `none did). Binary search, at most ${PMTU_MAX_PROBES} echoes, each waiting its timeout at worst (a lost ` +
+    'echo counts as too big); a router\'s "fragmentation needed" names its MTU, which shortens it.' +
+    agentsNote,
+});
 
 export const recordTypeField = z.enum(dnsRecordTypes).openapi({ description: "Default A" });
 

@@ -2,10 +2,14 @@ import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
+  checkDnsOptions,
   checkHttpOptions,
   checkMtrOptions,
+  dnsOptionFields,
+  dontFragmentField,
   followRedirectsField,
   hostPort,
+  http2Field,
   ipFamilyField,
   ipVersionOf,
   keywordField,
@@ -15,6 +19,8 @@ import {
   nodeIdsField,
   pastedDomainField,
   pastedHostField,
+  pingSizeField,
+  pmtuField,
   portField,
   recordTypeField,
   requestBodyField,
@@ -51,6 +57,7 @@ export const formABodies = {
         body: requestBodyField.optional(),
         keyword: keywordField.optional(),
         ip_family: ipFamilyField.optional(),
+        http2: http2Field.optional(),
       })
       .superRefine(checkHttpOptions)
       .optional(),
@@ -62,6 +69,9 @@ export const formABodies = {
       .strictObject({
         count: z.number().int().min(1).max(50).optional().openapi({ description: "1–50, default 4" }),
         timeout_ms: timeoutMs(100, 5000).optional(),
+        size: pingSizeField.optional(),
+        dont_fragment: dontFragmentField.optional(),
+        pmtu: pmtuField.optional(),
       })
       .optional(),
   }),
@@ -69,7 +79,17 @@ export const formABodies = {
     target: pastedDomainField,
     ...common,
     params: z
-      .strictObject({ record_type: recordTypeField.optional(), server: serverField.optional() })
+      .strictObject({
+        record_type: recordTypeField.optional(),
+        server: serverField.optional(),
+        protocol: dnsOptionFields.protocol.optional(),
+        doh_method: dnsOptionFields.doh_method.optional(),
+        dnssec: dnsOptionFields.dnssec.optional(),
+        checking_disabled: dnsOptionFields.checking_disabled.optional(),
+        nsid: dnsOptionFields.nsid.optional(),
+        trace: dnsOptionFields.trace.optional(),
+      })
+      .superRefine(checkDnsOptions)
       .optional(),
   }),
   tcp: z.strictObject({

@@ -2,10 +2,14 @@ import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
+  checkDnsOptions,
   checkHttpOptions,
   checkMtrOptions,
+  dnsOptionFields,
+  dontFragmentField,
   followRedirectsField,
   hostPort,
+  http2Field,
   ipFamilyField,
   ipVersionOf,
   keywordField,
@@ -15,6 +19,8 @@ import {
   nodeIdsField,
   pastedDomainField,
   pastedHostField,
+  pingSizeField,
+  pmtuField,
   portField,
   recordTypeField,
   requestBodyField,
@@ -54,6 +60,7 @@ export const formBBodies = {
       body: requestBodyField.optional(),
       keyword: keywordField.optional(),
       ip_family: ipFamilyField.optional(),
+      http2: http2Field.optional(),
       ...common,
     })
     .superRefine(checkHttpOptions),
@@ -61,14 +68,25 @@ export const formBBodies = {
     host: pastedHostField,
     count: z.number().int().min(1).max(10).optional().openapi({ description: "1–10, default 4" }),
     timeout: seconds(30, 5).optional(),
+    size: pingSizeField.optional(),
+    dont_fragment: dontFragmentField.optional(),
+    pmtu: pmtuField.optional(),
     ...common,
   }),
-  dns: z.strictObject({
-    domain: pastedDomainField,
-    record_type: recordTypeField.optional(),
-    server: serverField.optional(),
-    ...common,
-  }),
+  dns: z
+    .strictObject({
+      domain: pastedDomainField,
+      record_type: recordTypeField.optional(),
+      server: serverField.optional(),
+      protocol: dnsOptionFields.protocol.optional(),
+      doh_method: dnsOptionFields.doh_method.optional(),
+      dnssec: dnsOptionFields.dnssec.optional(),
+      checking_disabled: dnsOptionFields.checking_disabled.optional(),
+      nsid: dnsOptionFields.nsid.optional(),
+      trace: dnsOptionFields.trace.optional(),
+      ...common,
+    })
+    .superRefine(checkDnsOptions),
   tcp: z.strictObject({
     host: z
       .string()
@@ -125,6 +143,7 @@ const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
         body: b.body,
         keyword: b.keyword,
         ip_version: ipVersionOf(b.ip_family),
+        http2: b.http2,
       },
       b.nodes,
     ),
@@ -133,7 +152,14 @@ const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
       "ping",
       b.host,
       "host",
-      { host: strip(b.host), count: b.count, timeout_ms: ms(b.timeout) },
+      {
+        host: strip(b.host),
+        count: b.count,
+        timeout_ms: ms(b.timeout),
+        size: b.size,
+        dont_fragment: b.dont_fragment,
+        pmtu: b.pmtu,
+      },
       b.nodes,
     ),
   dns: (b) =>
@@ -141,7 +167,17 @@ const fromFormBBodies: { [K in ProbeType]: (b: Bodies[K]) => ProbeInput } = {
       "dns",
       b.domain,
       "domain",
-      { domain: b.domain, record_type: b.record_type, server: b.server },
+      {
+        domain: b.domain,
+        record_type: b.record_type,
+        server: b.server,
+        protocol: b.protocol,
+        doh_method: b.doh_method,
+        dnssec: b.dnssec,
+        checking_disabled: b.checking_disabled,
+        nsid: b.nsid,
+        trace: b.trace,
+      },
       b.nodes,
     ),
   // The stored target names the port too, as Form A's `host:port` does.

@@ -37,7 +37,7 @@ const baseResult = {
           "probe_quarantined, transport_lost. Probe-level: " +
           "target_not_allowed, dns_resolution_failed, connection_refused, host_unreachable, " +
           "network_unreachable, timeout, tls_error, icmp_unavailable, ipv6_unavailable, resources_exhausted, " +
-          "too_many_redirects, invalid_target, probe_error.",
+          "too_many_redirects, packet_too_big (ping with DF), invalid_target, probe_error.",
       }),
       message: z.string(),
     })

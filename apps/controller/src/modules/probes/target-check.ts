@@ -69,6 +69,14 @@ function literalHosts(spec: ProbeJobSpec): { field: "target" | "server"; host: s
 
 /** `host`, `host:port`, `[v6]:port` or a bare IPv6 address → the host part. */
 export function serverHost(server: string): string {
+  // A DoH URL: its host.
+  if (/^https:\/\//i.test(server)) {
+    try {
+      return new URL(server).hostname.replace(/^\[(.*)\]$/, "$1");
+    } catch {
+      return server;
+    }
+  }
   if (server.startsWith("["))
     return server.slice(1, server.indexOf("]") > 0 ? server.indexOf("]") : undefined);
   if (isIP(server) === 6) return server;
