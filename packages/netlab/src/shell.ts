@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 /** The system tools the lab drives; `sbin` ones are often missing from a non-login root PATH. */
 export const labTools = ["ip", "nft", "sysctl", "ping", "traceroute", "dig", "curl", "openssl"] as const;
 /** Tools only the lab's own tests use. */
-const testTools = ["runuser"] as const;
+const testTools = ["runuser", "mtr"] as const;
 export type LabTool = (typeof labTools)[number] | (typeof testTools)[number];
 
 const found = new Map<string, string | null>();
@@ -46,6 +46,7 @@ const debianPackage: Record<LabTool, string> = {
   curl: "curl",
   openssl: "openssl",
   runuser: "util-linux",
+  mtr: "mtr-tiny",
 };
 
 /**

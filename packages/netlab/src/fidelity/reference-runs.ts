@@ -1,6 +1,7 @@
 import type { Lab } from "../lab.js";
 import { type CurlReference, curlWriteOut, parseCurl } from "../reference/curl.js";
 import { type DigReference, parseDig } from "../reference/dig.js";
+import { type MtrHopReference, parseMtr } from "../reference/mtr.js";
 import { type PingReference, parsePing } from "../reference/ping.js";
 import { parseTraceroute, type TracerouteReference } from "../reference/traceroute.js";
 import { tool } from "../shell.js";
@@ -30,6 +31,37 @@ export async function referenceTraceroute(
   const r = await lab.exec(node, tool("traceroute"), args);
   if (r.code !== 0) throw new Error(`traceroute failed: ${r.stderr}`);
   return parseTraceroute(r.stdout);
+}
+
+/** Debian's `mtr` (mtr-tiny) in report mode, JSON out: `-u` for UDP, `-T -P port` for TCP. */
+export async function referenceMtr(
+  lab: Lab,
+  node: string,
+  host: string,
+  o: { mode: "icmp" | "udp" | "tcp"; rounds: number; intervalMs: number; maxHops: number; port?: number },
+): Promise<MtrHopReference[]> {
+  const args = [
+    "-n",
+    "--json",
+    "-c",
+    String(o.rounds),
+    "-i",
+    String(o.intervalMs / 1000),
+    "-m",
+    String(o.maxHops),
+  ];
+  // The grace after the last round: long enough for the last answers, short enough to keep the test quick.
+  args.push("-G", "1");
+  if (o.mode === "udp") args.push("-u");
+  // TCP probes are connect()s: left open, the kernel retransmits an unanswered SYN after its first
+  // retransmission timeout (1 s) and a late answer to the retransmission counts, hiding loss; `-Z 1`
+  // closes each probe's socket after one second, before that retransmission.
+  if (o.mode === "tcp") args.push("-T", "-Z", "1");
+  if (o.port !== undefined) args.push("-P", String(o.port));
+  args.push(host);
+  const r = await lab.exec(node, tool("mtr"), args);
+  if (r.code !== 0) throw new Error(`mtr failed: ${r.stderr}`);
+  return parseMtr(r.stdout);
 }
 
 export async function referenceDig(
