@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { newUser } from "../../testing/accounts.js";
+import { insertMonitor } from "../../testing/monitor-rows.js";
+import { dbKinds } from "../../testing/test-app.js";
+import { useTestDb } from "../../testing/use-test-db.js";
+import { makeEvents, makeReminders } from "./events.js";
+
+const MIN = 60_000;
+const iso = (t: number) => new Date(t).toISOString();
+
+/** The alert path with the monitors module's maintenance windows (issue #29 item 4). */
+describe.each(dbKinds)("alerts inside maintenance windows on %s", (kind) => {
+  const db = useTestDb(kind);
+
+  it("a down change inside a window alerts nobody (kept with the window's id); outside it alerts", async () => {
+    const t = db.app("a");
+    const k = t.db.kysely;
+    const u = await newUser(t, "mnt-mute");
+    const mon = `mon_mnt_mute_${kind}`;
+    await insertMonitor(k, mon, u.userId, { name: "site", state: "down" });
+    await k
+      .insertInto("alert_policies")
+      .values({ id: `pol_mnt_${kind}`, owner_id: u.userId, name: "p", monitor_id: mon, reminder_minutes: 5 })
+      .execute();
+    const now = Date.now();
+    const w = await t.call("POST", "/v1/maintenance-windows", {
+      headers: u.headers,
+      body: {
+        title: "now",
+        monitor_ids: [mon],
+        starts_at: iso(now - 30 * MIN),
+        ends_at: iso(now + 30 * MIN),
+      },
+    });
+    expect(w.status, w.text).toBe(201);
+    const inside = new Date(now - 10 * MIN);
+    const outside = new Date(now - 40 * MIN);
+    await k
+      .insertInto("monitor_state_changes")
+      .values([
+        {
+          id: `msc_mnt_out_${kind}`,
+          monitor_id: mon,
+          slot: outside,
+          from_state: "up",
+          to_state: "down",
+          created_at: outside,
+        },
+        {
+          id: `msc_mnt_in_${kind}`,
+          monitor_id: mon,
+          slot: inside,
+          from_state: "up",
+          to_state: "down",
+          created_at: inside,
+        },
+      ])
+      .execute();
+    const mute = t.modules.monitors.maintenance.covering;
+    const report = await makeEvents(k, 500, mute);
+    expect(report).toMatchObject({ changes: 2, events: 1 });
+    const events = await k
+      .selectFrom("alert_events")
+      .select(["state_change_id", "type"])
+      .where("monitor_id", "=", mon)
+      .execute();
+    expect(events).toEqual([{ state_change_id: `msc_mnt_out_${kind}`, type: "down" }]);
+    const changes = await k
+      .selectFrom("monitor_state_changes")
+      .select(["id", "maintenance_id"])
+      .where("monitor_id", "=", mon)
+      .orderBy("slot")
+      .execute();
+    expect(changes).toEqual([
+      { id: `msc_mnt_out_${kind}`, maintenance_id: null },
+      { id: `msc_mnt_in_${kind}`, maintenance_id: w.body.data.id },
+    ]);
+    // Down for 10 minutes with 5-minute reminders: none while the window is open.
+    await k.updateTable("monitors").set({ state_changed_at: inside }).where("id", "=", mon).execute();
+    expect((await makeReminders(k, new Date(now), mute)).events).toBe(0);
+    expect((await makeReminders(k, new Date(now))).events).toBe(1);
+  });
+});
