@@ -93,6 +93,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
     arg: "host",
     options: { ...PROBE_COMMON, "max-hops": { type: "string", arg: "n", help: "1-64, default 30" } },
   },
+  mtr: {
+    summary: "mtr from the nodes: loss and round-trip times per hop, with each hop's network",
+    arg: "host",
+    options: {
+      ...PROBE_COMMON,
+      mode: { type: "string", arg: "m", help: "icmp (default), udp or tcp" },
+      port: { type: "string", arg: "n", help: "udp/tcp: the port (tcp default 80, udp 33434)" },
+      rounds: { type: "string", arg: "n", help: "rounds of probes, 1-100, default 10" },
+      "max-hops": { type: "string", arg: "n", help: "1-64, default 30" },
+    },
+  },
   nodes: { summary: "the probe nodes and their state", options: { json: JSON_OPT } },
   ip: { summary: "country, ASN and ISP of an address", arg: "address", options: { json: JSON_OPT } },
   whois: { summary: "RDAP/WHOIS of a domain or address", arg: "query", options: { json: JSON_OPT } },

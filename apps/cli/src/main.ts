@@ -82,6 +82,14 @@ function familyFlag(value: string | undefined): string | undefined {
   return family;
 }
 
+/** mtr's `--mode`: icmp, udp or tcp. */
+function mtrModeFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.toLowerCase();
+  if (!["icmp", "udp", "tcp"].includes(v)) throw new UsageError("--mode is icmp, udp or tcp", "mtr");
+  return v;
+}
+
 /** `--protocol`: udp, tcp, tls or https. */
 function protocolFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -105,6 +113,8 @@ function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
     port: intFlag(v, "port", 1, 65535),
     timeout: intFlag(v, "timeout", 1, 30),
     maxHops: intFlag(v, "max-hops", 1, 64),
+    mode: mtrModeFlag(stringFlag(v, "mode")),
+    rounds: intFlag(v, "rounds", 1, 100),
     method: stringFlag(v, "method")?.toUpperCase(),
     recordType: stringFlag(v, "type")?.toUpperCase(),
     server: stringFlag(v, "server"),

@@ -188,4 +188,21 @@ describe("--from as node ids or locations", () => {
       locations,
     });
   });
+
+  it("mtr: mode, port (udp/tcp only, also from host:port), rounds and max hops in both forms", () => {
+    expect(
+      probeBody("a", "mtr", { target: "example.com:443", mode: "tcp", rounds: 20, maxHops: 12 }),
+    ).toEqual({
+      target: "example.com",
+      params: { mode: "tcp", port: 443, rounds: 20, max_hops: 12 },
+    });
+    expect(probeBody("b", "mtr", { target: "https://example.com/x", mode: "udp", port: 53 })).toEqual({
+      host: "example.com",
+      mode: "udp",
+      port: 53,
+    });
+    // icmp has no port: the host of host:port is taken, --port is refused.
+    expect(probeBody("b", "mtr", { target: "example.com:443" })).toEqual({ host: "example.com" });
+    expect(() => probeBody("a", "mtr", { target: "example.com", port: 80 })).toThrow(/--mode udp or tcp/);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Form } from "./api-client.js";
 import { CliError, UsageError } from "./errors.js";
 
-export const PROBE_TYPES = ["ping", "http", "dns", "tcp", "traceroute"] as const;
+export const PROBE_TYPES = ["ping", "http", "dns", "tcp", "traceroute", "mtr"] as const;
 export type ProbeType = (typeof PROBE_TYPES)[number];
 
 /** The flags of a probe command, form-neutral (timeouts in seconds). */
@@ -17,6 +17,9 @@ export interface ProbeOptions {
   server?: string | undefined;
   method?: string | undefined;
   maxHops?: number | undefined;
+  /** mtr: icmp (default), udp or tcp; rounds of probes. */
+  mode?: string | undefined;
+  rounds?: number | undefined;
   /** http: `any` (the API's default), `ipv4` or `ipv6`. */
   family?: string | undefined;
   /** ping: IP packet size in bytes, Don't Fragment, path MTU search. */
@@ -96,6 +99,12 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     port = o.port ?? split.port ?? split.schemePort;
     if (port === undefined) throw new UsageError("tcp needs a port: --port N or host:port", "tcp");
     target = split.host;
+  } else if (type === "mtr") {
+    // mtr: a pasted host:port gives its port to the udp and tcp modes (icmp has none).
+    const split = splitHostPort(target);
+    if (o.mode === "udp" || o.mode === "tcp") port = o.port ?? split.port;
+    else if (o.port !== undefined) throw new UsageError("--port needs --mode udp or tcp", "mtr");
+    target = split.host;
   } else if (type !== "http") {
     // ping, dns, traceroute: a pasted URL or host:port stands for its host.
     target = splitHostPort(target).host;
@@ -109,6 +118,7 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
         dns: { record_type: o.recordType, server: o.server, ...dnsOptions(o) },
         tcp: { port, timeout_ms: ms },
         traceroute: { max_hops: o.maxHops },
+        mtr: { mode: o.mode, port, rounds: o.rounds, max_hops: o.maxHops },
       }[type],
     );
     return defined({
@@ -131,6 +141,7 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     dns: { domain: target, record_type: o.recordType, server: o.server, ...dnsOptions(o) },
     tcp: { host: target, port, timeout: o.timeout },
     traceroute: { host: target, max_hops: o.maxHops },
+    mtr: { host: target, mode: o.mode, port, rounds: o.rounds, max_hops: o.maxHops },
   }[type];
   return defined({ ...fields, nodes, locations: o.locations });
 }

@@ -67,6 +67,30 @@ export const TYPE_COLUMNS: Record<ProbeType, TypeColumn[]> = {
       value: (r) => (Array.isArray(r.hops) ? String(r.hops.length) : "-"),
     },
   ],
+  mtr: [
+    {
+      header: "REACHED",
+      width: 7,
+      value: (r) => (typeof r.reached === "boolean" ? (r.reached ? "yes" : "no") : "-"),
+    },
+    {
+      header: "HOPS",
+      width: 4,
+      right: true,
+      value: (r) => (Array.isArray(r.hops) ? String(r.hops.length) : "-"),
+    },
+    {
+      header: "LOSS",
+      width: 6,
+      right: true,
+      value: (r) => {
+        const last = Array.isArray(r.hops)
+          ? (r.hops.at(-1) as { loss_pct?: unknown } | undefined)
+          : undefined;
+        return typeof last?.loss_pct === "number" ? `${last.loss_pct}%` : "-";
+      },
+    },
+  ],
 };
 
 /** The free-text last column: a failure's message, a DNS answer's values, the address probed. */
@@ -74,5 +98,8 @@ export function note(type: ProbeType, r: ResultEntry): string {
   if (!r.success && r.error) return r.error.message;
   if (type === "dns" && Array.isArray(r.answers))
     return (r.answers as { value?: unknown }[]).map((a) => String(a.value)).join(", ");
+  // mtr: the networks the path crosses.
+  if (type === "mtr" && Array.isArray(r.as_path) && r.as_path.length)
+    return `${String(r.resolved_ip ?? "")} via ${r.as_path.map((a) => `AS${a}`).join(" ")}`.trim();
   return typeof r.resolved_ip === "string" ? r.resolved_ip : "";
 }
