@@ -130,6 +130,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { key: { type: "string", arg: "key", help: "the API key" } },
   },
   logout: { summary: "forget the stored key", options: {} },
+  verify: {
+    summary: "check a shared or exported task's signatures offline (exit 1 if any fails)",
+    arg: "file|url",
+    options: {},
+  },
 };
 
 // Every probe type and lookup has its command (the compiler does not see this: a test would, cheaply).

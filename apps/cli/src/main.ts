@@ -28,6 +28,7 @@ import {
 import { runProbe } from "./probe-run.js";
 import { ProbeView } from "./probe-view.js";
 import { paint, table } from "./table.js";
+import { verifySource } from "./verify.js";
 
 const DEFAULT_API = "http://127.0.0.1:8080";
 
@@ -207,6 +208,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const type = inv.command as ProbeType;
     const args = probeArgs(type, inv);
     return probe(await resolveApi(inv.values, env, true), type, args);
+  }
+  if (inv.command === "verify") {
+    const report = await verifySource(inv.arg!, stringFlag(inv.values, "api"));
+    out(report.lines.join("\n"));
+    return report.ok ? EXIT_OK : EXIT_FAILED;
   }
   const port = intFlag(inv.values, "port", 1, 65535);
   if (inv.command === "ssl") lookupRequest("a", "ssl", inv.arg!, { port }); // a clash of ports is exit 2 at once

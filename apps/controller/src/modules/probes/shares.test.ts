@@ -1,9 +1,13 @@
 import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startAgent } from "@vantage/agent";
 import type { ProbeJobSpec, ProbeOutcome } from "@vantage/probes";
 import { resultSigner, verifyResultSignature } from "@vantage/protocol";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { verifySource } from "../../../../cli/src/verify.js";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
@@ -122,6 +126,31 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
       expect(verifyResultSignature(signer.key, sig.statement.replace("3.25", "1.25"), sig.signature)).toBe(
         false,
       );
+
+      // `vantage verify`: the share's URL checks out (keys from the same deployment's /v1/nodes)...
+      const viaApp = async (url: string) => {
+        const u = new URL(url);
+        const r = await t.call("GET", `${u.pathname}${u.search}`);
+        return { ok: r.status < 300, status: r.status, json: async () => r.body };
+      };
+      const good = await verifySource(`http://vantage.test/share/${share.share_id}`, undefined, viaApp);
+      expect(good.lines.join("\n")).toContain("ok   node signer1: signature valid, key matches /v1/nodes");
+      expect(good.ok).toBe(true);
+      // ...a saved copy whose shown latency was edited fails, as does one whose statement was edited.
+      const dir = mkdtempSync(join(tmpdir(), "vantage-verify-"));
+      const edited = structuredClone(json.body);
+      edited.data.task.results[0].latency_ms = 1.25;
+      writeFileSync(join(dir, "shown.json"), JSON.stringify(edited));
+      const shownEdit = await verifySource(join(dir, "shown.json"), undefined);
+      expect(shownEdit.ok).toBe(false);
+      expect(shownEdit.lines.join("\n")).toContain("differs from what it signed (latency_ms)");
+      const forged = structuredClone(json.body);
+      forged.data.signatures[0].statement = forged.data.signatures[0].statement.replace("3.25", "1.25");
+      forged.data.task.results[0].latency_ms = 1.25;
+      writeFileSync(join(dir, "forged.json"), JSON.stringify(forged));
+      const forgedCheck = await verifySource(join(dir, "forged.json"), undefined);
+      expect(forgedCheck.ok).toBe(false);
+      expect(forgedCheck.lines.join("\n")).toContain("signature does not match");
 
       const page = await t.call("GET", `/share/${share.share_id}`);
       expect(page.status).toBe(200);
