@@ -168,7 +168,22 @@ const started: Side[] = [];
 try {
   for (const [i, s] of sides.entries()) started.push(await startSide(s, `-${i}`));
   const body = JSON.stringify({ host: "127.0.0.1", port: target.port, timeout: 5 });
-  const probe = (side: Side) => side.client.send("POST", "/v1/probe/tcp", body);
+  // Beside simulated nodes (which serve no jobs) both sides name their three agents (`nodes`), so the
+  // comparison is of the fan-out with 10,000 nodes present; automatic choice among them: bench:nodes.
+  const bodies = new Map(
+    started.map((side, i) => [
+      side,
+      simNodes > 0
+        ? JSON.stringify({
+            host: "127.0.0.1",
+            port: target.port,
+            timeout: 5,
+            nodes: agents(`-${i}`).map((a) => a.id),
+          })
+        : body,
+    ]),
+  );
+  const probe = (side: Side) => side.client.send("POST", "/v1/probe/tcp", bodies.get(side) ?? body);
 
   // Warm-up: JIT, connection pools, prepared statements.
   for (let i = 0; i < 100; i++) {
@@ -232,7 +247,7 @@ try {
         url: `${side.controller.url}/v1/probe/tcp`,
         method: "POST" as const,
         headers: { "content-type": "application/json" },
-        body,
+        body: bodies.get(side) ?? body,
         connections: 32,
       };
       if (round === 0) await autocannon({ ...load, duration: 2 });

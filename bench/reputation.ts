@@ -23,7 +23,8 @@ import { load, printTable, startServer } from "./lib/run.js";
  *    a time (latency p50/p99) and 64 in flight (lookups/s), with DNSBL and rDNS off, then with two DNSBL
  *    zones and rDNS asked of a loopback DNS server in this process (every name NXDOMAIN but a few listed);
  * 2. HTTP `GET /v1/ip/reputation` req/s and latency with autocannon against a controller in its own
- *    process (DNSBL off, its cache off so every call is a lookup);
+ *    process (DNSBL off, its cache off so every call is a lookup), and against a bare Hono hello-world of
+ *    the same run;
  * 3. the limiter's cost on a keyed route: `GET /v1/info/ip` with an API key through `app.request`, one
  *    request at a time, on two controllers in this process alternately — limits on (the free plan's rules,
  *    figures raised so nothing is refused) and limits off — and the p50 difference. Aim: ≤ 0.1 ms.
@@ -98,6 +99,10 @@ printTable(
 process.stdout.write("\n");
 
 // ---- 2. over HTTP ----
+// A bare Hono hello-world first, in its own process, as the yardstick of this run (issue #31).
+const hello = await startServer(join(root, "bench/servers/hello.ts"));
+const baseline = await load("hono hello-world", `${hello.url}/`, { seconds });
+await hello.stop();
 const httpDir = mkdtempSync(join(tmpdir(), "vantage-bench-rep-"));
 const server = await startServer(join(root, "apps/controller/src/main.ts"), {
   VANTAGE_DATA_DIR: httpDir,
@@ -120,10 +125,10 @@ const http = await load(
 await server.stop();
 rmSync(httpDir, { recursive: true, force: true });
 printTable(
-  ["server / route", "req/s", "p50 ms", "p99 ms", "errors"],
-  [[http.name, http.rps, http.p50, http.p99, http.errors]],
+  ["server / route", "req/s", "p50 ms", "p99 ms", "errors", "req/s vs hello-world"],
+  [baseline, http].map((r) => [r.name, r.rps, r.p50, r.p99, r.errors, (r.rps / baseline.rps).toFixed(2)]),
 );
-process.stdout.write("\n");
+process.stdout.write("(aim: /v1/ip/reputation ≥ 0.5 of the hello-world of the same run, issue #31)\n\n");
 
 // ---- 3. the limiter on a keyed route ----
 const big = 1_000_000_000;
