@@ -75,6 +75,37 @@ interface View {
   tails: string[];
   full?: string;
   filtered: Map<string, number[]>;
+  /** Positions by country, region, provider and status (id order), made on the first filtered request. */
+  buckets?: Buckets;
+}
+
+interface Buckets {
+  country: Map<string, number[]>;
+  region: Map<string, number[]>;
+  provider: Map<string, number[]>;
+  online: number[];
+  offline: number[];
+}
+
+const none: number[] = [];
+
+function bucketsOf(view: View): Buckets {
+  if (view.buckets) return view.buckets;
+  const b: Buckets = { country: new Map(), region: new Map(), provider: new Map(), online: [], offline: [] };
+  const put = (m: Map<string, number[]>, k: string, i: number) => {
+    const list = m.get(k);
+    if (list) list.push(i);
+    else m.set(k, [i]);
+  };
+  for (let i = 0; i < view.nodes.length; i++) {
+    const n = view.nodes[i]!;
+    put(b.country, n.country, i);
+    put(b.region, n.region, i);
+    put(b.provider, n.provider, i);
+    (view.online[i] ? b.online : b.offline).push(i);
+  }
+  view.buckets = b;
+  return b;
 }
 
 /**
@@ -190,7 +221,20 @@ export class NodeList {
     if (found) return found;
     found = [];
     const wantOnline = filter.status === undefined ? undefined : filter.status === "online";
-    for (let i = 0; i < view.nodes.length; i++) {
+    // The smallest of the buckets the filter names (each in id order), then the other fields checked on it:
+    // a filter costs the nodes of its narrowest field, not a pass over every node.
+    const b = bucketsOf(view);
+    const named: (number[] | undefined)[] = [];
+    if (filter.country !== undefined) named.push(b.country.get(filter.country));
+    if (filter.region !== undefined) named.push(b.region.get(filter.region));
+    if (filter.provider !== undefined) named.push(b.provider.get(filter.provider));
+    if (wantOnline !== undefined) named.push(wantOnline ? b.online : b.offline);
+    let candidates: number[] | undefined;
+    for (const list of named)
+      if (!candidates || (list ?? none).length < candidates.length) candidates = list ?? none;
+    // No field named (a page of every node): all of them, in id order.
+    candidates ??= view.nodes.map((_, i) => i);
+    for (const i of candidates) {
       const n = view.nodes[i]!;
       if (wantOnline !== undefined && view.online[i] !== wantOnline) continue;
       if (filter.country !== undefined && n.country !== filter.country) continue;
