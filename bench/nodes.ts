@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { connectDb } from "../apps/controller/src/db/connect.js";
 import { createLogger } from "../apps/controller/src/logger.js";
 import { startPresence } from "../apps/controller/src/modules/nodes/index.js";
+import { selectLocations } from "../apps/controller/src/modules/probes/select-locations.js";
 import { selectNodes } from "../apps/controller/src/modules/probes/select-nodes.js";
 import { subjects } from "../packages/protocol/src/index.js";
 import { connectNats, natsControllerTransport } from "../packages/transport/src/nats.js";
@@ -31,6 +32,7 @@ import { printTable, processCpuSeconds, type Server, startServer } from "./lib/r
  *   follows the same heartbeats (as an api controller's: `startPresence` without writes), while they keep
  *   arriving (2,000 a second), VANTAGE_DEFAULT_NODES = 3 and its maximum 50: from the live index (as the
  *   controller picks) and, for comparison, from the directory's snapshot (the path before issue #34);
+ *   then by place (`locations`: 50 in Europe; three alternatives with a tag);
  * - offline detection: 100 simulated nodes stop (no goodbye), the time from each one's last heartbeat until
  *   `GET /v1/nodes` says offline (polled every 250 ms), against VANTAGE_NODE_OFFLINE_AFTER_MS (15 s).
  * Then the same list on a controller without the presence role (api only: it follows the heartbeats itself,
@@ -296,6 +298,34 @@ try {
         f2(pct(times, 99)),
       ]);
     }
+  }
+  // By place (`locations`, issue #30): a continent's 50, and three alternatives.
+  for (const [label, entries] of [
+    ['locations [{"europe", 50}]', [{ selector: "europe", count: 50 }]],
+    [
+      'locations ["DE+aws", {"asia", 10}, {"north-america+ipv6", 5}]',
+      [
+        { selector: "DE+aws", count: 1 },
+        { selector: "asia", count: 10 },
+        { selector: "north-america+ipv6", count: 5 },
+      ],
+    ],
+  ] as const) {
+    const times: number[] = [];
+    const want = entries.reduce((n, e) => n + e.count, 0);
+    for (let i = 0; i < 1000; i++) {
+      await new Promise((r) => setImmediate(r));
+      const start = performance.now();
+      const picked = await selectLocations(following, {
+        type: "ping",
+        locations: { entries, field: "locations" },
+        offlineAfterMs,
+      });
+      times.push(performance.now() - start);
+      if (picked.length !== want) throw new Error(`picked ${picked.length} of ${want} for ${label}`);
+    }
+    times.splice(0, 100);
+    selectRows.push([`${label} (ping), live index`, f2(pct(times, 50)), f2(pct(times, 99))]);
   }
   await following.stop();
   await selectorNc.close();
