@@ -52,9 +52,11 @@ export interface AlertEvent {
   id: string;
   policy_id: string;
   monitor_id: string;
-  type: "down" | "up" | "reminder" | "test";
+  type: "down" | "up" | "reminder" | "escalation" | "test";
   created_at: string;
   detail: { from?: string; to?: string; nodes?: { node_id: string; error_code: string | null }[] } | null;
+  /** A down alert acknowledged (its escalation and reminders stopped); null until then. */
+  acknowledged_at?: string | null;
 }
 
 export interface TestResult {
@@ -72,6 +74,9 @@ export const listChannels = () => call<Page<Channel>>("GET", `/v1/alert-channels
 export const listPolicies = () => call<Page<Policy>>("GET", `/v1/alert-policies?${pageSize}=100`);
 export const listEvents = (type: string) =>
   call<Page<AlertEvent>>("GET", `/v1/alert-events?${pageSize}=20${type ? `&type=${type}` : ""}`);
+/** Acknowledges a down alert: its escalation steps and reminders stop. */
+export const ackEvent = (id: string) =>
+  call<AlertEvent>("POST", `/v1/alert-events/${encodeURIComponent(id)}/ack`);
 
 /** A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes. */
 export function newWebhookSecret(): string {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { formatTime, messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
-import { listEvents } from "./alert-shape.js";
+import { ackEvent, listEvents } from "./alert-shape.js";
 import type { Monitor } from "./monitor-shape.js";
 
 const t = messages({
@@ -13,7 +13,10 @@ const t = messages({
     down: "down",
     up: "up",
     reminder: "reminder",
+    escalation: "escalation",
     test: "test",
+    ack: "Acknowledge",
+    acked: "acknowledged",
     time: "Time",
     monitor: "Monitor",
     change: "Change",
@@ -28,7 +31,10 @@ const t = messages({
     down: "故障",
     up: "恢复",
     reminder: "提醒",
+    escalation: "升级",
     test: "测试",
+    ack: "确认",
+    acked: "已确认",
     time: "时间",
     monitor: "监控",
     change: "变化",
@@ -43,7 +49,10 @@ const t = messages({
     down: "異常",
     up: "恢復",
     reminder: "提醒",
+    escalation: "升級",
     test: "測試",
+    ack: "確認",
+    acked: "已確認",
     time: "時間",
     monitor: "監控",
     change: "變化",
@@ -52,12 +61,22 @@ const t = messages({
   },
 });
 
-const types = ["down", "up", "reminder", "test"] as const;
+const types = ["down", "up", "reminder", "escalation", "test"] as const;
 
 export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
   const [type, setType] = useState("");
   const events = useLoad(() => listEvents(type), [type]);
   const monitorName = (id: string) => monitors?.find((m) => m.id === id)?.name ?? t("unknown");
+  const [acking, setAcking] = useState("");
+  const acknowledge = async (id: string) => {
+    setAcking(id);
+    try {
+      await ackEvent(id);
+    } finally {
+      setAcking("");
+      events.reload();
+    }
+  };
   return (
     <Card
       title={t("title")}
@@ -110,6 +129,21 @@ export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
                     {e.detail?.nodes?.length
                       ? ` (${e.detail.nodes.map((n) => `${n.node_id}: ${n.error_code ?? "?"}`).join(", ")})`
                       : ""}
+                    {e.type !== "down" ? null : e.acknowledged_at ? (
+                      <span class="muted"> · {t("acked")}</span>
+                    ) : (
+                      <>
+                        {" "}
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={acking === e.id}
+                          onClick={() => void acknowledge(e.id)}
+                        >
+                          {t("ack")}
+                        </button>
+                      </>
+                    )}
                   </td>
                 </tr>
               ))}
