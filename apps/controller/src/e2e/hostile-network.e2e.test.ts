@@ -62,6 +62,7 @@ const namesAt = (name: string, rcode?: string): ProbeSpec[] => [
   probe.dns(name, undefined, rcode),
   probe.tcp(name, 443),
   probe.traceroute(name),
+  probe.mtr(name),
 ];
 
 const conditions: Condition[] = [
@@ -85,17 +86,19 @@ const conditions: Condition[] = [
       probe.dns("example.test", "v6only.hostile.test"),
       probe.tcp("v6only.hostile.test", 80),
       probe.traceroute("v6only.hostile.test"),
+      probe.mtr("v6only.hostile.test"),
     ],
   },
   { name: "blackholed target", where: "hostile", specs: everyType("203.0.113.77") },
   {
     name: "no CAP_NET_RAW, no unprivileged ICMP",
     where: "noraw",
-    // ping and traceroute at a target that answers with the capability; the other types need none.
+    // ping, traceroute and mtr at a target that answers with the capability; the other types need none.
     specs: [
       probe.ping("127.0.0.1"),
       probe.traceroute("127.0.0.1"),
-      ...namesAt("crash.test").filter((s) => !["ping", "traceroute"].includes(s.type)),
+      probe.mtr("127.0.0.1"),
+      ...namesAt("crash.test").filter((s) => !["ping", "traceroute", "mtr"].includes(s.type)),
     ],
   },
   {
@@ -110,6 +113,7 @@ const conditions: Condition[] = [
       probe.dns("silent.hostile.test"),
       probe.tcp("198.51.100.77", 80),
       probe.traceroute("203.0.113.77"),
+      probe.mtr("203.0.113.77"),
     ]).flat(),
   },
 ];

@@ -5,7 +5,7 @@ import type { Json, Reply, Service } from "./hostile-services.js";
 /**
  * Probe requests for the hostile-network tests, in both API forms, with the shortest budgets the forms
  * allow but one (http/ping/tcp 5 s: a node answers these failures at once, but with
- * every cell starting together on two busy cores an answer took over the 1 s grace after a 1–3 s budget; traceroute one hop; dns has no
+ * every cell starting together on two busy cores an answer took over the 1 s grace after a 1–3 s budget; traceroute and mtr one hop; dns has no
  * timeout field: 5 s), and the checks every answer
  * must pass.
  */
@@ -60,6 +60,13 @@ export const probe = {
     a: { target: host, params: { max_hops: 1 } },
     b: { host, max_hops: 1 },
   }),
+  /** One round at one hop: the shortest mtr (its budget is one probe's wait). */
+  mtr: (host: string): ProbeSpec => ({
+    type: "mtr",
+    what: host,
+    a: { target: host, params: { rounds: 1, max_hops: 1 } },
+    b: { host, rounds: 1, max_hops: 1 },
+  }),
 };
 
 /** One spec of each type at `host` (an IP literal or a name); dns asks `host` as its server. */
@@ -70,6 +77,7 @@ export function everyType(host: string, opts: { domain?: string } = {}): ProbeSp
     probe.dns(opts.domain ?? "example.test", host),
     probe.tcp(host, 80),
     probe.traceroute(host),
+    probe.mtr(host),
   ];
 }
 

@@ -1,7 +1,7 @@
 import type { MtrResult } from "@vantage/probes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectedHops } from "../describe.js";
-import { tool } from "../shell.js";
+import { must, tool } from "../shell.js";
 import { labAddresses as at } from "../topology.js";
 import { useLab } from "./lab-fixture.js";
 import { referenceMtr } from "./reference-runs.js";
@@ -19,8 +19,7 @@ const fx = useLab({ services: true, lossPercent: 0 });
 const ROUNDS = 100;
 
 async function nft(node: string, rules: string): Promise<void> {
-  const r = await fx.lab.exec(node, tool("nft"), ["-f", "-"], { input: rules });
-  if (r.code !== 0) throw new Error(`nft in ${node}: ${r.stderr}`);
+  await must(tool("ip"), ["netns", "exec", fx.lab.ns(node), tool("nft"), "-f", "-"], rules);
 }
 
 describe("mtr fidelity (100 rounds, loss on a middle router)", () => {
