@@ -230,7 +230,8 @@ async function oneRequest(
       download: complete ? elapsedMs(firstByte) : null,
       total: elapsedMs(exchangeStart),
     },
-    ...(m.version === undefined ? {} : { http_version: m.version }),
+    // Asked for HTTP/2: which version answered (an http:// URL has no h2c: always 1.1).
+    ...(params.http2 ? { http_version: m.version ?? "1.1" } : {}),
     tls: m.tls,
     body_excerpt: body.excerpt,
     body_bytes: body.bytes,

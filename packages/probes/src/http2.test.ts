@@ -1,3 +1,4 @@
+import { createServer as createHttp } from "node:http";
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { createServer as createHttps, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -87,6 +88,18 @@ describe("http probe: HTTP/2 over ALPN, POST body, timing phases", () => {
     const o = await get(`${h1Origin}/`, { http2: true });
     expect(o.success, JSON.stringify(o.error)).toBe(true);
     expect(o.detail).toMatchObject({ http_version: "1.1", status_code: 200, body_excerpt: "http/1.1 only" });
+  });
+
+  it("http:// with http2 is HTTP/1.1 (no h2c), and says so", async () => {
+    const plain = createHttp((_req, res) => res.writeHead(200).end("plain"));
+    await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
+    try {
+      const o = await get(`http://127.0.0.1:${(plain.address() as AddressInfo).port}/`, { http2: true });
+      expect(o.success, JSON.stringify(o.error)).toBe(true);
+      expect(o.detail).toMatchObject({ http_version: "1.1", body_excerpt: "plain" });
+    } finally {
+      await new Promise((r) => plain.close(r));
+    }
   });
 
   it("without http2 the same server is asked over HTTP/1.1 and no http_version is reported", async () => {
