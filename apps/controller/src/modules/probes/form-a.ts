@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
+import { callbackUrlField } from "./callback.js";
 import {
   buildSpec,
   checkDnsOptions,
@@ -34,7 +35,11 @@ import type { ProbeInput } from "./request.js";
 
 /** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
 
-const common = { node_ids: nodeIdsField.optional(), ...nodeChoiceFields };
+const common = {
+  node_ids: nodeIdsField.optional(),
+  ...nodeChoiceFields,
+  callback_url: callbackUrlField.optional(),
+};
 const timeoutMs = (min: number, dflt: number) =>
   z
     .number()
@@ -159,9 +164,18 @@ export const formACreatedSchema = z
     task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
     task_ids: z.array(z.string()),
     status: z.literal("queued"),
+    callback_secret: z.string().optional().openapi({
+      description:
+        "With `callback_url` only: the `whsec_` secret its webhook is signed with (Standard Webhooks), shown once",
+    }),
   })
   .openapi("ProbeTaskQueued");
 
-export function toFormA(taskId: string) {
-  return { task_id: taskId, task_ids: [taskId], status: "queued" as const };
+export function toFormA(taskId: string, callbackSecret?: string) {
+  return {
+    task_id: taskId,
+    task_ids: [taskId],
+    status: "queued" as const,
+    ...(callbackSecret ? { callback_secret: callbackSecret } : {}),
+  };
 }

@@ -3,9 +3,12 @@ import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import type { Router } from "../../http/router.js";
 import { StreamSlots } from "../../http/stream-slots.js";
+import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
+import { resolveSecretKey } from "../../lib/secret-key.js";
 import type { NodesService } from "../nodes/index.js";
 import type { PlansService } from "../plans/index.js";
 import { BackgroundWork } from "./background.js";
+import { completionHooks } from "./callback.js";
 import type { HopNetworks } from "./hop-networks.js";
 import { LiveTasks } from "./live-tasks.js";
 import { ProbeQuarantine } from "./quarantine.js";
@@ -98,6 +101,13 @@ export function createProbes(
     quarantine: new ProbeQuarantine(deps.log),
     hopNetworks: services.hopNetworks,
   };
+  probeDeps.hooks = completionHooks({
+    box: secretBoxOrNone(deps),
+    allowPrivate: deps.config.VANTAGE_ALLOW_PRIVATE_TARGETS,
+    lookup: deps.hostLookup,
+    log: deps.log,
+    publicUrl: deps.config.VANTAGE_PUBLIC_URL,
+  });
   const service = probesService(probeDeps);
   const shares = sharesService(probeDeps, (id, viewer) => getProbeTask(probeDeps, id, viewer));
   let sweeper: TaskSweeper | undefined;
@@ -135,7 +145,14 @@ export function createProbes(
           perAccount: deps.config.VANTAGE_STREAMS_PER_ACCOUNT,
         }),
       };
-      registerCreateProbes(app, service, chain(auth, services.plans.gate("probes")), form, live);
+      registerCreateProbes(
+        app,
+        service,
+        chain(auth, services.plans.gate("probes")),
+        form,
+        live,
+        probeDeps.hooks,
+      );
       registerGetQuota(app, service, auth, form);
       registerGetTask(app, service, auth, form, live);
       const publicUrl = deps.config.VANTAGE_PUBLIC_URL;
@@ -158,4 +175,14 @@ export function createProbes(
       await watch.stop();
     },
   };
+}
+
+/** The key callback secrets derive from (VANTAGE_SECRET_KEY, or the data dir's in embedded mode); none without. */
+function secretBoxOrNone(deps: AppDeps): SecretBox | undefined {
+  try {
+    return createSecretBox(resolveSecretKey(deps.config, deps.log));
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, "probe callback_url refused: no secret key to sign with");
+    return undefined;
+  }
 }

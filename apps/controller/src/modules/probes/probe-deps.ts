@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import type { NodeDirectory } from "../nodes/index.js";
 import type { BackgroundWork } from "./background.js";
+import type { CompletionHooks } from "./callback.js";
 import type { HopNetworks } from "./hop-networks.js";
 import type { LiveTasks } from "./live-tasks.js";
 import type { ProbeQuarantine } from "./quarantine.js";
@@ -39,6 +40,8 @@ export interface ProbeDeps {
   allowPrivateTargets: boolean;
   /** Probes that crashed an agent, refused for a while (quarantine.ts). */
   quarantine?: ProbeQuarantine | undefined;
+  /** Form A's completion webhooks (callback.ts); absent: callback URLs are never called. */
+  hooks?: CompletionHooks | undefined;
   /** Annotates traceroute and mtr hops with their networks (the info module's IP data). */
   hopNetworks?: HopNetworks | undefined;
 }

@@ -40,6 +40,8 @@ export interface NewTask {
   /** Form A: when the last node must have answered, and the controller instance running the task. */
   deadlineAt?: Date;
   controllerId?: string;
+  /** Form A: the completion webhook's URL (callback.ts). */
+  callbackUrl?: string | undefined;
 }
 
 /** `jsonb()` of db/json.ts, with null and undefined as SQL null. */
@@ -60,6 +62,7 @@ export async function insertTask(db: Kysely<Database>, t: NewTask, status: Probe
       created_at: t.createdAt,
       deadline_at: t.deadlineAt ?? null,
       controller_id: t.controllerId ?? null,
+      callback_url: t.callbackUrl ?? null,
     })
     .execute();
 }

@@ -14,6 +14,8 @@ export interface ProbeRequest {
   reuse?: string | undefined;
   /** Body paths for error details, in the caller's form. */
   paths: { target: string; server: string; nodes: string };
+  /** Form A: where the finished task is announced (callback.ts). */
+  callbackUrl?: string | undefined;
   /** Whose quota pays, and who owns the task (accounts only). */
   caller: ProbeCaller;
 }

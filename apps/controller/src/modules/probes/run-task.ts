@@ -196,6 +196,7 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
     ...prepared.task,
     deadlineAt: new Date(prepared.task.createdAt.getTime() + dispatchTimeoutMs(req.spec)),
     controllerId: deps.controllerId,
+    callbackUrl: req.callbackUrl,
   };
   await insertTask(deps.db, task, "queued");
   deps.live.begin(recordOf(task, "queued", []));
@@ -208,6 +209,9 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
   // read back only when the task did not move (the sweeper failed it first).
   const finish = async (status: "done" | "failed", results: NodeResult[], at: Date, moved: boolean) => {
     const record = recordOf(task, status, byPosition(results), at);
+    // The completion webhook goes out after the task is stored, whatever the followers here see.
+    const callback = req.callbackUrl;
+    if (callback && deps.hooks) deps.background.run(() => deps.hooks!.deliver(record, callback));
     const stored =
       moved || !deps.live.followed(task.id)
         ? undefined

@@ -7,6 +7,7 @@ import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.j
 import type { Router } from "../../../http/router.js";
 import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { wantsEventStream } from "../../../http/sse.js";
+import type { CompletionHooks } from "../callback.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.js";
 import { formBBodies, formBDoneSchema, fromFormB, toFormB } from "../form-b.js";
 import type { ProbeInput, ProbesService } from "../service.js";
@@ -100,11 +101,16 @@ export function registerCreateProbes(
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
   live: LiveOptions,
+  hooks?: CompletionHooks,
 ): void {
   // The task's owner follows it (undefined: an anonymous task, readable by whoever has its id).
   const viewer = (c: Context<AppEnv>) => c.get("principal")?.userId;
   if (form === "a") {
-    const queued = async (c: Context<AppEnv>, input: ProbeInput) => {
+    const queued = async (c: Context<AppEnv>, given: ProbeInput) => {
+      // Every Form A body may name a callback (callback.ts): checked before anything runs.
+      const callbackUrl = (c.req.valid("json" as never) as { callback_url?: string }).callback_url;
+      if (callbackUrl !== undefined) hooks?.check(callbackUrl, "body.callback_url");
+      const input = callbackUrl === undefined ? given : { ...given, callbackUrl };
       if (wantsEventStream(c))
         return openStream(c, form, live, async () => {
           const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
@@ -115,7 +121,7 @@ export function registerCreateProbes(
       const created = await probes.queue({ ...input, caller: quotaCallerOf(c) });
       noteTaskId(c, created.value);
       setQuotaHeaders(c, created.quota);
-      return ok(c, toFormA(created.value), 202);
+      return ok(c, toFormA(created.value, callbackUrl ? hooks?.secret(created.value) : undefined), 202);
     };
     app.openapi(formARoute("http", formABodies.http, auth), (c) =>
       queued(c, fromFormA.http(c.req.valid("json"))),
