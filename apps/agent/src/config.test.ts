@@ -22,6 +22,19 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe("agent config", () => {
+  it("reads the node's network and tags for location selectors", () => {
+    const c = loadConfig({
+      ...base,
+      VANTAGE_NODE_ASN: "AS13335",
+      VANTAGE_NODE_TAGS: " eyeball, home ,eyeball",
+    });
+    expect(c.VANTAGE_NODE_ASN).toBe(13335);
+    expect(c.VANTAGE_NODE_TAGS).toEqual(["eyeball", "home"]);
+    expect(loadConfig({ ...base, VANTAGE_NODE_ASN: "64500" }).VANTAGE_NODE_ASN).toBe(64500);
+    expect(errorOf({ ...base, VANTAGE_NODE_ASN: "AS0" })).toMatch(/VANTAGE_NODE_ASN/);
+    expect(errorOf({ ...base, VANTAGE_NODE_TAGS: "Eyeball" })).toMatch(/VANTAGE_NODE_TAGS/);
+  });
+
   it("applies defaults", () => {
     expect(loadConfig(base)).toEqual({
       ...base,

@@ -41,6 +41,27 @@ export const configSchema = z.pipe(
       ),
       VANTAGE_NODE_REGION: text(1, 64),
       VANTAGE_NODE_PROVIDER: text(1, 64),
+      /** The node's network, `AS13335` or `13335`, for `AS…` location selectors. */
+      VANTAGE_NODE_ASN: z.optional(
+        z.pipe(
+          z.string().check(z.regex(/^(?:AS)?[1-9]\d{0,9}$/i, "must be an AS number, e.g. AS13335")),
+          z.transform((v) => Number(v.replace(/^AS/i, ""))),
+        ),
+      ),
+      /** Comma-separated labels for location selectors (lower case, digits, dashes; at most 16). */
+      VANTAGE_NODE_TAGS: z.optional(
+        z.pipe(
+          z
+            .string()
+            .check(
+              z.regex(
+                /^\s*[a-z0-9][a-z0-9-]{0,31}(\s*,\s*[a-z0-9][a-z0-9-]{0,31}){0,15}\s*$/,
+                "must be up to 16 comma-separated tags of lower-case letters, digits and dashes (1-32)",
+              ),
+            ),
+          z.transform((v) => [...new Set(v.split(",").map((t) => t.trim()))]),
+        ),
+      ),
       NATS_URL: z
         .string()
         .check(
@@ -99,6 +120,8 @@ export type AgentSettings = Pick<
   | "VANTAGE_NODE_COUNTRY"
   | "VANTAGE_NODE_REGION"
   | "VANTAGE_NODE_PROVIDER"
+  | "VANTAGE_NODE_ASN"
+  | "VANTAGE_NODE_TAGS"
   | "VANTAGE_AGENT_CONCURRENCY"
   | "VANTAGE_HEARTBEAT_MS"
   | "VANTAGE_ALLOW_PRIVATE_TARGETS"

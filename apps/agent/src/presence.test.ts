@@ -80,4 +80,23 @@ describe("presence", () => {
     expect(AGENT_VERSION).toBe("0.1.0");
     expect(hb.load).toBeGreaterThanOrEqual(0);
   });
+
+  it("carries the node's network and tags when set, which the protocol schema accepts", () => {
+    const settings: AgentSettings = {
+      VANTAGE_NODE_ID: "n1",
+      VANTAGE_NODE_NAME: "Node 1",
+      VANTAGE_NODE_COUNTRY: "FR",
+      VANTAGE_NODE_REGION: "eu-west",
+      VANTAGE_NODE_PROVIDER: "ovh",
+      VANTAGE_NODE_ASN: 16276,
+      VANTAGE_NODE_TAGS: ["eyeball", "home"],
+      VANTAGE_AGENT_CONCURRENCY: 8,
+      VANTAGE_HEARTBEAT_MS: 5000,
+      VANTAGE_ALLOW_PRIVATE_TARGETS: false,
+    };
+    const hb = buildHeartbeat(settings, { running: 0, draining: false, icmp: false });
+    expect(heartbeatSchema.parse(hb)).toEqual(hb);
+    expect(hb.node).toMatchObject({ asn: 16276, tags: ["eyeball", "home"] });
+    expect(heartbeatSchema.safeParse({ ...hb, node: { ...hb.node, tags: ["Bad Tag"] } }).success).toBe(false);
+  });
 });

@@ -100,6 +100,8 @@ export function buildHeartbeat(
       country: settings.VANTAGE_NODE_COUNTRY,
       region: settings.VANTAGE_NODE_REGION,
       provider: settings.VANTAGE_NODE_PROVIDER,
+      ...(settings.VANTAGE_NODE_ASN === undefined ? {} : { asn: settings.VANTAGE_NODE_ASN }),
+      ...(settings.VANTAGE_NODE_TAGS === undefined ? {} : { tags: settings.VANTAGE_NODE_TAGS }),
     },
     version: AGENT_VERSION,
     capabilities: detectCapabilities(settings.VANTAGE_ALLOW_PRIVATE_TARGETS, { icmp: state.icmp }),

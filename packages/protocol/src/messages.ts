@@ -64,6 +64,9 @@ export type JobReply = z.infer<typeof jobReplySchema>;
 /** At most this many job ids in a crash notice (an agent runs at most this many jobs at once in practice). */
 export const MAX_CRASHED_JOBS = 4096;
 
+/** Most operator tags one node carries. */
+export const MAX_NODE_TAGS = 16;
+
 /** agent → controller, every few seconds on `probe.v1.node.<id>.hb`. */
 export const heartbeatSchema = z.object({
   v: z.int(),
@@ -73,6 +76,12 @@ export const heartbeatSchema = z.object({
     country: z.string().check(z.regex(/^[A-Z]{2}$/)),
     region: z.string().check(z.minLength(1), z.maxLength(64)),
     provider: z.string().check(z.minLength(1), z.maxLength(64)),
+    /** The network the node probes from (VANTAGE_NODE_ASN), for `AS…` location selectors. */
+    asn: z.optional(z.int().check(z.gte(1), z.lte(4_294_967_295))),
+    /** Operator-chosen labels (VANTAGE_NODE_TAGS), for location selectors: lower case, digits, dashes. */
+    tags: z.optional(
+      z.array(z.string().check(z.regex(/^[a-z0-9][a-z0-9-]{0,31}$/))).check(z.maxLength(MAX_NODE_TAGS)),
+    ),
   }),
   version: z.string().check(z.minLength(1), z.maxLength(32)),
   capabilities: z.array(z.enum(["ipv4", "ipv6", "icmp", "http", "dns", "tcp", "traceroute", "ping", "mtr"])),

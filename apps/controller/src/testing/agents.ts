@@ -12,6 +12,8 @@ export interface FakeNode {
   runningJobs?: number;
   maxJobs?: number;
   capabilities?: Heartbeat["capabilities"];
+  asn?: number;
+  tags?: string[];
 }
 
 export function heartbeatOf(node: FakeNode, extra: Partial<Heartbeat> = {}): Heartbeat {
@@ -23,6 +25,8 @@ export function heartbeatOf(node: FakeNode, extra: Partial<Heartbeat> = {}): Hea
       country: node.country ?? "DE",
       region: node.region ?? "eu-central",
       provider: node.provider ?? "test",
+      ...(node.asn === undefined ? {} : { asn: node.asn }),
+      ...(node.tags === undefined ? {} : { tags: node.tags }),
     },
     version: "0.1.0-test",
     capabilities: node.capabilities ?? ["ipv4", "http", "dns", "tcp", "ping", "traceroute", "mtr", "icmp"],

@@ -19,6 +19,12 @@ export interface NodeState {
   /** The key the node signs its results with (a user nkey `U…`, docs/verify.md); absent when it signs none. */
   publicKey?: string | undefined;
   /**
+   * The node's network and operator tags from its heartbeats (VANTAGE_NODE_ASN, VANTAGE_NODE_TAGS), for
+   * location selectors; kept in memory only (a node loaded from the table has them from its next heartbeat).
+   */
+  asn?: number | undefined;
+  tags?: readonly string[] | undefined;
+  /**
    * Epoch ms at which a probe found the node offline (`NodeDirectory.markOffline`): offline from then on,
    * until a heartbeat received after it.
    */

@@ -298,12 +298,20 @@ export class LiveIndex implements LiveNodes {
   }
 }
 
-/** Whether two states of a node are filed alike: location and capabilities (what pools and groups use). */
+/** Whether two states of a node are filed alike: location, network, tags, capabilities (what pools use). */
 function sameFiling(a: NodeState, b: NodeState): boolean {
   if (a.country !== b.country || a.region !== b.region || a.provider !== b.provider) return false;
-  if (a.capabilities === b.capabilities) return true;
-  if (a.capabilities.length !== b.capabilities.length) return false;
-  for (let i = 0; i < a.capabilities.length; i++) if (a.capabilities[i] !== b.capabilities[i]) return false;
+  // Pools by place may key on them too (select-locations.ts).
+  if (a.asn !== b.asn || !sameList(a.tags ?? none, b.tags ?? none)) return false;
+  return sameList(a.capabilities, b.capabilities);
+}
+
+const none: readonly string[] = [];
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

@@ -4,12 +4,12 @@ import { isOnline, type NodeState } from "./directory.js";
  * Location selectors (issue #30 item 3): strings that name where a probe runs from, each a term or several
  * joined by `+` (all must match): a country (two-letter code or English name: `DE`, `germany`,
  * `united states`), a continent (name: `europe`, `north america`; or the codes that are no country's: `EU`,
- * `OC`, `AN`), a region (`eu-central`), a provider (`hetzner`) or a tag (a capability nodes advertise:
- * `ipv6`, `icmp`). Case, spaces, `-` and `_` do not matter. A term is read in that order, so a country
+ * `OC`, `AN`), a network (`AS13335`, of a node's VANTAGE_NODE_ASN), a region (`eu-central`), a provider
+ * (`hetzner`) or a tag (an operator's VANTAGE_NODE_TAGS, or a capability nodes advertise: `ipv6`, `icmp`). Case, spaces, `-` and `_` do not matter. A term is read in that order, so a country
  * code wins over a region of the same name. docs/node-selection.md.
  */
 
-export type SelectorKind = "country" | "continent" | "region" | "provider" | "tag";
+export type SelectorKind = "country" | "continent" | "region" | "provider" | "asn" | "tag";
 
 /** One selector as a request gave it, resolved: every field given must match. */
 export interface LocationMatch {
@@ -20,7 +20,9 @@ export interface LocationMatch {
   /** Lower case. */
   region?: string | undefined;
   provider?: string | undefined;
-  /** Capabilities a node must all advertise, lower case, sorted. */
+  /** The network a node must be in (its VANTAGE_NODE_ASN). */
+  asn?: number | undefined;
+  /** Tags a node must all have (an operator tag or a capability), lower case, sorted. */
   tags: string[];
 }
 
@@ -99,6 +101,8 @@ for (const [code, name] of Object.entries(continentNames)) continentByName.set(n
 
 /** What the known nodes have: regions, providers and capabilities (normalised → as the nodes spell them). */
 export interface Vocabulary {
+  /** Networks of known nodes. */
+  asns: Set<number>;
   /** Country codes of known nodes (besides ISO's: `ZZ`, the embedded agent's "unknown"). */
   countries: Set<string>;
   regions: Map<string, string>;
@@ -112,12 +116,14 @@ const vocabularies = new WeakMap<readonly NodeState[], Vocabulary>();
 export function vocabularyOf(snapshot: readonly NodeState[]): Vocabulary {
   let v = vocabularies.get(snapshot);
   if (v) return v;
-  v = { countries: new Set(), regions: new Map(), providers: new Map(), tags: new Map() };
+  v = { asns: new Set(), countries: new Set(), regions: new Map(), providers: new Map(), tags: new Map() };
   for (const n of snapshot) {
     v.countries.add(n.country);
     v.regions.set(normalTerm(n.region), n.region);
     v.providers.set(normalTerm(n.provider), n.provider);
     for (const c of n.capabilities) v.tags.set(normalTerm(c), c);
+    for (const t of n.tags ?? []) v.tags.set(normalTerm(t), t);
+    if (n.asn !== undefined) v.asns.add(n.asn);
   }
   vocabularies.set(snapshot, v);
   return v;
@@ -138,6 +144,11 @@ export function parseSelector(text: string, vocabulary: Vocabulary): LocationMat
     const t = normalTerm(term);
     if (t === "") return { unknown: term };
     const upper = t.toUpperCase();
+    const as = /^as(\d{1,10})$/.exec(t);
+    if (as && vocabulary.asns.has(Number(as[1]))) {
+      m.asn = m.asn === undefined || m.asn === Number(as[1]) ? Number(as[1]) : -1;
+      continue;
+    }
     const isCode = t.length === 2 && (continentOf.has(upper) || vocabulary.countries.has(upper));
     const country = isCode ? upper : countryByName.get(t);
     const continent = country === undefined ? continentByName.get(t) : undefined;
@@ -165,9 +176,13 @@ export function matchesPlace(m: LocationMatch, country: string, region: string, 
   return true;
 }
 
-/** Whether a node advertises every tag of the selector. */
+/** Whether a node is in the selector's network and has every tag of it (its own tags, or capabilities). */
 export function hasTags(m: LocationMatch, node: NodeState): boolean {
-  for (const t of m.tags) if (!node.capabilities.some((c) => normalTerm(c) === t)) return false;
+  if (m.asn !== undefined && node.asn !== m.asn) return false;
+  for (const t of m.tags) {
+    const has = (list: readonly string[] | undefined) => list?.some((c) => normalTerm(c) === t) ?? false;
+    if (!has(node.tags) && !has(node.capabilities)) return false;
+  }
   return true;
 }
 
@@ -210,9 +225,10 @@ export function selectorsOf(
       );
     count("region", n.region, n.region, on);
     count("provider", n.provider, n.provider, on);
-    for (const c of new Set(n.capabilities)) count("tag", c, c, on);
+    if (n.asn !== undefined) count("asn", `AS${n.asn}`, `AS${n.asn}`, on);
+    for (const c of new Set([...(n.tags ?? []), ...n.capabilities])) count("tag", c, c, on);
   }
-  const order: SelectorKind[] = ["continent", "country", "region", "provider", "tag"];
+  const order: SelectorKind[] = ["continent", "country", "region", "provider", "asn", "tag"];
   return [...out.values()].sort(
     (a, b) =>
       order.indexOf(a.kind) - order.indexOf(b.kind) ||

@@ -196,6 +196,12 @@ export function startPresence(opts: PresenceOptions): Presence {
       lastSeen: now,
       draining: hb.draining,
       ...(hb.signing_key ? { publicKey: hb.signing_key } : {}),
+      ...(hb.node.asn === undefined ? {} : { asn: hb.node.asn }),
+      ...(hb.node.tags === undefined
+        ? {}
+        : {
+            tags: previous?.tags && sameStrings(previous.tags, hb.node.tags) ? previous.tags : hb.node.tags,
+          }),
     };
     nodes.set(nodeId, next);
     live.update(next, now);
@@ -398,6 +404,8 @@ function sameListing(a: NodeState, b: NodeState): boolean {
     a.provider === b.provider &&
     a.version === b.version &&
     a.publicKey === b.publicKey &&
+    a.asn === b.asn &&
+    a.tags === b.tags &&
     a.maxJobs === b.maxJobs &&
     a.capabilities === b.capabilities
   );

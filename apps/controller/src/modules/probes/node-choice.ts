@@ -16,7 +16,8 @@ const selectorField = z
   .openapi({
     description:
       "Terms joined by `+`, all of which must match: a country (`DE`, `germany`), a continent (`europe`, " +
-      "`EU`), a region (`eu-central`), a provider (`hetzner`) or a tag (a capability: `ipv6`). Case, " +
+      "`EU`), a network (`AS13335`), a region (`eu-central`), a provider (`hetzner`) or a tag (an " +
+      "operator's, or a capability: `ipv6`). Case, " +
       "spaces and `-` do not matter. `GET /v1/nodes/selectors` lists what the nodes answer to",
     example: "germany+hetzner",
   });

@@ -15,13 +15,13 @@ const twelve: FakeNode[] = [
     provider: "aws",
     capabilities: ["ipv4", "ipv6", "tcp", "http", "dns", "ping"],
   },
-  { id: "fr1", country: "FR", region: "eu-west", provider: "ovh" },
+  { id: "fr1", country: "FR", region: "eu-west", provider: "ovh", asn: 16276 },
   { id: "gb1", country: "GB", region: "eu-west", provider: "aws" },
-  { id: "us1", country: "US", region: "us-east", provider: "aws" },
+  { id: "us1", country: "US", region: "us-east", provider: "aws", asn: 13335, tags: ["eyeball"] },
   { id: "us2", country: "US", region: "us-east", provider: "aws" },
   { id: "us3", country: "US", region: "us-west", provider: "gcp" },
   { id: "br1", country: "BR", region: "sa-east", provider: "aws" },
-  { id: "jp1", country: "JP", region: "ap-northeast", provider: "gcp" },
+  { id: "jp1", country: "JP", region: "ap-northeast", provider: "gcp", asn: 13335 },
   { id: "sg1", country: "SG", region: "ap-southeast", provider: "digitalocean" },
   { id: "au1", country: "AU", region: "ap-southeast", provider: "vultr" },
 ];
@@ -79,6 +79,14 @@ describe.each(forms)("probe locations, form %s", (form: Form) => {
     expect(mixed.filter((id) => place(id).country === "US")).toHaveLength(3);
     // `NA` is Namibia (a country code wins over a continent's): no node there, so that entry adds none.
 
+    // A network and an operator's tag (VANTAGE_NODE_ASN, VANTAGE_NODE_TAGS).
+    expect((await ranOn(t, { locations: [{ selector: "AS13335", count: 5 }] })).nodes).toEqual([
+      "jp1",
+      "us1",
+    ]);
+    expect((await ranOn(t, { locations: ["as13335+asia"] })).nodes).toEqual(["jp1"]);
+    expect((await ranOn(t, { locations: [{ selector: "eyeball", count: 3 }] })).nodes).toEqual(["us1"]);
+
     // Oceania and Asia by name, then a provider alone.
     expect((await ranOn(t, { locations: ["oceania"] })).nodes).toEqual(["au1"]);
     expect((await ranOn(t, { locations: [{ selector: "asia", count: 9 }] })).nodes).toEqual(["jp1", "sg1"]);
@@ -94,6 +102,12 @@ describe.each(forms)("probe locations, form %s", (form: Form) => {
     expect(unknown.body.error.code).toBe("validation_error");
     expect(unknown.body.error.details[0].path).toBe("body.locations.1");
     expect(unknown.body.error.message).toContain('"atlantis"');
+    // A network no node is in is unknown too.
+    const network = await t.call("POST", "/v1/probe/tcp", {
+      body: { ...tcpBody(form, "example.com", 443), locations: ["AS64500"] },
+    });
+    expect(network.status).toBe(400);
+    expect(network.body.error.details[0].path).toBe("body.locations.0");
 
     const both = await t.call("POST", "/v1/probe/tcp", {
       body: { ...tcpBody(form, "example.com", 443, ["de1"]), locations: ["DE"] },
@@ -149,6 +163,8 @@ describe.each(forms)("probe locations, form %s", (form: Form) => {
     expect(find("provider", "aws")).toMatchObject({ nodes: 5 });
     expect(find("region", "ap-southeast")).toMatchObject({ nodes: 2 });
     expect(find("tag", "ipv6")).toMatchObject({ nodes: 1 });
+    expect(find("asn", "AS13335")).toMatchObject({ nodes: 2, online: 2 });
+    expect(find("tag", "eyeball")).toMatchObject({ nodes: 1 });
     expect(items[0]!.kind).toBe("continent");
     expect((await t.call("GET", "/v1/nodes/selectors?x=1")).status).toBe(400);
   });

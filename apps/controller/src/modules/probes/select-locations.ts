@@ -101,9 +101,10 @@ function pickLive(live: LiveNodes, opts: LocationOptions, matches: LocationMatch
   const out: NodeState[] = [];
   try {
     matches.forEach((m, i) => {
+      // Pools per tag set and network: bounded, as both must be known nodes' (see parseSelector).
       const tags = m.tags.join(",");
       const pool = live.pool(
-        `${type}/${family ?? ""}/tags:${tags}`,
+        `${type}/${family ?? ""}/tags:${tags}/as:${m.asn ?? ""}`,
         (n) => supports(n, type) && reaches(n, family) && hasTags(m, n),
       );
       used.add(pool);

@@ -9,7 +9,7 @@ import { selectorsOf } from "../locations.js";
 const selectorSchema = z
   .object({
     selector: z.string().openapi({ description: "What to write in `locations`", example: "DE" }),
-    kind: z.enum(["continent", "country", "region", "provider", "tag"]),
+    kind: z.enum(["continent", "country", "region", "provider", "asn", "tag"]),
     name: z.string().openapi({ example: "Germany" }),
     nodes: z.number().int().openapi({ description: "Known nodes it matches" }),
     online: z.number().int().openapi({ description: "Of them, online now" }),
@@ -23,7 +23,8 @@ const route = (form: ApiForm) =>
     tags: ["nodes"],
     summary: "Location selectors the probe nodes answer to, for a probe's `locations`",
     description:
-      "Every continent, country, region, provider and tag (capability) of the known nodes, with how many " +
+      "Every continent, country, region, provider, network (`AS…`) and tag (an operator's, or a capability) " +
+      "of the known nodes, with how many " +
       "nodes each matches and how many of them are online, by kind then selector: `{items}`. A probe's " +
       "`locations` takes these, joined by `+`; countries and continents are also taken by English name " +
       "(`germany`, `north america`), and any country or continent is taken even without nodes (it then " +
