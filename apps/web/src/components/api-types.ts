@@ -12,7 +12,7 @@ export interface DirectoryNode {
   capabilities: string[];
 }
 
-export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute"] as const;
+export const probeTypes = ["http", "ping", "dns", "tcp", "traceroute", "mtr"] as const;
 export type ProbeType = (typeof probeTypes)[number];
 
 /** A node as the live stream's `start` event names it. */
@@ -93,15 +93,33 @@ export interface ResultEntry {
   // tcp
   port?: number;
   connect_ms?: number | null;
-  // traceroute
+  // traceroute and mtr (each hop's network is the controller's, from its IP data)
   reached?: boolean;
   hops?: {
     hop: number;
     ip: string | null;
-    hostname: string | null;
-    rtts: (number | null)[];
+    hostname?: string | null;
+    rtts?: (number | null)[];
     probe_ips?: (string | null)[];
+    ips?: string[];
+    sent?: number;
+    received?: number;
+    loss_pct?: number;
+    last?: number | null;
+    avg?: number | null;
+    best?: number | null;
+    worst?: number | null;
+    stdev?: number | null;
+    asn?: number | null;
+    network?: string | null;
+    country?: string | null;
+    reserved?: boolean;
+    range?: string | null;
   }[];
+  as_path?: number[];
+  // mtr
+  mode?: "icmp" | "udp" | "tcp";
+  rounds?: number;
 }
 
 /** `GET /v1/probe/tasks/{id}` (and the stream's `done`). */

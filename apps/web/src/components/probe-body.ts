@@ -19,6 +19,9 @@ export interface ProbeFields {
   server: string;
   port: string;
   maxHops: string;
+  /** mtr: `icmp` (default), `udp` or `tcp`; rounds of probes (blank: the default). */
+  mtrMode: string;
+  rounds: string;
   /** http: `any` (IPv6, else IPv4, as curl), `ipv4` or `ipv6`. */
   family: string;
   /** http: offer HTTP/2 by ALPN. */
@@ -49,6 +52,8 @@ export const emptyFields: ProbeFields = {
   server: "",
   port: "",
   maxHops: "",
+  mtrMode: "icmp",
+  rounds: "",
   family: "any",
   http2: false,
   size: "",
@@ -148,6 +153,13 @@ export function probeBody(type: ProbeType, f: ProbeFields, nodes: string[] | und
     },
     tcp: { port, [tk]: timeout },
     traceroute: { max_hops: num(f.maxHops) },
+    mtr: {
+      mode: f.mtrMode === "icmp" ? undefined : f.mtrMode,
+      // The port means something to udp and tcp only (the API refuses it with icmp).
+      port: f.mtrMode === "icmp" ? undefined : num(f.port),
+      rounds: num(f.rounds),
+      max_hops: num(f.maxHops),
+    },
   };
   if (type === "http") params.http = http();
   const chosen = nodes?.length ? nodes : undefined;

@@ -28,6 +28,11 @@ const t = messages({
     server: "DNS server (optional: host, host:port or IPv6)",
     port: "Port",
     maxHops: "Maximum hops (1–64)",
+    mtrMode: "Probes",
+    mtrIcmp: "ICMP echo (mtr)",
+    mtrUdp: "UDP (mtr -u)",
+    mtrTcp: "TCP SYN (mtr -T)",
+    rounds: "Rounds (1–100)",
     family: "Address family",
     familyAny: "Any: IPv6, else IPv4 (as curl)",
     familyV4: "IPv4 only",
@@ -67,6 +72,11 @@ const t = messages({
     server: "DNS 服务器（可选：主机、主机:端口或 IPv6）",
     port: "端口",
     maxHops: "最大跳数（1–64）",
+    mtrMode: "探测方式",
+    mtrIcmp: "ICMP 回显（mtr）",
+    mtrUdp: "UDP（mtr -u）",
+    mtrTcp: "TCP SYN（mtr -T）",
+    rounds: "轮数（1–100）",
     family: "地址族",
     familyAny: "任意：先 IPv6，不通则 IPv4（同 curl）",
     familyV4: "仅 IPv4",
@@ -81,8 +91,8 @@ const t = messages({
     dnsProtocol: "传输方式",
     protoUdp: "UDP（截断时改用 TCP）",
     protoTcp: "TCP",
-    protoTls: "DNS over TLS",
-    protoHttps: "DNS over HTTPS",
+    protoTls: "TLS 加密（DoT）",
+    protoHttps: "HTTPS 加密（DoH）",
     dohServer: "DoH URL（https://…/dns-query）",
     dnssec: "DNSSEC 记录（DO）",
     checkingDisabled: "不验证（CD）",
@@ -106,6 +116,11 @@ const t = messages({
     server: "DNS 伺服器（選填：主機、主機:連接埠或 IPv6）",
     port: "連接埠",
     maxHops: "最大跳數（1–64）",
+    mtrMode: "探測方式",
+    mtrIcmp: "ICMP 回應（mtr）",
+    mtrUdp: "UDP（mtr -u）",
+    mtrTcp: "TCP SYN（mtr -T）",
+    rounds: "輪數（1–100）",
     family: "位址族",
     familyAny: "任意：先 IPv6，不通則 IPv4（同 curl）",
     familyV4: "僅 IPv4",
@@ -120,8 +135,8 @@ const t = messages({
     dnsProtocol: "傳輸方式",
     protoUdp: "UDP（截斷時改用 TCP）",
     protoTcp: "TCP",
-    protoTls: "DNS over TLS",
-    protoHttps: "DNS over HTTPS",
+    protoTls: "TLS 加密（DoT）",
+    protoHttps: "HTTPS 加密（DoH）",
     dohServer: "DoH URL（https://…/dns-query）",
     dnssec: "DNSSEC 記錄（DO）",
     checkingDisabled: "不驗證（CD）",
@@ -348,6 +363,55 @@ export function ProbeFieldsFor(props: { type: ProbeType; f: ProbeFields; set: Se
             />
           </label>
           {timeout(5)}
+        </div>
+      ) : null}
+      {type === "mtr" ? (
+        <div class="row">
+          <label>
+            {t("mtrMode")}
+            <select name="mtrMode" value={f.mtrMode} onChange={text("mtrMode")}>
+              <option value="icmp">{t("mtrIcmp")}</option>
+              <option value="udp">{t("mtrUdp")}</option>
+              <option value="tcp">{t("mtrTcp")}</option>
+            </select>
+          </label>
+          {f.mtrMode === "icmp" ? null : (
+            <label>
+              {t("port")}
+              <input
+                name="port"
+                type="number"
+                min={1}
+                max={65535}
+                placeholder={t("defaultIs", { v: f.mtrMode === "tcp" ? 80 : 33434 })}
+                value={f.port}
+                onInput={text("port")}
+              />
+            </label>
+          )}
+          <label>
+            {t("rounds")}
+            <input
+              name="rounds"
+              type="number"
+              min={1}
+              max={100}
+              placeholder={t("defaultIs", { v: 10 })}
+              value={f.rounds}
+              onInput={text("rounds")}
+            />
+          </label>
+          <label>
+            {t("maxHops")}
+            <input
+              type="number"
+              min={1}
+              max={64}
+              placeholder={t("defaultIs", { v: 30 })}
+              value={f.maxHops}
+              onInput={text("maxHops")}
+            />
+          </label>
         </div>
       ) : null}
       {type === "traceroute" ? (

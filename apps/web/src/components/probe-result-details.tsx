@@ -41,6 +41,16 @@ const t = messages({
     hop: "Hop",
     host: "Host",
     rtts: "RTTs",
+    network: "Network",
+    reservedRange: "reserved ({r})",
+    loss: "Loss",
+    sent: "Sent",
+    last: "Last",
+    avg: "Avg",
+    best: "Best",
+    worst: "Worst",
+    stdev: "StDev",
+    asPath: "AS path: {p}",
     noAnswers: "No answers.",
   },
   cn: {
@@ -79,6 +89,16 @@ const t = messages({
     hop: "跳",
     host: "主机",
     rtts: "往返时间",
+    network: "网络",
+    reservedRange: "保留地址（{r}）",
+    loss: "丢包",
+    sent: "发送",
+    last: "最近",
+    avg: "平均",
+    best: "最好",
+    worst: "最差",
+    stdev: "标准差",
+    asPath: "AS 路径：{p}",
     noAnswers: "无应答。",
   },
   tw: {
@@ -117,6 +137,16 @@ const t = messages({
     hop: "跳",
     host: "主機",
     rtts: "往返時間",
+    network: "網路",
+    reservedRange: "保留位址（{r}）",
+    loss: "丟包",
+    sent: "送出",
+    last: "最近",
+    avg: "平均",
+    best: "最佳",
+    worst: "最差",
+    stdev: "標準差",
+    asPath: "AS 路徑：{p}",
     noAnswers: "無應答。",
   },
 });
@@ -132,6 +162,7 @@ export function ResultDetails({ type, r }: { type: ProbeType; r: ResultEntry }) 
       {type === "dns" ? <DnsDetails r={r} /> : null}
       {type === "dns" ? <DnsExtras r={r} /> : null}
       {type === "traceroute" ? <TraceDetails r={r} /> : null}
+      {type === "mtr" ? <MtrDetails r={r} /> : null}
       <RawJson value={r} />
     </div>
   );
@@ -318,6 +349,7 @@ function TraceDetails({ r }: { r: ResultEntry }) {
             <th>{t("hop")}</th>
             <th>{t("host")}</th>
             <th>{t("rtts")}</th>
+            <th>{t("network")}</th>
           </tr>
         </thead>
         <tbody>
@@ -328,11 +360,70 @@ function TraceDetails({ r }: { r: ResultEntry }) {
                 {h.ip ?? "*"}
                 {h.hostname ? <span class="muted"> ({h.hostname})</span> : null}
               </td>
-              <td>{h.rtts.map((x) => (x === null ? "*" : ms(x))).join(" · ")}</td>
+              <td>{(h.rtts ?? []).map((x) => (x === null ? "*" : ms(x))).join(" · ")}</td>
+              <td>{networkOf(h)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      <AsPath r={r} />
+    </div>
+  );
+}
+
+type Hop = NonNullable<ResultEntry["hops"]>[number];
+
+/** A hop's network as the controller annotated it: `AS13335 Cloudflare, Inc. (US)`, or its special range. */
+function networkOf(h: Hop): string {
+  if (h.reserved) return t("reservedRange", { r: h.range ?? "" });
+  if (h.asn === undefined || h.asn === null) return "";
+  return [`AS${h.asn}`, h.network, h.country ? `(${h.country})` : null].filter(Boolean).join(" ");
+}
+
+function AsPath({ r }: { r: ResultEntry }) {
+  if (!r.as_path?.length) return null;
+  return <p class="muted">{t("asPath", { p: r.as_path.map((a) => `AS${a}`).join(" → ") })}</p>;
+}
+
+/** mtr's report: one row per hop, every address seen (ECMP) and the hop's network. */
+function MtrDetails({ r }: { r: ResultEntry }) {
+  if (!r.hops?.length) return null;
+  const cell = (v: number | null | undefined) => (v === null || v === undefined ? "-" : ms(v));
+  return (
+    <div class="table-wrap">
+      <table data-testid="mtr-hops">
+        <thead>
+          <tr>
+            <th>{t("hop")}</th>
+            <th>{t("host")}</th>
+            <th>{t("loss")}</th>
+            <th>{t("sent")}</th>
+            <th>{t("last")}</th>
+            <th>{t("avg")}</th>
+            <th>{t("best")}</th>
+            <th>{t("worst")}</th>
+            <th>{t("stdev")}</th>
+            <th>{t("network")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.hops.map((h) => (
+            <tr key={h.hop}>
+              <td>{h.hop}</td>
+              <td>{h.ips?.length ? h.ips.join(" · ") : (h.ip ?? "???")}</td>
+              <td>{h.loss_pct === undefined ? "-" : `${h.loss_pct}%`}</td>
+              <td>{h.sent ?? "-"}</td>
+              <td>{cell(h.last)}</td>
+              <td>{cell(h.avg)}</td>
+              <td>{cell(h.best)}</td>
+              <td>{cell(h.worst)}</td>
+              <td>{cell(h.stdev)}</td>
+              <td>{networkOf(h)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <AsPath r={r} />
     </div>
   );
 }

@@ -37,6 +37,7 @@ const t = messages({
     to: "to {addr}",
     reached: "Reached at hop {n}",
     notReached: "Not reached (last hop {n})",
+    lossAtEnd: "{v}% loss at the last hop over {r} rounds",
     address: "Address {ip}",
     target: "Target",
     created: "Started {time}",
@@ -72,6 +73,7 @@ const t = messages({
     to: "至 {addr}",
     reached: "第 {n} 跳到达",
     notReached: "未到达（最后一跳 {n}）",
+    lossAtEnd: "{r} 轮中最后一跳丢包 {v}%",
     address: "地址 {ip}",
     target: "目标",
     created: "开始于 {time}",
@@ -107,6 +109,7 @@ const t = messages({
     to: "至 {addr}",
     reached: "第 {n} 跳到達",
     notReached: "未到達（最後一跳 {n}）",
+    lossAtEnd: "{r} 輪中最後一跳丟包 {v}%",
     address: "位址 {ip}",
     target: "目標",
     created: "開始於 {time}",
@@ -231,8 +234,11 @@ function Summary({ type, r }: { type: ProbeType; r: ResultEntry }) {
   } else if (type === "tcp" && r.connect_ms !== undefined && r.connect_ms !== null) {
     parts.push(t("connected", { v: ms(r.connect_ms) }));
     if (r.resolved_ip) parts.push(t("to", { addr: `${r.resolved_ip}:${r.port ?? ""}` }));
-  } else if (type === "traceroute" && r.hops) {
+  } else if ((type === "traceroute" || type === "mtr") && r.hops) {
     parts.push(r.reached ? t("reached", { n: r.hops.length }) : t("notReached", { n: r.hops.length }));
+    const last = r.hops.at(-1);
+    if (type === "mtr" && last?.loss_pct !== undefined)
+      parts.push(t("lossAtEnd", { v: last.loss_pct, r: r.rounds ?? 0 }));
   }
   if (r.resolved_ip && type !== "tcp") parts.push(t("address", { ip: r.resolved_ip }));
   if (parts.length === 0) return null;

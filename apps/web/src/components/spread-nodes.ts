@@ -2,7 +2,7 @@ import type { DirectoryNode, ProbeType } from "./api-types.js";
 
 /** Nodes that can run `type`: online, and advertising it when they advertise probe types at all. */
 export function capableNodes(nodes: DirectoryNode[], type: ProbeType): DirectoryNode[] {
-  const types = ["http", "ping", "dns", "tcp", "traceroute"];
+  const types = ["http", "ping", "dns", "tcp", "traceroute", "mtr"];
   return nodes.filter(
     (n) =>
       n.status === "online" &&

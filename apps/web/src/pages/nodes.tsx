@@ -87,7 +87,7 @@ const t = messages({
 });
 
 const REFRESH_MS = 10_000;
-const probeKinds = ["http", "ping", "dns", "tcp", "traceroute"];
+const probeKinds = ["http", "ping", "dns", "tcp", "traceroute", "mtr"];
 
 type Filters = { country: string; region: string; provider: string; status: string };
 const noFilters: Filters = { country: "", region: "", provider: "", status: "" };
