@@ -22,6 +22,8 @@ export { LiveIndex } from "./live-index.js";
 export {
   hasTags,
   type LocationMatch,
+  MAX_SELECTOR_LENGTH,
+  MAX_SELECTOR_TERMS,
   matchesPlace,
   parseSelector,
   type SelectorInfo,

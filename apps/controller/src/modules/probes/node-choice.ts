@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { fieldError } from "../../http/errors.js";
-import { MAX_SELECTOR_LENGTH, MAX_SELECTOR_TERMS } from "../nodes/locations.js";
+import { MAX_SELECTOR_LENGTH, MAX_SELECTOR_TERMS } from "../nodes/index.js";
 import type { ProbeInput } from "./request.js";
 import type { LocationEntry } from "./select-locations.js";
 import { MAX_NODE_IDS } from "./select-nodes.js";
