@@ -6,10 +6,11 @@ import { printTable, startServer } from "./lib/run.js";
 /**
  * `pnpm bench:scheduler`: sustained scheduled runs with 10,000, 50,000 and 100,000 monitors at a 60 s
  * interval (BENCH_MONITORS to change the list), TCP monitors on a loopback listener (its own process), run
- * over real NATS by two agent processes, one node per run, claimed by one controller process (the
- * scheduler role) on PostgreSQL. Per scale: monitors inserted with their slots spread over the minute, a
+ * over real NATS by three agent processes, BENCH_LOCATIONS nodes per run (default 1; `config.node_count`,
+ * spread over the agents' countries, issue #29), claimed by one controller process (the scheduler role) on
+ * PostgreSQL. Per scale: monitors inserted with their slots spread over the minute, a
  * warm-up of BENCH_WARMUP seconds (default 20), then BENCH_SECONDS (default 60) measured:
- * - runs/s stored (`monitor_runs` rows whose slot falls in the window) against the due rate (N / 60), runs
+ * - runs/s stored (slots with `monitor_runs` rows in the window) against the due rate (N / 60), node runs
  *   whose target check failed, and node-level errors (a busy or silent agent: left out of the run, counted
  *   by the controller);
  * - schedule lag (dispatch − slot) p50/p99 as the controller reports it (its last 10,000 runs, read from
@@ -19,9 +20,11 @@ import { printTable, startServer } from "./lib/run.js";
 const scales = (process.env.BENCH_MONITORS ?? "10000,50000,100000").split(",").map(Number);
 const windowS = Number(process.env.BENCH_SECONDS ?? 60);
 const warmupS = Number(process.env.BENCH_WARMUP ?? 20);
+const locations = Number(process.env.BENCH_LOCATIONS ?? 1);
 const agents = [
   { id: "sch-fra", country: "DE", region: "eu-central", provider: "hetzner" },
   { id: "sch-nyc", country: "US", region: "us-east", provider: "digitalocean" },
+  { id: "sch-tyo", country: "JP", region: "ap-northeast", provider: "aws" },
 ];
 
 const [cluster, target] = await Promise.all([
@@ -58,7 +61,8 @@ try {
     await sql`truncate monitor_runs`;
     await sql`
       insert into monitors (id, owner_id, name, type, target, config, interval_s, status, next_run_at)
-      select 'mon_bench_' || i, 'usr_bench', 'bench ' || i, 'tcp', ${`127.0.0.1:${target.port}`}, '{}', 60,
+      select 'mon_bench_' || i, 'usr_bench', 'bench ' || i, 'tcp', ${`127.0.0.1:${target.port}`},
+             cast(${JSON.stringify({ node_count: locations })} as jsonb), 60,
              'active', now() + make_interval(secs => ${warmupS / 2} + (i * 60.0 / ${n}))
       from generate_series(1, ${n}) as i`;
     await sql`analyze monitors`;
@@ -78,7 +82,10 @@ try {
     // Runs still on their way when the window closed are written within a second.
     await new Promise((r) => setTimeout(r, 2000));
     const stored = Number(
-      (await sql`select count(*) as n from monitor_runs where slot >= ${from} and slot < ${to}`)[0]?.n,
+      (
+        await sql`select count(distinct (monitor_seq, slot)) as n from monitor_runs
+                  where slot >= ${from} and slot < ${to}`
+      )[0]?.n,
     );
     const failed = Number(
       (
@@ -97,6 +104,7 @@ try {
     const bytesPerRun = (sizeAfter - sizeBefore) / Math.max(1, stored);
     rows.push([
       n.toLocaleString("en"),
+      locations,
       (n / 60).toFixed(0),
       rate.toFixed(0),
       failed ? `${failed} (${errors})` : 0,
@@ -118,6 +126,7 @@ try {
 printTable(
   [
     "monitors (60 s)",
+    "locations/run",
     "due runs/s",
     "stored runs/s",
     "failed node runs (top causes)",

@@ -16,6 +16,7 @@ import * as m20261129_0100 from "./20261129_0100_alert_policy_scope.js";
 import * as m20261129_0200 from "./20261129_0200_alert_events_kept.js";
 import * as m20261129_0300 from "./20261129_0300_monitor_run_status.js";
 import * as m20261129_1200 from "./20261129_1200_monitor_stale.js";
+import * as m20261129_1201 from "./20261129_1201_monitor_evidence.js";
 import * as m20261129_1300 from "./20261129_1300_status_pages.js";
 import * as m20261129_1400 from "./20261129_1400_maintenance_windows.js";
 import * as m20261129_1401 from "./20261129_1401_alert_escalation.js";
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "20261129_0200_alert_events_kept": m20261129_0200,
   "20261129_0300_monitor_run_status": m20261129_0300,
   "20261129_1200_monitor_stale": m20261129_1200,
+  "20261129_1201_monitor_evidence": m20261129_1201,
   "20261129_1300_status_pages": m20261129_1300,
   "20261129_1400_maintenance_windows": m20261129_1400,
   "20261129_1401_alert_escalation": m20261129_1401,

@@ -5,7 +5,7 @@ type Created = ColumnType<Date, Date | string | undefined, never>;
 type Updated = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTime = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
-export type AlertEventType = "down" | "up" | "reminder" | "test" | "monitor_stale";
+export type AlertEventType = "down" | "up" | "reminder" | "escalation" | "test" | "monitor_stale";
 export type AlertDeliveryStatus = "pending" | "sent" | "failed";
 
 export interface AlertChannelsTable {

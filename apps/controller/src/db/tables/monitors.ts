@@ -78,6 +78,11 @@ export interface MonitorStateChangesTable {
   slot: Time;
   from_state: MonitorState;
   to_state: MonitorState;
+  /**
+   * A change to `down`: the failing nodes' traceroute and DNS results (modules/monitors/evidence.ts), or
+   * `{"pending": true}` while they are being collected; null when none are expected.
+   */
+  evidence: ColumnType<unknown, string | undefined, string>;
   /** A change to `unknown` because no run completed for two intervals: why (see MonitorStateReason). */
   reason: ColumnType<
     MonitorStateReason | null,

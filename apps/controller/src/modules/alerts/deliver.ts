@@ -6,6 +6,7 @@ import type { DeliveryAttempt } from "../../db/tables/alerts.js";
 import { alertChannels, buildAlert } from "./channels/registry.js";
 import { SendError } from "./channels/send.js";
 import type {
+  AlertEvidence,
   AlertKind,
   AlertLocale,
   AlertMessage,
@@ -90,6 +91,8 @@ export interface DelivererDeps {
   retry?: Partial<RetryPolicy>;
   /** The signed acknowledgement link of a down event (issue #29 item 6); null without a public URL. */
   ackUrl?: (downEventId: string) => string | null;
+  /** Where an event can be read (`GET /v1/alert-events/{id}`, evidence included); null without one. */
+  eventUrl?: (eventId: string) => string | null;
 }
 
 /** While a claimed delivery is being sent, no other notifier takes it. */
@@ -266,6 +269,7 @@ export function createDeliverer(deps: DelivererDeps) {
       slot?: string;
       nodes?: { node_id: string; error_code: string | null }[];
       reason?: string;
+      evidence?: AlertEvidence[];
     };
     // An escalation tells its channels about the outage itself: a down message, linked to the down event.
     const downEventId =
@@ -289,6 +293,10 @@ export function createDeliverer(deps: DelivererDeps) {
         : null,
       occurred_at: detail.slot ?? new Date(row.created_at).toISOString(),
       nodes: detail.nodes ?? [],
+      // Evidence on alert: the failing nodes' traceroute and DNS, and the link to the whole event.
+      ...(Array.isArray(detail.evidence) && detail.evidence.length > 0
+        ? { evidence: detail.evidence, event_url: deps.eventUrl?.(d.event_id) ?? null }
+        : {}),
       // A stale monitor's message says why no run completed (no_nodes, scheduler_behind, paused_by_system).
       ...(row.type === "monitor_stale"
         ? { reason: detail.reason ?? null, error: detail.reason ?? null }

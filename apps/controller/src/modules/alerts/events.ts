@@ -31,6 +31,8 @@ interface Change {
   reason: string | null;
   /** The monitor's change before this one was such a stale one (an `unknown → up` that ends a spell). */
   after_stale: boolean;
+  /** A down change's evidence (monitors/evidence.ts): the failing nodes' traceroute and DNS, or pending. */
+  evidence: unknown;
 }
 
 /**
@@ -61,13 +63,17 @@ export function eventTypeOf(
 export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteCheck): Promise<EventsReport> {
   return db.transaction().execute(async (tx) => {
     const { rows: changes } = await sql<Change>`
-      select c.id, c.monitor_id, c.slot, c.from_state, c.to_state, c.reason,
+      select c.id, c.monitor_id, c.slot, c.from_state, c.to_state, c.reason, c.evidence,
         c.from_state = 'unknown' and coalesce((
           select p.reason is not null from monitor_state_changes p
           where p.monitor_id = c.monitor_id and p.slot < c.slot order by p.slot desc limit 1
         ), false) as after_stale
       from monitor_state_changes c
-      where c.alerted_at is null order by c.created_at, c.slot, c.id limit ${batch}
+      where c.alerted_at is null
+        -- A down change whose failing nodes are still collecting evidence waits for it, at most 20 s.
+        and not (c.evidence is not null and jsonb_typeof(c.evidence) = 'object'
+          and c.created_at > now() - interval '20 seconds')
+      order by c.created_at, c.slot, c.id limit ${batch}
       for update of c skip locked`.execute(tx);
     if (changes.length === 0) return { changes: 0, events: 0, deliveries: 0 };
     const monitorIds = [...new Set(changes.map((c) => c.monitor_id))];
@@ -133,6 +139,7 @@ export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteC
             slot: new Date(c.slot).toISOString(),
             nodes: type === "down" ? failing : [],
             ...(c.reason ? { reason: c.reason } : {}),
+            ...(type === "down" && Array.isArray(c.evidence) ? { evidence: c.evidence } : {}),
           }),
           channels: p.channel_ids,
         });

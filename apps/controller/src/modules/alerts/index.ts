@@ -66,6 +66,7 @@ export function createAlerts(
   const deliverer = createDeliverer({
     db,
     ackUrl: (eventId) => (box ? `${publicUrl}/v1/alert-ack/${ackToken(box, eventId, Date.now())}` : null),
+    eventUrl: (eventId) => `${publicUrl}/v1/alert-events/${eventId}`,
     log: deps.log,
     ctx: {
       now: Date.now,

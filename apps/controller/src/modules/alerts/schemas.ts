@@ -281,7 +281,18 @@ export const policyFilters = { monitor_id: monitorFilter };
 
 // ---- events ----
 
-export const eventTypes = ["down", "up", "reminder", "test", "monitor_stale"] as const;
+export const eventTypes = ["down", "up", "reminder", "escalation", "test", "monitor_stale"] as const;
+
+const evidenceProbe = z.object({
+  success: z.boolean(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  detail: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .openapi({
+      description: "The probe's result detail (traceroute: `hops`, `reached`; dns: `answers`, `rcode`)",
+    }),
+});
 
 const eventDetail = z
   .object({
@@ -292,6 +303,23 @@ const eventDetail = z
       .array(z.object({ node_id: z.string(), error_code: z.string().nullable() }))
       .optional()
       .openapi({ description: "The nodes that failed that run (down events)" }),
+    evidence: z
+      .array(
+        z.object({
+          node_id: z.string(),
+          host: z.string().openapi({ description: "The target's host the probes reached for" }),
+          traceroute: evidenceProbe,
+          dns: evidenceProbe.nullable().openapi({ description: "null when the target is an IP address" }),
+        }),
+      )
+      .optional()
+      .openapi({
+        description:
+          "Extension, both forms, down events: evidence from each failing node (up to 5), run at once when " +
+          "the monitor went down: a traceroute to the target's host and an `A` query for its name through " +
+          "the node's resolver, as the probes returned them (an error where one could not run). Absent when " +
+          "none was collected within 20 s (the event then goes out without it)",
+      }),
     reason: z
       .enum(["no_nodes", "scheduler_behind", "paused_by_system"])
       .optional()

@@ -7,6 +7,7 @@ import type { NodesService } from "../nodes/index.js";
 import type { ProbesService } from "../probes/index.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
+import { collectEvidence } from "./evidence.js";
 import { createMaintenance, type MaintenanceService } from "./maintenance-service.js";
 import { registerSchedulerMetrics } from "./metrics.js";
 import { createMonitorResults } from "./results-service.js";
@@ -16,9 +17,9 @@ import { registerOpenMetricsRoutes } from "./routes/openmetrics.js";
 import { registerMonitorCrudRoutes } from "./routes/register.js";
 import { registerMonitorResultRoutes } from "./routes/register-results.js";
 import { MONITORS_CHANNEL, type Scheduler, startScheduler } from "./scheduler.js";
-import { createMonitorStatusReader, type MonitorStatusReader } from "./status-read.js";
 import { createMonitorCrud, type MonitorCrudService } from "./service.js";
 import { startStaleSweep } from "./stale.js";
+import { createMonitorStatusReader, type MonitorStatusReader } from "./status-read.js";
 import { RunWriter } from "./writer.js";
 
 export type { MaintenanceService } from "./maintenance-service.js";
@@ -87,10 +88,25 @@ export function createMonitors(
       }
     | undefined;
 
+  let evidenceInFlight: Set<Promise<unknown>> | undefined;
   const schedulerWorker: Worker = {
     async start() {
       if (running) return;
-      const writer = new RunWriter(deps.db.kysely, deps.log);
+      // Evidence on alert: a change to down starts the failing nodes' traceroute and DNS (evidence.ts).
+      const collecting = new Set<Promise<unknown>>();
+      const writer = new RunWriter(deps.db.kysely, deps.log, {
+        onDown: (changes) => {
+          for (const change of changes) {
+            const p = collectEvidence(ctx, services.probes, change)
+              .catch((err) =>
+                deps.log.warn({ err, monitor_id: change.monitorId }, "alert evidence not collected"),
+              )
+              .finally(() => collecting.delete(p));
+            collecting.add(p);
+          }
+        },
+      });
+      evidenceInFlight = collecting;
       const scheduler = startScheduler(ctx, services.probes, writer, {
         tickMs: config.VANTAGE_SCHEDULER_TICK_MS,
         idleMaxMs: SCHEDULER_IDLE_MAX_MS,
@@ -117,6 +133,7 @@ export function createMonitors(
       await running?.listening.close();
       await running?.stale.stop();
       await running?.scheduler.stop();
+      await Promise.allSettled([...(evidenceInFlight ?? [])]);
       running = undefined;
     },
   };

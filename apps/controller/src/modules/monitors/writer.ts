@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import type { MonitorState } from "../../db/tables/monitors.js";
 import { newId } from "../../lib/ids.js";
+import type { DownChange } from "./evidence.js";
 import { applyRun, type Thresholds } from "./state.js";
 
 /** One finished run of one monitor: every node's outcome and the run's (majority) verdict. */
@@ -55,7 +56,16 @@ export class RunWriter {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Logger,
-    private readonly opts: { flushMs?: number; maxBatch?: number; maxPending?: number } = {},
+    private readonly opts: {
+      flushMs?: number;
+      maxBatch?: number;
+      maxPending?: number;
+      /**
+       * Called after a batch is written with its changes to `down` (their evidence marked pending): the
+       * scheduler collects the failing nodes' traceroute and DNS (evidence.ts). Without it none is expected.
+       */
+      onDown?: (changes: DownChange[]) => void;
+    } = {},
   ) {}
 
   add(run: RunRecord): void {
@@ -104,6 +114,7 @@ export class RunWriter {
 
   private async write(batch: RunRecord[]): Promise<void> {
     const rows = batch.flatMap((r) => r.nodes.map((n) => ({ ...n, seq: r.seq, slot: r.slot.toISOString() })));
+    const downs: DownChange[] = [];
     await this.db.transaction().execute(async (tx) => {
       if (rows.length > 0) {
         const inserted = await sql<{ n: number | string }>`
@@ -155,7 +166,14 @@ export class RunWriter {
         slot: string;
         changedAt: string | null;
       }[] = [];
-      const changes: { id: string; monitorId: string; slot: string; from: string; to: string }[] = [];
+      const changes: {
+        id: string;
+        monitorId: string;
+        slot: string;
+        from: string;
+        to: string;
+        failing: string[];
+      }[] = [];
       for (const m of current) {
         let s = { state: m.state, failStreak: m.fail_streak, passStreak: m.pass_streak };
         let last = m.last_slot ? new Date(m.last_slot).getTime() : -Infinity;
@@ -176,6 +194,7 @@ export class RunWriter {
               slot: r.slot.toISOString(),
               from: next.changed.from,
               to: next.changed.to,
+              failing: r.nodes.filter((n) => !n.success).map((n) => n.node_id),
             });
           }
         }
@@ -207,18 +226,28 @@ export class RunWriter {
       }
       if (changes.length > 0) {
         await sql`
-          insert into monitor_state_changes (id, monitor_id, slot, from_state, to_state)
+          insert into monitor_state_changes (id, monitor_id, slot, from_state, to_state, evidence)
           select * from unnest(
             cast(${changes.map((c) => c.id)} as text[]),
             cast(${changes.map((c) => c.monitorId)} as text[]),
             cast(cast(${changes.map((c) => c.slot)} as text[]) as timestamptz[]),
             cast(${changes.map((c) => c.from)} as text[]),
-            cast(${changes.map((c) => c.to)} as text[])
+            cast(${changes.map((c) => c.to)} as text[]),
+            cast(cast(${changes.map((c) => (c.to === "down" && this.opts.onDown ? '{"pending":true}' : null))} as text[]) as jsonb[])
           )
           on conflict (monitor_id, slot) do nothing`.execute(tx);
         this.stats.transitions += changes.length;
+        for (const c of changes)
+          if (c.to === "down")
+            downs.push({
+              changeId: c.id,
+              monitorId: c.monitorId,
+              slot: new Date(c.slot),
+              failingNodes: c.failing,
+            });
       }
     });
     this.stats.runsWritten += batch.length;
+    if (this.opts.onDown && downs.length > 0) this.opts.onDown(downs);
   }
 }

@@ -1,4 +1,4 @@
-import type { AlertKind, AlertLocale, AlertMessage } from "./types.js";
+import type { AlertEvidence, AlertKind, AlertLocale, AlertMessage } from "./types.js";
 
 /** A message in words: a title (subject, card header) and body lines, plain text. */
 export interface AlertText {
@@ -16,6 +16,9 @@ interface Phrases {
   more: (n: number) => string;
   separator: string;
   dashboard: string;
+  /** Before the failing nodes' traceroute and DNS summary, and before the event's link. */
+  evidence: string;
+  details: string;
   /** Before the signed acknowledgement link. */
   ack: string;
 }
@@ -42,6 +45,8 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `+${n} more`,
     separator: ", ",
     dashboard: "Dashboard: ",
+    evidence: "Evidence: ",
+    details: "Details and full evidence: ",
     ack: "Acknowledge (stops escalation and reminders): ",
   },
   cn: {
@@ -65,6 +70,8 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `等另外 ${n} 个`,
     separator: "、",
     dashboard: "控制台：",
+    evidence: "诊断证据：",
+    details: "详情与完整证据：",
     ack: "确认告警（停止升级和提醒）：",
   },
   tw: {
@@ -88,6 +95,8 @@ const phrases: Record<AlertLocale, Phrases> = {
     more: (n) => `等另外 ${n} 個`,
     separator: "、",
     dashboard: "控制台：",
+    evidence: "診斷證據：",
+    details: "詳情與完整證據：",
     ack: "確認告警（停止升級和提醒）：",
   },
 };
@@ -109,9 +118,36 @@ export function alertText(message: AlertMessage): AlertText {
     if (nodes.length > MAX_NODES_NAMED) named.push(p.more(nodes.length - MAX_NODES_NAMED));
     lines.push(p.nodes + named.join(p.separator));
   }
+  for (const e of (message.evidence ?? []).slice(0, 3)) lines.push(p.evidence + evidenceLine(e));
+  if (message.event_url) lines.push(p.details + message.event_url);
   if (message.dashboard_url) lines.push(p.dashboard + message.dashboard_url);
   if (message.ack_url) lines.push(p.ack + message.ack_url);
   return { title: fill(p.title[message.kind], { name }), lines };
+}
+
+/**
+ * One failing node's evidence in a line: `fra-1: traceroute 203.0.113.7, 9 hops, last 198.51.100.1 (not
+ * reached); DNS 203.0.113.7` (an error code where a probe failed).
+ */
+export function evidenceLine(e: AlertEvidence): string {
+  const t = e.traceroute;
+  let route = `traceroute ${e.host}: ${t.error?.code ?? "failed"}`;
+  const hops = t.detail?.hops;
+  if (t.success && Array.isArray(hops)) {
+    const last = [...hops].reverse().find((h: { ip?: unknown }) => typeof h.ip === "string") as
+      | { ip: string }
+      | undefined;
+    route = `traceroute ${e.host}, ${hops.length} hops, last ${last?.ip ?? "*"}${t.detail?.reached === false ? " (not reached)" : ""}`;
+  }
+  if (!e.dns) return `${e.node_id}: ${route}`;
+  const answers = e.dns.detail?.answers;
+  const dns =
+    e.dns.success && Array.isArray(answers)
+      ? answers.length > 0
+        ? answers.map((a: { value?: unknown }) => String(a.value)).join(" ")
+        : String(e.dns.detail?.rcode ?? "no answer")
+      : (e.dns.error?.code ?? "failed");
+  return `${e.node_id}: ${route}; DNS ${dns}`;
 }
 
 /** Puts values in for `{key}`s, as they are (`String.replace` would read `$&` in a name). */

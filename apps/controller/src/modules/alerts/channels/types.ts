@@ -17,6 +17,13 @@ export interface AlertMessage {
   /** When the state changed (a reminder: when it was sent), ISO 8601. */
   occurred_at: string;
   error?: string | null;
+  /**
+   * A down alert's evidence: per failing node, its traceroute to the target's host and its resolver's
+   * answer for the name (null for an IP target), as the probes returned them (issue #29 item 3).
+   */
+  evidence?: AlertEvidence[];
+  /** Where the event, evidence included, can be read: `GET /v1/alert-events/{id}` on the public URL. */
+  event_url?: string | null;
   /** monitor_stale: why no run completed (`no_nodes`, `scheduler_behind`, `paused_by_system`). */
   reason?: string | null;
   /** The nodes whose checks failed, with their error codes. */
@@ -25,6 +32,14 @@ export interface AlertMessage {
   dashboard_url?: string | null;
   /** A down alert's signed acknowledgement link (works signed-out, once); absent without a public URL. */
   ack_url?: string | null;
+}
+
+/** One failing node's evidence (the monitors module's NodeEvidence, as stored on the event). */
+export interface AlertEvidence {
+  node_id: string;
+  host: string;
+  traceroute: { success: boolean; error: { code: string } | null; detail: Record<string, unknown> | null };
+  dns: { success: boolean; error: { code: string } | null; detail: Record<string, unknown> | null } | null;
 }
 
 export type ChannelType =

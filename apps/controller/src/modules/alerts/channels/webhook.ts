@@ -51,6 +51,8 @@ export const webhookChannel: AlertChannel<WebhookConfig> = {
         error: message.error ?? null,
         ...(message.kind === "monitor_stale" ? { reason: message.reason ?? null } : {}),
         nodes: message.nodes ?? [],
+        ...(message.evidence ? { evidence: message.evidence } : {}),
+        ...(message.event_url ? { event_url: message.event_url } : {}),
         dashboard_url: message.dashboard_url ?? null,
         ...(message.ack_url ? { ack_url: message.ack_url } : {}),
         locale: message.locale,
