@@ -4,6 +4,7 @@ import { useLoad } from "../ui.js";
 import { listChannels, listPolicies } from "./account/alert-shape.js";
 import { Channels } from "./account/channels.js";
 import { Events } from "./account/events.js";
+import { Maintenance } from "./account/maintenance.js";
 import { listMonitors } from "./account/monitor-shape.js";
 import { Policies } from "./account/policies.js";
 
@@ -16,7 +17,7 @@ const t = messages({
   tw: { title: "告警", intro: "告警送往哪裡（通知管道）、哪些監控會觸發（政策），以及發生了什麼。" },
 });
 
-/** `#/alerts`: channels (create, test, delete), policies (monitor → channels), latest events. */
+/** `#/alerts`: channels (create, test, delete), policies (monitor → channels), maintenance windows, latest events. */
 export function AlertsPage(_props: { route: Route }) {
   const channels = useLoad(listChannels);
   const policies = useLoad(listPolicies);
@@ -38,6 +39,7 @@ export function AlertsPage(_props: { route: Route }) {
         channels={channels.data?.items}
         onChanged={policies.reload}
       />
+      <Maintenance monitors={monitors.data?.items} />
       <Events monitors={monitors.data?.items} />
     </div>
   );
