@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LiveIndex, type NodeDirectory, type NodeState, PendingJobs } from "../nodes/index.js";
+import { selectLocations } from "./select-locations.js";
 import { selectNodes } from "./select-nodes.js";
 
 const OFFLINE_AFTER = 15_000;
@@ -163,5 +164,75 @@ describe("selectNodes from the live index", () => {
     const { withLive } = directories(list);
     for (let i = 0; i < 5; i++)
       expect((await pick(withLive, { count: 50 })).sort()).toEqual(list.map((n) => n.id).sort());
+  });
+});
+
+describe("selectLocations, from the live index and from a snapshot alike", () => {
+  const places = [
+    node("de-a", "DE", "eu-central", "hetzner"),
+    node("de-b", "DE", "eu-central", "aws", { capabilities: ["ipv4", "ipv6", "tcp"] }),
+    node("fr-a", "FR", "eu-west", "ovh"),
+    node("gb-a", "GB", "eu-west", "aws"),
+    node("us-a", "US", "us-east", "aws", { asn: 13335, tags: ["eyeball"] }),
+    node("jp-a", "JP", "ap-northeast", "gcp", { asn: 13335 }),
+  ];
+  const byPlace = async (d: NodeDirectory, entries: { selector: string; count: number }[]) =>
+    (
+      await selectLocations(d, {
+        type: "tcp",
+        locations: { entries, field: "locations" },
+        offlineAfterMs: OFFLINE_AFTER,
+      })
+    )
+      .map((n) => n.id)
+      .sort();
+
+  it("matches places, networks and tags; each entry its count; no node twice", async () => {
+    const { withLive, fixed } = directories(places);
+    for (const d of [withLive, fixed]) {
+      expect(await byPlace(d, [{ selector: "europe", count: 9 }])).toEqual(["de-a", "de-b", "fr-a", "gb-a"]);
+      expect(await byPlace(d, [{ selector: "germany+ipv6", count: 2 }])).toEqual(["de-b"]);
+      expect(await byPlace(d, [{ selector: "AS13335", count: 5 }])).toEqual(["jp-a", "us-a"]);
+      expect(await byPlace(d, [{ selector: "eyeball+north-america", count: 5 }])).toEqual(["us-a"]);
+      // Two of the three aws nodes, then every eu-west node not taken already.
+      const alt = await byPlace(d, [
+        { selector: "aws", count: 2 },
+        { selector: "eu-west", count: 5 },
+      ]);
+      expect(new Set(alt).size).toBe(alt.length);
+      expect(alt.filter((id) => ["de-b", "gb-a", "us-a"].includes(id)).length).toBeGreaterThanOrEqual(2);
+      expect(alt).toEqual(expect.arrayContaining(["fr-a", "gb-a"]));
+      const both = await byPlace(d, [
+        { selector: "DE", count: 1 },
+        { selector: "de", count: 5 },
+      ]);
+      expect(both).toEqual(["de-a", "de-b"]);
+      // Spread: three of Europe's nodes are its three countries.
+      for (let i = 0; i < 10; i++) {
+        const three = await byPlace(d, [{ selector: "EU", count: 3 }]);
+        expect(new Set(three.map((id) => id.slice(0, 2)))).toEqual(new Set(["de", "fr", "gb"]));
+      }
+    }
+  });
+
+  it("an unknown term is a 400 naming the entry; a place without nodes is no_nodes_available", async () => {
+    const { withLive, fixed } = directories(places);
+    for (const d of [withLive, fixed]) {
+      await expect(
+        byPlace(d, [
+          { selector: "DE", count: 1 },
+          { selector: "mars", count: 1 },
+        ]),
+      ).rejects.toMatchObject({
+        code: "validation_error",
+        details: [{ path: "body.locations.1" }],
+      });
+      await expect(byPlace(d, [{ selector: "AS64500", count: 1 }])).rejects.toMatchObject({
+        code: "validation_error",
+      });
+      await expect(byPlace(d, [{ selector: "brazil", count: 1 }])).rejects.toMatchObject({
+        code: "no_nodes_available",
+      });
+    }
   });
 });
