@@ -125,6 +125,40 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   icp: { summary: "a domain's ICP registration", arg: "domain", options: { json: JSON_OPT } },
   reputation: { summary: "a risk score for an address or domain", arg: "query", options: { json: JSON_OPT } },
+  maintenance: {
+    summary: "maintenance windows: list, create (one-off or --rrule) or delete",
+    arg: "list|create|delete",
+    options: {
+      json: JSON_OPT,
+      title: { type: "string", arg: "text", help: "create: the window's title" },
+      monitors: { type: "string", arg: "ids", help: "create: monitor ids, comma-separated" },
+      all: { type: "boolean", help: "create: every monitor of the account, later ones too" },
+      start: {
+        type: "string",
+        arg: "time",
+        help: "create: ISO 8601 start (one-off), or the local first start YYYY-MM-DDTHH:MM with --rrule",
+      },
+      end: { type: "string", arg: "time", help: "create: ISO 8601 end (one-off)" },
+      rrule: { type: "string", arg: "rule", help: "create: recurring, e.g. FREQ=WEEKLY;BYDAY=SU" },
+      tz: { type: "string", arg: "zone", help: "create: IANA time zone of --start with --rrule" },
+      minutes: { type: "string", arg: "n", help: "create: each occurrence's length with --rrule" },
+      id: { type: "string", arg: "id", help: "delete: the window's id" },
+    },
+  },
+  ack: {
+    summary: "acknowledge a down alert: its escalation and reminders stop",
+    arg: "event-id",
+    options: { json: JSON_OPT },
+  },
+  export: {
+    summary: "a monitor's runs as NDJSON or CSV on stdout, streamed",
+    arg: "monitor-id",
+    options: {
+      format: { type: "string", arg: "f", help: "ndjson (default) or csv" },
+      from: { type: "string", arg: "time", help: "ISO 8601: runs at or after (default: the oldest kept)" },
+      to: { type: "string", arg: "time", help: "ISO 8601: runs before (default: now)" },
+    },
+  },
   login: {
     summary: "check an API key and store it (read from stdin without --key)",
     options: { key: { type: "string", arg: "key", help: "the API key" } },
