@@ -218,6 +218,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (inv.command === "ssl") lookupRequest("a", "ssl", inv.arg!, { port }); // a clash of ports is exit 2 at once
   const api = await resolveApi(inv.values, env, true);
   if (inv.command === "nodes") return nodes(api, inv);
+  if (inv.command === "maintenance") return maintenance(api, inv, out).then(() => EXIT_OK);
+  if (inv.command === "ack") return ack(api, inv, out).then(() => EXIT_OK);
+  if (inv.command === "export") return exportRuns(api, inv).then(() => EXIT_OK);
   return lookup(api, inv.command as LookupCommand, inv);
 }
 
