@@ -1,5 +1,5 @@
-import type { IncomingMessage } from "node:http";
-import { constants as h2, connect as h2connect } from "node:http2";
+import type { ClientRequest, IncomingMessage } from "node:http";
+import { type ClientHttp2Session, constants as h2, connect as h2connect } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { type TLSSocket, connect as tlsConnect } from "node:tls";
@@ -60,7 +60,17 @@ export function connectAndSendH2(
       ALPNProtocols: ["h2", "http/1.1"],
       ...(isIP(hostname) === 0 ? { servername: hostname } : {}),
     });
-    const onAbort = () => rejectOnce(new Error("aborted"));
+    let session: ClientHttp2Session | undefined;
+    let h1: ClientRequest | undefined;
+    // Before the response head: the request fails. After it: the body being read must end too, with an
+    // error, or its reader would wait past the deadline for an end that never comes.
+    const onAbort = () => {
+      if (!settled) return rejectOnce(new Error("aborted"));
+      const aborted = new Error("aborted at the deadline");
+      session?.destroy(aborted);
+      h1?.destroy(aborted);
+      socket.destroy(aborted);
+    };
     if (signal.aborted) onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     socket.once("close", () => signal.removeEventListener("abort", onAbort));
@@ -92,7 +102,7 @@ export function connectAndSendH2(
     const authority = url.host;
     function sendH2(): void {
       m.version = "2";
-      const session = h2connect(url.origin, { createConnection: () => socket });
+      session = h2connect(url.origin, { createConnection: () => socket });
       session.on("error", rejectOnce);
       const headers: Record<string, string> = {
         [h2.HTTP2_HEADER_METHOD]: request.method,
@@ -105,7 +115,7 @@ export function connectAndSendH2(
       const stream = session.request(headers, { endStream: request.body === undefined });
       stream.on("error", rejectOnce);
       // The session goes with its one stream: nothing is left open once the body is read or dropped.
-      stream.once("close", () => session.close());
+      stream.once("close", () => session?.close());
       stream.once("response", (head) => {
         if (settled) return;
         settled = true;
@@ -138,6 +148,7 @@ export function connectAndSendH2(
         // No agent: with one (even `agent: false`, a fresh one) Node would open its own connection.
         createConnection: () => socket,
       });
+      h1 = req;
       req.on("error", rejectOnce);
       req.once("response", (res) => {
         if (settled) return;

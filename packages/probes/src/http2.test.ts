@@ -31,6 +31,12 @@ beforeAll(async () => {
         body,
         host: String(req.headers[":authority"] ?? req.headers.host),
       });
+      if (req.url === "/hang") return; // never answers
+      if (req.url === "/hang-body") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("part");
+        return; // the body never ends
+      }
       if (req.url === "/slow") {
         res.writeHead(200, { "content-type": "text/plain" });
         res.write("a");
@@ -97,6 +103,28 @@ describe("http probe: HTTP/2 over ALPN, POST body, timing phases", () => {
       const o = await get(`http://127.0.0.1:${(plain.address() as AddressInfo).port}/`, { http2: true });
       expect(o.success, JSON.stringify(o.error)).toBe(true);
       expect(o.detail).toMatchObject({ http_version: "1.1", body_excerpt: "plain" });
+    } finally {
+      await new Promise((r) => plain.close(r));
+    }
+  });
+
+  it("a server that never answers over h2 is a timeout, and a non-TLS port fails cleanly", async () => {
+    const o = await get(`${h2Origin}/hang`, { http2: true, timeout_ms: 300 });
+    expect(o).toMatchObject({ success: false, error: { code: "timeout" } });
+    // The connection and handshake were measured before the silence.
+    expect(o.detail?.timings.tls).toBeGreaterThanOrEqual(0);
+    for (const http2 of [true, false]) {
+      const b = await get(`${h2Origin}/hang-body`, { http2, timeout_ms: 300 });
+      expect(b, `http2 ${http2}`).toMatchObject({ success: false, error: { code: "timeout" } });
+      expect(b.detail).toMatchObject({ status_code: 200, body_excerpt: "part" });
+    }
+    const plain = createHttp((_req, res) => res.writeHead(200).end("plain"));
+    await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
+    try {
+      const port = (plain.address() as AddressInfo).port;
+      const p = await get(`https://127.0.0.1:${port}/`, { http2: true, timeout_ms: 2000 });
+      expect(p.success).toBe(false);
+      expect(["tls_error", "probe_error"]).toContain(p.error?.code);
     } finally {
       await new Promise((r) => plain.close(r));
     }
