@@ -46,6 +46,7 @@ describe("presence", () => {
       "icmp",
       "ping",
       "traceroute",
+      "mtr",
     ]);
   });
 

@@ -115,12 +115,23 @@ describe("registry and runProbe", () => {
       },
       { type: "tcp", params: { host: "localhost", port, timeout_ms } },
       { type: "traceroute", params: { host: "localhost", max_hops: 2, timeout_ms, queries_per_hop: 1 } },
+      {
+        type: "mtr",
+        params: {
+          host: "localhost",
+          mode: "icmp",
+          rounds: 1,
+          max_hops: 2,
+          interval_ms: 5000,
+          timeout_ms: Math.min(timeout_ms, 5000),
+        },
+      },
     ];
 
-    // A traceroute's timeout_ms is per hop: its lookup gets at least 5 s (traceroute.ts).
+    // A traceroute's and an mtr's timeout_ms is per probe: their lookup gets at least 5 s.
     it.each(probeTypes)("%s gives up at its own lookup budget with code timeout", async (type) => {
       const spec = specs(300).find((s) => s.type === type)!;
-      const budget = type === "traceroute" ? 5000 : 300;
+      const budget = type === "traceroute" || type === "mtr" ? 5000 : 300;
       const started = performance.now();
       const o = await runProbe(spec, { allowPrivate: true, lookup: hang });
       const elapsed = performance.now() - started;

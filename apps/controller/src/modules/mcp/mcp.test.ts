@@ -19,6 +19,7 @@ const TOOLS = [
   "probe_dns",
   "probe_tcp",
   "probe_traceroute",
+  "probe_mtr",
   "list_nodes",
   "lookup_ip",
   "lookup_whois",
