@@ -86,18 +86,28 @@ export function privateKeyFromSeed(seed: Uint8Array): KeyObject {
 /** Whether `sig` (base64) is `key`'s (an nkey `U…`) signature of the statement; false for any malformed part. */
 export function verifyResultSignature(key: string, statementJson: string, sig: string): boolean {
   try {
-    const raw = decodePublicNkey(key);
-    const publicKey = createPublicKey({
-      key: Buffer.concat([SPKI_ED25519, raw]),
-      format: "der",
-      type: "spki",
-    });
+    const publicKey = publicKeyOf(key);
     const signature = Buffer.from(sig, "base64");
     if (signature.length !== 64) return false;
     return verify(null, Buffer.from(RESULT_SIGNATURE_CONTEXT + statementJson, "utf8"), publicKey, signature);
   } catch {
     return false;
   }
+}
+
+/** Decoded keys by nkey: a controller checks every result of its nodes with the same few keys. */
+const keyCache = new Map<string, KeyObject>();
+const KEY_CACHE_MAX = 16_384;
+
+function publicKeyOf(key: string): KeyObject {
+  let publicKey = keyCache.get(key);
+  if (!publicKey) {
+    const raw = decodePublicNkey(key);
+    publicKey = createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: "der", type: "spki" });
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    keyCache.set(key, publicKey);
+  }
+  return publicKey;
 }
 
 const PREFIX_USER = 20 << 3; // "U"

@@ -1,4 +1,6 @@
+import { verifyResultSignature } from "@vantage/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifySource } from "../../../cli/src/verify.js";
 import { type Cluster, type Controller, startCluster } from "./cluster.js";
 import { call } from "./http-call.js";
 import { startTargets, type Targets } from "./targets.js";
@@ -33,6 +35,15 @@ async function probe(to: Controller, type: string, body: unknown): Promise<Json[
   for (let i = 0; i < 600; i++) {
     const task = await getTask(to, id);
     if (task.data.status === "done" || task.data.status === "failed") return task.data.results;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`task ${id} did not finish`);
+}
+
+async function probeDone(to: Controller, id: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const task = await getTask(to, id);
+    if (task.data.status === "done" || task.data.status === "failed") return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`task ${id} did not finish`);
@@ -143,6 +154,30 @@ describe("probes end to end (NATS, PostgreSQL, 3 agent processes, controller pro
       expect(again.data.task_id).toBe(id);
       expect(again.data.type).toBe("tcp");
     });
+
+    it("each agent signs with its nkey; the export verifies offline against /v1/nodes (vantage verify)", async () => {
+      const results = await probe(controller, "tcp", bodies(form, targets).tcp);
+      expect(results).toHaveLength(3);
+      const nodes = (await call(controller, "GET", "/v1/nodes")).body.data.items as Json[];
+      const keys = new Map(nodes.map((n) => [n.id, n.public_key]));
+      for (const id of ids) expect(keys.get(id)).toMatch(/^U[A-Z2-7]{55}$/);
+      expect(new Set(ids.map((id) => keys.get(id))).size).toBe(3);
+      // The task's id: Form A's POST answer, Form B's too.
+      const created = await post(controller, "/v1/probe/tcp", bodies(form, targets).tcp);
+      const id = created.body.data.task_id as string;
+      if (form === "a") await probeDone(controller, id);
+      const exported = await call(controller, "GET", `/v1/probe/tasks/${id}/export`);
+      expect(exported.status).toBe(200);
+      const sigs = exported.body.data.signatures as Json[];
+      expect(sigs.map((s) => s.node_id).sort()).toEqual([...ids].sort());
+      for (const s of sigs) {
+        expect(s.public_key).toBe(keys.get(s.node_id));
+        expect(verifyResultSignature(s.public_key, s.statement, s.signature)).toBe(true);
+      }
+      const report = await verifySource(`${controller.url}/v1/probe/tasks/${id}/export`, undefined);
+      expect(report.ok, report.lines.join("\n")).toBe(true);
+      expect(report.lines.filter((l) => l.startsWith("ok "))).toHaveLength(3);
+    }, 60_000);
   });
 
   it("Form B tasks are readable at once on another controller, and all stored when the first one stops", async () => {
