@@ -46,6 +46,23 @@ describe.each(dbKinds)("monitor bodies refused on %s", (kind) => {
           "body.config.count",
         ],
         [
+          "quorum above the node count",
+          createBody(form, "ping", "example.com", { config: { node_count: 2, quorum: 3 } }),
+          "body.config.quorum",
+        ],
+        [
+          "locations with named nodes",
+          createBody(form, "ping", "example.com", {
+            config: { nodes: ["fra-1"], locations: { countries: ["DE"] } },
+          }),
+          "body.config.locations",
+        ],
+        [
+          "location country not a code",
+          createBody(form, "ping", "example.com", { config: { locations: { countries: ["Germany"] } } }),
+          "body.config.locations.countries.0",
+        ],
+        [
           "expected_status out of range",
           createBody(form, "http", "https://example.com/", { config: { expected_status: 700 } }),
           "body.config.expected_status.0",
