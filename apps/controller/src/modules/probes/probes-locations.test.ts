@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { type FakeNode, serveNode, settle } from "../../testing/agents.js";
 import { runTask, tcpBody } from "../../testing/probe-requests.js";
 import { type Form, forms, type TestApp } from "../../testing/test-app.js";
@@ -136,6 +137,30 @@ describe.each(forms)("probe locations, form %s", (form: Form) => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details[0].path).toBe("body.reuse");
+  });
+
+  it("reuse of an account's task: its owner only; a stranger or an anonymous caller gets the 400", async () => {
+    const t = await app();
+    const owner = await newUser(t, "reuse-owner");
+    const stranger = await newUser(t, "reuse-stranger");
+    const ownerKey = await issueKey(t, owner.userId, { scopes: ["read"] });
+    const strangerKey = await issueKey(t, stranger.userId, { scopes: ["read"] });
+    const post = (extra: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      t.call("POST", "/v1/probe/tcp", { body: { ...tcpBody(form, "example.com", 443), ...extra }, headers });
+    const first = await post(
+      { locations: [{ selector: "asia", count: 2 }] },
+      keyHeaders(form, ownerKey.secret),
+    );
+    expect(first.status).toBe(form === "a" ? 202 : 200);
+    const id = first.body.data.task_id as string;
+    await t.drain();
+    const again = await post({ reuse: id }, keyHeaders(form, ownerKey.secret));
+    expect(again.status).toBe(form === "a" ? 202 : 200);
+    for (const headers of [keyHeaders(form, strangerKey.secret), {}]) {
+      const refused = await post({ reuse: id }, headers);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details[0].path).toBe("body.reuse");
+    }
   });
 
   it("GET /v1/nodes/selectors lists what the nodes answer to, with counts", async () => {
