@@ -54,7 +54,15 @@ export interface AlertEvent {
   monitor_id: string;
   type: "down" | "up" | "reminder" | "escalation" | "test";
   created_at: string;
-  detail: { from?: string; to?: string; nodes?: { node_id: string; error_code: string | null }[] } | null;
+  detail: {
+    from?: string;
+    to?: string;
+    nodes?: { node_id: string; error_code: string | null }[];
+    /** monitor_stale: why no run completed (issue #29). */
+    reason?: string;
+    /** down: each failing node's traceroute and DNS for the target's host (issue #29). */
+    evidence?: EventEvidence[];
+  } | null;
   /** A down alert acknowledged (its escalation and reminders stopped); null until then. */
   acknowledged_at?: string | null;
 }
@@ -82,4 +90,23 @@ export const ackEvent = (id: string) =>
 export function newWebhookSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** One failing node's evidence on a down event (`detail.evidence`). */
+export interface EventEvidence {
+  node_id: string;
+  host: string;
+  traceroute: EvidenceProbe;
+  dns: EvidenceProbe | null;
+}
+
+interface EvidenceProbe {
+  success: boolean;
+  error: { code: string; message: string } | null;
+  detail: {
+    hops?: { hop: number; ip: string | null; rtts: (number | null)[] }[];
+    reached?: boolean;
+    answers?: { value: string }[];
+    rcode?: string;
+  } | null;
 }

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { formatTime, messages } from "../../i18n.js";
 import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
-import { ackEvent, listEvents } from "./alert-shape.js";
+import { ackEvent, type EventEvidence, listEvents } from "./alert-shape.js";
 import type { Monitor } from "./monitor-shape.js";
 
 const t = messages({
@@ -15,6 +15,10 @@ const t = messages({
     reminder: "reminder",
     escalation: "escalation",
     test: "test",
+    monitor_stale: "no data",
+    evidence: "Evidence",
+    hops: "hops",
+    notReached: "not reached",
     ack: "Acknowledge",
     acked: "acknowledged",
     time: "Time",
@@ -33,6 +37,10 @@ const t = messages({
     reminder: "提醒",
     escalation: "升级",
     test: "测试",
+    monitor_stale: "无数据",
+    evidence: "诊断证据",
+    hops: "跳",
+    notReached: "未到达",
     ack: "确认",
     acked: "已确认",
     time: "时间",
@@ -51,6 +59,10 @@ const t = messages({
     reminder: "提醒",
     escalation: "升級",
     test: "測試",
+    monitor_stale: "無資料",
+    evidence: "診斷證據",
+    hops: "跳",
+    notReached: "未到達",
     ack: "確認",
     acked: "已確認",
     time: "時間",
@@ -61,7 +73,35 @@ const t = messages({
   },
 });
 
-const types = ["down", "up", "reminder", "escalation", "test"] as const;
+const types = ["down", "up", "reminder", "escalation", "test", "monitor_stale"] as const;
+
+/** A down event's evidence: per failing node, its path to the target and what its resolver answered. */
+function Evidence({ evidence }: { evidence: EventEvidence[] }) {
+  return (
+    <details>
+      <summary>{t("evidence")}</summary>
+      <ul>
+        {evidence.map((e) => {
+          const hops = e.traceroute.detail?.hops ?? [];
+          const answers = e.dns?.detail?.answers ?? [];
+          return (
+            <li key={e.node_id}>
+              <strong>{e.node_id}</strong> → {e.host}:{" "}
+              {e.traceroute.error
+                ? e.traceroute.error.code
+                : `${hops.length} ${t("hops")} (${hops.map((h) => h.ip ?? "*").join(" › ")})${
+                    e.traceroute.detail?.reached === false ? ` ${t("notReached")}` : ""
+                  }`}
+              {e.dns
+                ? ` · DNS ${e.dns.error ? e.dns.error.code : answers.map((a) => a.value).join(" ") || (e.dns.detail?.rcode ?? "")}`
+                : ""}
+            </li>
+          );
+        })}
+      </ul>
+    </details>
+  );
+}
 
 export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
   const [type, setType] = useState("");
@@ -129,6 +169,8 @@ export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
                     {e.detail?.nodes?.length
                       ? ` (${e.detail.nodes.map((n) => `${n.node_id}: ${n.error_code ?? "?"}`).join(", ")})`
                       : ""}
+                    {e.detail?.reason ? ` (${e.detail.reason})` : ""}
+                    {e.detail?.evidence?.length ? <Evidence evidence={e.detail.evidence} /> : null}
                     {e.type !== "down" ? null : e.acknowledged_at ? (
                       <span class="muted"> · {t("acked")}</span>
                     ) : (
