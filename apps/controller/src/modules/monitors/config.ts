@@ -83,6 +83,15 @@ const commonShape = {
         .max(50),
       regions: z.array(z.string().min(1).max(64)).min(1).max(50),
       providers: z.array(z.string().min(1).max(64)).min(1).max(50),
+      selectors: z
+        .array(z.string().min(1).max(200))
+        .min(1)
+        .max(10)
+        .openapi({
+          description:
+            "Location selectors as probes take them (`europe`, `DE`, `hetzner+ipv6`, `AS13335`): a node must " +
+            "match one of them; one naming nothing known matches no node",
+        }),
     })
     .partial()
     .openapi({

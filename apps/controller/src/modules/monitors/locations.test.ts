@@ -41,6 +41,17 @@ describe("locations and quorum", () => {
       pickLocations(online, { count: 2, type: "http", filter: { countries: ["US"] }, exclude: ["us-2"] }),
     ).toEqual(["us-1"]);
     expect(pickLocations(online, { count: 1, type: "http", filter: { countries: ["FR"] } })).toEqual([]);
+    // Location selectors as probes take them: any of them; one naming nothing known matches no node.
+    expect(pickLocations(online, { count: 3, type: "http", filter: { selectors: ["europe"] } })).toEqual([
+      "de-1",
+      "de-2",
+    ]);
+    expect(
+      pickLocations(online, { count: 3, type: "http", filter: { selectors: ["united states+aws", "jp"] } }),
+    ).toEqual(["jp-1", "us-1"]);
+    expect(pickLocations(online, { count: 1, type: "http", filter: { selectors: ["atlantis"] } })).toEqual(
+      [],
+    );
   });
 
   it("k of n: fails when k or more fail; by default unless more than half pass", () => {

@@ -1,11 +1,24 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
+import {
+  hasTags,
+  type LocationMatch,
+  matchesPlace,
+  type NodeState,
+  parseSelector,
+  vocabularyOf,
+} from "../nodes/index.js";
 
 /** A monitor's location filter (config `locations`): each list any of, the lists combined with and. */
 export interface LocationFilter {
   countries?: string[];
   regions?: string[];
   providers?: string[];
+  /**
+   * Location selectors as probes take them (`europe`, `DE`, `hetzner+ipv6`, `AS13335`; docs/node-selection.md):
+   * a node must match one of them. A selector naming nothing known matches no node.
+   */
+  selectors?: string[];
 }
 
 /** What picking needs of an online node (the nodes module's `NodeState`). */
@@ -18,13 +31,35 @@ export interface LocatedNode {
   runningJobs: number;
 }
 
-export function matches(node: LocatedNode, f: LocationFilter | undefined): boolean {
+export function matches(
+  node: LocatedNode,
+  f: LocationFilter | undefined,
+  selectors?: LocationMatch[],
+): boolean {
   if (!f) return true;
   return (
     (!f.countries || f.countries.includes(node.country)) &&
     (!f.regions || f.regions.includes(node.region)) &&
-    (!f.providers || f.providers.includes(node.provider))
+    (!f.providers || f.providers.includes(node.provider)) &&
+    (!selectors ||
+      selectors.some(
+        (m) =>
+          matchesPlace(m, node.country, node.region, node.provider) &&
+          hasTags(m, node as unknown as NodeState),
+      ))
   );
+}
+
+/** The filter's selectors resolved against the nodes known now; undefined without selectors. */
+function resolveSelectors(
+  online: readonly LocatedNode[],
+  f: LocationFilter | undefined,
+): LocationMatch[] | undefined {
+  if (!f?.selectors) return undefined;
+  const vocabulary = vocabularyOf(online as unknown as NodeState[]);
+  return f.selectors
+    .map((s) => parseSelector(s, vocabulary))
+    .filter((m): m is LocationMatch => !("unknown" in m));
 }
 
 /**
@@ -36,10 +71,11 @@ export function pickLocations(
   online: readonly LocatedNode[],
   opts: { count: number; type: string; filter?: LocationFilter | undefined; exclude?: readonly string[] },
 ): string[] {
+  const selectors = resolveSelectors(online, opts.filter);
   const pool = online
     .filter(
       (n) =>
-        matches(n, opts.filter) &&
+        matches(n, opts.filter, selectors) &&
         !opts.exclude?.includes(n.id) &&
         (n.capabilities.length === 0 || n.capabilities.includes(opts.type)),
     )
