@@ -26,6 +26,8 @@ const authorities = [
     zone: "test.",
     delegations: [
       { zone: "vantage.test.", ns: [{ name: "ns1.vantage.test", address: AUTH }] },
+      // Served by vantage.test's server, named without glue: its address is looked up from the roots.
+      { zone: "other.test.", ns: [{ name: "ns1.vantage.test", address: AUTH }], glue: false },
       // A zone whose server sits on a private address: the guard must refuse to follow it.
       { zone: "inside.test.", ns: [{ name: "ns.inside.test", address: "10.0.0.53" }] },
     ],
@@ -36,6 +38,8 @@ const authorities = [
     records: [
       { type: "A", name: "www.vantage.test", ttl: 300, data: "203.0.113.10" },
       { type: "AAAA", name: "www.vantage.test", ttl: 300, data: "2001:db8::10" },
+      { type: "A", name: "ns1.vantage.test", ttl: 300, data: AUTH },
+      { type: "A", name: "www.other.test", ttl: 300, data: "203.0.113.20" },
     ],
   },
 ];
@@ -45,6 +49,7 @@ const cases: Case[] = [
   { name: "a", params: { domain: "www.vantage.test", trace: true } },
   { name: "aaaa", params: { domain: "www.vantage.test", record_type: "AAAA", trace: true } },
   { name: "nx", params: { domain: "nope.vantage.test", trace: true } },
+  { name: "glueless", params: { domain: "www.other.test", trace: true } },
   { name: "private", params: { domain: "www.inside.test", trace: true } },
   { name: "guarded", params: { domain: "www.vantage.test", trace: true }, allowPrivate: false },
 ];
@@ -113,6 +118,20 @@ describe("dns trace from lab roots (namespace, root)", () => {
       { name: "www.vantage.test.", type: "A", ttl: 300, value: "203.0.113.10" },
     ]);
     expect(outcome("aaaa").detail?.answers[0]?.value).toBe("2001:db8::10");
+  });
+
+  it("follows a delegation without glue: the NS name's address is looked up from the roots", () => {
+    const o = outcome("glueless");
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail?.answers).toEqual([
+      { name: "www.other.test.", type: "A", ttl: 300, value: "203.0.113.20" },
+    ]);
+    // The trace shows the question's own path; the lookup of ns1.vantage.test is not part of it.
+    expect(o.detail?.trace?.map((s) => [s.zone, s.server, s.server_name])).toEqual([
+      [".", ROOT, null],
+      ["test.", TLD, "ns.nic.test."],
+      ["other.test.", AUTH, "ns1.vantage.test."],
+    ]);
   });
 
   it("an NXDOMAIN from the authority ends the trace as an answer", () => {

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type * as dnsPacket from "dns-packet";
+import type { RecordType } from "dns-packet";
 import { elapsedMs, now } from "./clock.js";
 import { fqdn } from "./dns-format.js";
 import { type DnsQueryResult, queryDns } from "./dns-query.js";
@@ -65,16 +66,46 @@ const inZone = (name: string, zone: string) => zone === "." || name === zone || 
 /** IPv4 servers first: a node without IPv6 still gets through, one with it loses nothing. */
 const byFamily = (servers: Server[]) => [...servers].sort((a, b) => isIP(a.address) - isIP(b.address));
 
+/** How deep lookups of glueless NS names may nest (each is a walk from the roots of its own). */
+const MAX_NESTING = 2;
+
 export async function traceDns(params: DnsParams, ctx: ProbeContext): Promise<DnsResult> {
   const started = now();
   const deadline = Date.now() + TRACE_BUDGET_FACTOR * params.timeout_ms;
   const steps: Step[] = [];
-  const qname = lower(params.domain);
+  try {
+    const last = await walk(lower(params.domain), params.record_type, params, ctx, deadline, steps, 0);
+    return {
+      ...summary(steps, last, started),
+      ...(params.nsid ? { nsid: last.result.nsid ?? null } : {}),
+    };
+  } catch (error) {
+    const failure = toProbeFailure(error);
+    throw new ProbeFailure(failure.code, failure.message, summary(steps, null, started));
+  }
+}
+
+type Answered = { server: Server; result: DnsQueryResult };
+
+/**
+ * From the roots down to the server that answers `qname`, each server asked recorded in `steps`. A
+ * delegation without glue has its NS names looked up the same way (from the roots, `nest` deeper), as a
+ * resolver does; their steps are not part of the trace.
+ */
+async function walk(
+  qname: string,
+  type: RecordType,
+  params: DnsParams,
+  ctx: ProbeContext,
+  deadline: number,
+  steps: Step[],
+  nest: number,
+): Promise<Answered> {
   let zone = ".";
   let servers: Server[] = traceRoots(ctx).map((address) => ({ address, name: null }));
   let trustedServers = true;
   for (let depth = 0; depth < TRACE_MAX_DEPTH; depth++) {
-    let answered: { server: Server; result: DnsQueryResult } | null = null;
+    let answered: Answered | null = null;
     let lastError: ProbeFailure | null = null;
     for (const server of byFamily(servers).slice(0, SERVERS_PER_ZONE)) {
       const remaining = deadline - Date.now();
@@ -84,7 +115,7 @@ export async function traceDns(params: DnsParams, ctx: ProbeContext): Promise<Dn
         if (!trustedServers) assertAllowed(server.address, ctx.allowPrivate, server.name ?? undefined);
         const result = await queryDns({
           name: qname,
-          type: params.record_type,
+          type,
           address: server.address,
           family: isIP(server.address) === 6 ? 6 : 4,
           port: 53,
@@ -93,13 +124,15 @@ export async function traceDns(params: DnsParams, ctx: ProbeContext): Promise<Dn
           recursionDesired: false,
           dnssecOk: params.dnssec,
           checkingDisabled: params.checking_disabled,
-          nsid: params.nsid,
+          nsid: params.nsid && nest === 0,
           transport: params.protocol === "tcp" ? "tcp" : "udp",
         });
         answered = { server, result };
         break;
       } catch (error) {
         lastError = toProbeFailure(error);
+        // A server refused by the guard ends the trace: asking its siblings would refuse them too.
+        if (lastError.code === "target_not_allowed") throw lastError;
         steps.push({
           zone,
           server: server.address,
@@ -114,9 +147,7 @@ export async function traceDns(params: DnsParams, ctx: ProbeContext): Promise<Dn
     }
     if (!answered) {
       const why = lastError ? lastError.message : "the trace ran out of time";
-      throw new ProbeFailure(lastError?.code ?? "timeout", `no server of zone ${zone} answered: ${why}`, {
-        ...summary(steps, null, started),
-      } as DnsResult);
+      throw new ProbeFailure(lastError?.code ?? "timeout", `no server of zone ${zone} answered: ${why}`);
     }
     const { server, result } = answered;
     const ns = referral(result.response, zone, qname);
@@ -129,28 +160,40 @@ export async function traceDns(params: DnsParams, ctx: ProbeContext): Promise<Dn
       referral: ns?.names ?? [],
       answers: result.answers,
     });
-    if (!ns || result.answers.length > 0 || result.rcode !== "NOERROR") {
-      return {
-        ...summary(steps, { server, result }, started),
-        ...(params.nsid ? { nsid: result.nsid ?? null } : {}),
-      };
-    }
-    const next = ns.glue.filter((g) => ns.names.includes(g.name ?? ""));
+    if (!ns || result.answers.length > 0 || result.rcode !== "NOERROR") return answered;
+    let next = ns.glue.filter((g) => ns.names.includes(g.name ?? ""));
+    if (next.length === 0 && nest < MAX_NESTING) next = await glueless(ns.names, params, ctx, deadline, nest);
     if (next.length === 0)
       throw new ProbeFailure(
         "probe_error",
-        `${server.address} delegated ${ns.zone} to ${ns.names.join(", ")} without addresses (glueless delegations are not followed)`,
-        summary(steps, null, started) as DnsResult,
+        `${server.address} delegated ${ns.zone} to ${ns.names.join(", ")}, and no address of theirs was found`,
       );
     zone = ns.zone;
     servers = next;
     trustedServers = false;
   }
-  throw new ProbeFailure(
-    "probe_error",
-    `more than ${TRACE_MAX_DEPTH} delegations`,
-    summary(steps, null, started) as DnsResult,
-  );
+  throw new ProbeFailure("probe_error", `more than ${TRACE_MAX_DEPTH} delegations`);
+}
+
+/** The IPv4 addresses of the first of `names` (at most two tried) that resolves from the roots. */
+async function glueless(
+  names: string[],
+  params: DnsParams,
+  ctx: ProbeContext,
+  deadline: number,
+  nest: number,
+): Promise<Server[]> {
+  for (const name of names.slice(0, 2)) {
+    try {
+      const found = await walk(name, "A", params, ctx, deadline, [], nest + 1);
+      const addresses = found.result.answers.filter((a) => a.type === "A").map((a) => a.value);
+      if (addresses.length > 0) return addresses.map((address) => ({ address, name }));
+    } catch (error) {
+      // The guard's refusal is the answer; anything else: the next name.
+      if (error instanceof ProbeFailure && error.code === "target_not_allowed") throw error;
+    }
+  }
+  return [];
 }
 
 /**

@@ -11,7 +11,8 @@ export interface AuthorityConfig {
   address: string;
   zone: string;
   /** Child zones and their servers (name and glue address). */
-  delegations?: { zone: string; ns: { name: string; address: string }[] }[];
+  /** `glue: false`: the referral names the servers only (their names are in another zone). */
+  delegations?: { zone: string; ns: { name: string; address: string }[]; glue?: boolean }[];
   records?: dnsPacket.Answer[];
 }
 
@@ -33,7 +34,7 @@ export function authorityAnswer(config: AuthorityConfig, query: dnsPacket.Decode
         ttl: 172800,
         data: ns.name,
       })),
-      additionals: delegation.ns.map((ns) => ({
+      additionals: (delegation.glue === false ? [] : delegation.ns).map((ns) => ({
         type: (ns.address.includes(":") ? "AAAA" : "A") as "A",
         name: ns.name,
         ttl: 172800,

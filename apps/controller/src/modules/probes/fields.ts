@@ -229,7 +229,7 @@ export const dnsOptionFields = {
     description:
       "Resolve iteratively from the root servers as `dig +trace`: the result's `trace` lists each server " +
       `asked. Not with \`server\`, nor protocol tls/https. Every server a referral names passes the target ` +
-      `guard; delegations without glue are not followed; at most ${TRACE_MAX_DEPTH} delegations, the whole ` +
+      `guard; NS names without glue are looked up from the roots too; at most ${TRACE_MAX_DEPTH} delegations, the whole ` +
       `trace within ${TRACE_BUDGET_FACTOR} × the timeout. The roots are the IANA ones unless the node's ` +
       "operator sets VANTAGE_DNS_ROOTS.",
   }),
