@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   authorizationProbeSubject,
   type ControllerTransport,
@@ -335,6 +335,9 @@ async function startLocalAgent(
     registry: ctx.metrics.registry,
     stopGraceMs: ctx.config.VANTAGE_SHUTDOWN_GRACE_MS,
     probeModule: ctx.probeModule,
-    signingKeyFile: join(ctx.config.VANTAGE_DATA_DIR, "agent-signing-key.pem"),
+    // A memory:// data dir keeps nothing: the child then signs with a key that lives as long as it does.
+    signingKeyFile: ctx.config.VANTAGE_DATA_DIR.startsWith("memory://")
+      ? undefined
+      : join(resolve(ctx.config.VANTAGE_DATA_DIR), "agent-signing-key.pem"),
   });
 }

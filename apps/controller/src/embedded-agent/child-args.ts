@@ -4,7 +4,10 @@ import type { AgentSettings } from "@vantage/agent";
 export interface ChildArgs {
   settings: AgentSettings;
   logLevel: string;
-  /** Where the agent's own signing key is kept (made on first start, mode 0600; docs/verify.md). */
+  /**
+   * Where the agent's own signing key is kept (made on first start, mode 0600; docs/verify.md); without it
+   * (a memory:// data dir) the child signs with a key of its own lifetime.
+   */
   signingKeyFile?: string | undefined;
   /**
    * Tests only: a module whose `probe` export replaces `runProbe` (e.g. one that throws from a callback

@@ -1,6 +1,8 @@
 // The embedded mode's local agent, as a child process of the controller (supervisor.ts forks it): the
 // agent's code runs here, so no probe, however it fails, can end the controller's process. Started as
 // `node [--import tsx] child.ts|embedded-agent.mjs '<ChildArgs as JSON>'` with an IPC channel.
+import { generateKeyPairSync } from "node:crypto";
+import { resultSigner } from "@vantage/protocol";
 import { ipcAgentLink, type ToAgentChild } from "@vantage/transport";
 import { pino } from "pino";
 import type { ChildArgs } from "./child-args.js";
@@ -38,7 +40,9 @@ async function main(): Promise<void> {
   const link = ipcAgentLink(process);
   let signer: import("@vantage/protocol").ResultSigner | undefined;
   try {
-    signer = args.signingKeyFile ? loadOrCreateSigningKey(args.signingKeyFile) : undefined;
+    signer = args.signingKeyFile
+      ? loadOrCreateSigningKey(args.signingKeyFile)
+      : resultSigner(generateKeyPairSync("ed25519").privateKey);
   } catch (err) {
     // Probes still run; their results are unsigned (and say so by carrying no signature).
     log.error({ err, file: args.signingKeyFile }, "signing key unusable: results go unsigned");

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
+import { verifyResultSignature } from "@vantage/protocol";
 import { createTestDatabase, type TestDatabase } from "@vantage/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +93,24 @@ describe.each(dbKinds)("embedded local agent on %s", (kind: DbKind) => {
         resolved_ip: "127.0.0.1",
       });
       expect(r.timings.total).toBeGreaterThan(0);
+    });
+
+    it("the local node signs its results with a key of its own, shown in the node list", async () => {
+      const nodes = await call("GET", "/v1/nodes");
+      const key = nodes.body.data.items[0].public_key as string;
+      expect(key).toMatch(/^U[A-Z2-7]{55}$/);
+      const body = form === "a" ? { target: `127.0.0.1:${tcpPort}` } : { host: "127.0.0.1", port: tcpPort };
+      const created = await call("POST", "/v1/probe/tcp", body);
+      const id = created.body.data.task_id as string;
+      for (let i = 0; i < 500; i++) {
+        const task = await call("GET", `/v1/probe/tasks/${id}`);
+        if (task.body.data.status === "done") break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const exported = await call("GET", `/v1/probe/tasks/${id}/export`);
+      const [sig] = exported.body.data.signatures;
+      expect(sig).toMatchObject({ node_id: "local", public_key: key });
+      expect(verifyResultSignature(key, sig.statement, sig.signature)).toBe(true);
     });
 
     it("a refused connection is a probe failure, not a node failure", async () => {
