@@ -84,3 +84,32 @@ describe("ping size, DF and pmtu across a 1280-byte link (lab namespaces, root)"
     expect(child.status, child.stderr.slice(-2000)).toBe(0);
   });
 });
+
+describe("pmtu behind a router that sends no ICMP errors (lab namespaces, root)", () => {
+  let lab: MtuLab;
+  let child: ChildRun;
+  beforeAll(() => {
+    lab = mtuLab("mtus", { silentRouter: true });
+    const source = [
+      `import { pingProbe } from ${JSON.stringify(probesEntry)};`,
+      "const base = { count: 1, interval_ms: 100, timeout_ms: 300, pmtu: true };",
+      `for (const host of [${JSON.stringify(lab.target4)}, ${JSON.stringify(lab.target6)}]) {`,
+      "  const started = Date.now();",
+      "  const o = await pingProbe.run({ ...base, host }, { allowPrivate: true });",
+      "  console.log(JSON.stringify({ host, o, ms: Date.now() - started }));",
+      "}",
+    ].join("\n");
+    child = runChildNode(source, { netns: lab.client });
+  });
+  afterAll(() => lab?.remove());
+
+  it("the binary search still finds 1280, each silent size costing one timeout, within its bound", () => {
+    const lines = child.lines as { host: string; o: ProbeOutcome<"ping">; ms: number }[];
+    expect(lines, child.stderr.slice(-2000)).toHaveLength(2);
+    for (const { host, o, ms } of lines) {
+      expect(o.detail?.pmtu, host).toBe(lab.mtu);
+      // At most 12 echoes of 300 ms each, plus the plain echo: the search stays within its budget.
+      expect(ms, host).toBeLessThan(13 * 300 + 5000);
+    }
+  });
+});

@@ -15,11 +15,21 @@ export interface MtuLab {
   remove(): void;
 }
 
+export interface MtuLabOptions {
+  mtu?: number;
+  /**
+   * The router sends no "fragmentation needed" / "packet too big" (dropped by nftables in its namespace),
+   * as a filtering firewall on a real path does: too-big packets vanish.
+   */
+  silentRouter?: boolean;
+}
+
 const run = (args: string[]): void => {
   execFileSync("ip", args, { stdio: "pipe" });
 };
 
-export function mtuLab(tag: string, mtu = 1280): MtuLab {
+export function mtuLab(tag: string, options: MtuLabOptions = {}): MtuLab {
+  const mtu = options.mtu ?? 1280;
   const ns = (role: string) => `vp-${tag}-${role}-${process.pid}`;
   const [c, r, t] = [ns("c"), ns("r"), ns("t")];
   const remove = (): void => {
@@ -72,6 +82,18 @@ export function mtuLab(tag: string, mtu = 1280): MtuLab {
       "net.ipv4.icmp_ratelimit=0",
       "net.ipv6.icmp.ratelimit=0",
     ]);
+    if (options.silentRouter) {
+      const rules = [
+        "add table inet silent",
+        "add chain inet silent out { type filter hook output priority 0; policy accept; }",
+        "add rule inet silent out icmp type destination-unreachable drop",
+        "add rule inet silent out icmpv6 type packet-too-big drop",
+      ].join("\n");
+      execFileSync("ip", ["netns", "exec", r, "nft", "-f", "-"], {
+        input: rules,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    }
   } catch (error) {
     remove();
     throw new Error(`this test needs root and iproute2 (ip netns, veth): ${(error as Error).message}`);
