@@ -122,7 +122,9 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     const tcp = tools.find((t) => t.name === "probe_tcp");
     expect(Object.keys(tcp?.inputSchema.properties ?? {})).toEqual(
-      form === "a" ? ["target", "node_ids", "params"] : ["target", "host", "port", "timeout", "nodes"],
+      form === "a"
+        ? ["target", "node_ids", "locations", "reuse", "callback_url", "params"]
+        : ["target", "host", "port", "timeout", "nodes", "locations", "reuse"],
     );
     // One name per concept in every tool: `target`, `port`, `record_type`; the HTTP names as aliases.
     const props = (name: string) =>
