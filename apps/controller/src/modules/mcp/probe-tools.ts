@@ -25,11 +25,15 @@ const descriptions: Record<ProbeType, string> = {
     "over N rounds, every address seen, and each hop's ASN, network and country; the AS path.",
 };
 
+const choiceNote =
+  '(or `locations`, e.g. ["germany+hetzner", {"selector": "asia", "count": 2}], or `reuse` of an earlier ' +
+  "task id; docs/node-selection.md)";
+
 const formNote = {
-  a: "Arguments as the HTTP API's Form A body: `target`, optional `node_ids`, optional `params`.",
+  a: `Arguments as the HTTP API's Form A body: \`target\`, optional \`node_ids\` ${choiceNote}, optional \`params\`.`,
   b:
-    "Arguments as the HTTP API's Form B body (flat fields), optional `nodes`, except that what to probe is " +
-    "`target` as in every tool (the body's `url`, `host` or `domain` are still accepted, deprecated).",
+    `Arguments as the HTTP API's Form B body (flat fields), optional \`nodes\` ${choiceNote}, except that what ` +
+    "to probe is `target` as in every tool (the body's `url`, `host` or `domain` are still accepted, deprecated).",
 };
 
 const probeTypes = [
