@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { answerIp, type IpDataSource } from "@vantage/lookups";
-import type { NodeResult } from "./dispatch.js";
 
 /**
  * Networks per hop: the controller annotates each traceroute and mtr hop with the shipped IP data (agents
@@ -45,8 +44,13 @@ export const asPathField = z
 
 type Hop = Record<string, unknown> & { ip?: unknown };
 
+/** A node's result as far as hops go (dispatch.ts's NodeResult: no import, which would be a cycle). */
+interface WithDetail {
+  detail: Record<string, unknown> | null;
+}
+
 /** The result with every hop annotated and `as_path` set; other probe types come back as they were. */
-export function annotateHops(result: NodeResult, data: IpDataSource): NodeResult {
+export function annotateHops<R extends WithDetail>(result: R, data: IpDataSource): R {
   const hops = result.detail?.hops;
   if (!Array.isArray(hops)) return result;
   const path: number[] = [];
@@ -74,10 +78,10 @@ export function annotateHops(result: NodeResult, data: IpDataSource): NodeResult
 }
 
 /** `annotateHops` with the data loaded on first use; without data (it failed to load) the result as is. */
-export async function withHopNetworks(
-  result: NodeResult,
+export async function withHopNetworks<R extends WithDetail>(
+  result: R,
   source: HopNetworks | undefined,
-): Promise<NodeResult> {
+): Promise<R> {
   if (!source || !Array.isArray(result.detail?.hops)) return result;
   const data = await source().catch(() => undefined);
   return data ? annotateHops(result, data) : result;
