@@ -4,7 +4,7 @@ type Json<T> = ColumnType<T, string, string>;
 type Time = ColumnType<Date, Date | string, Date | string>;
 type NullableTime = ColumnType<Date | null, Date | string | null, Date | string | null>;
 
-export type MonitorType = "http" | "ping" | "tcp" | "dns" | "traceroute";
+export type MonitorType = "http" | "ping" | "tcp" | "dns" | "traceroute" | "mtr";
 export type MonitorStatus = "active" | "paused";
 export type MonitorPausedReason = "agent_crash";
 /** `unknown` until the first run decides; then `up` or `down` by the thresholds. */

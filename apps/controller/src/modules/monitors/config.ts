@@ -7,6 +7,8 @@ import {
   httpParamsConflicts,
   httpRequestBodySchema,
   httpRequestHeadersSchema,
+  MTR_MAX_ROUNDS,
+  mtrModes,
 } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
 import type { MonitorType } from "../../db/tables/monitors.js";
@@ -24,6 +26,7 @@ export const monitorTypes = [
   "tcp",
   "dns",
   "traceroute",
+  "mtr",
 ] as const satisfies readonly MonitorType[];
 
 /** Most nodes a monitor runs on (named or counted). */
@@ -53,6 +56,9 @@ export const configDefaults = {
   tcp: { timeout_ms: 5000 },
   dns: { record_type: "A", timeout_ms: 5000 },
   traceroute: { max_hops: 30 },
+  // mtr: 5 rounds a run (5 s at the probe's 1 s interval); a run fails when the target is not reached or
+  // the loss at its hop is above max_loss_percent.
+  mtr: { mode: "icmp", rounds: 5, max_hops: 30, max_loss_percent: 0 },
 } as const satisfies Record<MonitorType, Record<string, unknown>>;
 
 const int = (min: number, max: number, description: string) =>
@@ -172,6 +178,17 @@ const shapes = {
   traceroute: {
     max_hops: int(1, 64, "1–64, default 30"),
   },
+  mtr: {
+    mode: z.enum(mtrModes).openapi({ description: "icmp (default), udp or tcp" }),
+    port: int(1, 65_535, "udp/tcp only: the destination port (tcp default 80, udp 33434)"),
+    rounds: int(1, MTR_MAX_ROUNDS, `Rounds a run, 1–${MTR_MAX_ROUNDS}, default 5`),
+    max_hops: int(1, 64, "1–64, default 30"),
+    max_loss_percent: int(
+      0,
+      100,
+      "The run fails when the target's loss is above this (default 0) or it is not reached",
+    ),
+  },
 } satisfies Record<MonitorType, z.ZodRawShape>;
 
 function crossChecks(config: Record<string, unknown>, ctx: z.RefinementCtx): void {
@@ -226,6 +243,7 @@ const schemas = {
   tcp: configSchema("tcp"),
   dns: configSchema("dns"),
   traceroute: configSchema("traceroute"),
+  mtr: configSchema("mtr"),
 };
 
 export type MonitorConfigs = { [K in MonitorType]: z.infer<(typeof schemas)[K]> };
@@ -256,6 +274,10 @@ const viewSchemas = {
     .strictObject({ ...commonShape, ...shapes.traceroute })
     .partial()
     .openapi("MonitorConfigTraceroute"),
+  mtr: z
+    .strictObject({ ...commonShape, ...shapes.mtr })
+    .partial()
+    .openapi("MonitorConfigMtr"),
 };
 
 /** The schema of a monitor type's effective config in answers. */
@@ -311,6 +333,7 @@ export function probeBodyOf(monitor: {
     tcp: () => pick("port", "timeout_ms"),
     dns: () => pick("record_type", "server"),
     traceroute: () => pick("max_hops"),
+    mtr: () => pick("mode", "port", "rounds", "max_hops"),
   }[monitor.type]();
   const nodes = c.nodes as string[] | undefined;
   return { target: monitor.target, ...(nodes ? { node_ids: nodes } : {}), params };

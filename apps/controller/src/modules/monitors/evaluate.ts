@@ -7,7 +7,8 @@ export type CheckFailure =
   | "keyword_missing"
   | "keyword_present"
   | "packet_loss"
-  | "unexpected_answer";
+  | "unexpected_answer"
+  | "not_reached";
 
 /** `2xx`-style classes or exact codes; default 200–399. */
 function statusExpected(code: unknown, expected: unknown): boolean {
@@ -29,7 +30,7 @@ export function httpStatus(r: NodeResult): number | null {
 /**
  * A node's outcome for a monitor: the probe must succeed, then the type's checks from the monitor's config
  * must hold (http: expected status and keyword; ping: packet loss at most `max_loss_percent`; dns: an
- * answer equal to `expected_value`). Returns null when it passes, else the error code to store.
+ * answer equal to `expected_value`; mtr: the target reached, its hop's loss at most `max_loss_percent`). Returns null when it passes, else the error code to store.
  */
 export function nodeFailure(
   type: MonitorType,
@@ -63,6 +64,13 @@ export function nodeFailure(
         ),
       );
       return seen ? null : "unexpected_answer";
+    }
+    case "mtr": {
+      if (d.reached !== true) return "not_reached";
+      const hops = Array.isArray(d.hops) ? (d.hops as { loss_pct?: unknown }[]) : [];
+      const loss = Number(hops.at(-1)?.loss_pct ?? 100);
+      const max = typeof config.max_loss_percent === "number" ? config.max_loss_percent : 0;
+      return loss > max ? "packet_loss" : null;
     }
     default:
       return null;

@@ -15,7 +15,7 @@ const nameField = z
   .refine((s) => charCount(s) <= 100, "must be at most 100 characters")
   .openapi({ maxLength: 100, example: "Homepage" });
 
-const typeField = z.enum(monitorTypes).openapi({ description: "http, ping, tcp, dns or traceroute" });
+const typeField = z.enum(monitorTypes).openapi({ description: "http, ping, tcp, dns, traceroute or mtr" });
 
 const intervalField = (name: string) =>
   z
@@ -37,8 +37,10 @@ const CONFIG_KEYS =
   "the list of it: `200` is `[200]`, answered as the list), `keyword` with `keyword_absent`, " +
   "`follow_redirects`, `timeout_ms` (1000–30000, default 10000). ping: `count` (1–10, default 3), " +
   "`max_loss_percent` (0–100, default 0), `timeout_ms`. tcp: `port`, `timeout_ms`. dns: `record_type`, " +
-  "`server`, `expected_value`, `timeout_ms`. traceroute: `max_hops` (1–64, default 30). Any other key → 400 " +
-  "`unknown_field`. The schemas MonitorConfigHttp, …Ping, …Tcp, …Dns, …Traceroute list them.";
+  "`server`, `expected_value`, `timeout_ms`. traceroute: `max_hops` (1–64, default 30). mtr: `mode` " +
+  "(icmp, udp, tcp), `port` (udp/tcp), `rounds` (1–100, default 5), `max_hops`, `max_loss_percent` (0–100, " +
+  "default 0: the run fails when the target is not reached or its loss is above it). Any other key → 400 " +
+  "`unknown_field`. The schemas MonitorConfigHttp, …Ping, …Tcp, …Dns, …Traceroute, …Mtr list them.";
 
 const configField = z.record(z.string(), z.unknown()).openapi({
   description: `Type-specific settings, validated per type. ${CONFIG_KEYS}`,
@@ -148,6 +150,7 @@ const configView = z
     monitorConfigViewSchema("tcp"),
     monitorConfigViewSchema("dns"),
     monitorConfigViewSchema("traceroute"),
+    monitorConfigViewSchema("mtr"),
   ])
   .openapi({ description: "The effective settings: what was set, defaults for the rest" });
 

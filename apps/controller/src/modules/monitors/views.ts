@@ -47,7 +47,7 @@ export function splitTcpTarget(target: string): { host: string; port: number } {
 export function toMonitorB(m: Monitor) {
   let fields: TargetFieldsB = {};
   let config: Record<string, unknown> = withDefaults(m.type, m.config);
-  if (m.type === "ping" || m.type === "traceroute") fields = { host: m.target };
+  if (m.type === "ping" || m.type === "traceroute" || m.type === "mtr") fields = { host: m.target };
   else if (m.type === "tcp") fields = splitTcpTarget(m.target);
   else if (m.type === "dns") {
     const { record_type, server, ...rest } = withDefaults("dns", m.config);

@@ -11,6 +11,7 @@ const targetFieldsB: Record<MonitorType, readonly string[]> = {
   http: ["url"],
   ping: ["host"],
   traceroute: ["host"],
+  mtr: ["host"],
   tcp: ["host", "port"],
   dns: ["domain", "record_type", "server"],
 };

@@ -5,7 +5,7 @@ import type { TestDbFixture } from "../../../testing/use-test-db.js";
 
 /** What the monitors API's test files share: create bodies and field names in each form. */
 
-export type Type = "http" | "ping" | "tcp" | "dns" | "traceroute";
+export type Type = "http" | "ping" | "tcp" | "dns" | "traceroute" | "mtr";
 
 /** A create body in the form's names: `target` is Form A's text; Form B gets url/host/port/domain. */
 export function createBody(
@@ -30,6 +30,7 @@ export function createBody(
     http: () => ({ url: target }),
     ping: () => ({ host: target }),
     traceroute: () => ({ host: target }),
+    mtr: () => ({ host: target }),
     dns: () => ({ domain: target }),
     tcp: () => {
       const i = target.lastIndexOf(":");
@@ -50,6 +51,7 @@ export function formFields(form: Form) {
           http: "body.url",
           ping: "body.host",
           traceroute: "body.host",
+          mtr: "body.host",
           tcp: "body.host",
           dns: "body.domain",
         }[type];
