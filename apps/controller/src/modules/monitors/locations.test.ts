@@ -52,6 +52,12 @@ describe("locations and quorum", () => {
     expect(pickLocations(online, { count: 1, type: "http", filter: { selectors: ["atlantis"] } })).toEqual(
       [],
     );
+    // A node that lists probe types runs only those; one that lists none (only tags) runs all.
+    const typed = [
+      { ...node("a", "DE", "eu", "x"), capabilities: ["ipv4", "ping"] },
+      { ...node("b", "US", "us", "x"), capabilities: ["ipv4", "icmp"] },
+    ];
+    expect(pickLocations(typed, { count: 2, type: "http" })).toEqual(["b"]);
   });
 
   it("k of n: fails when k or more fail; by default unless more than half pass", () => {

@@ -74,10 +74,7 @@ export function pickLocations(
   const selectors = resolveSelectors(online, opts.filter);
   const pool = online
     .filter(
-      (n) =>
-        matches(n, opts.filter, selectors) &&
-        !opts.exclude?.includes(n.id) &&
-        (n.capabilities.length === 0 || n.capabilities.includes(opts.type)),
+      (n) => matches(n, opts.filter, selectors) && !opts.exclude?.includes(n.id) && runsType(n, opts.type),
     )
     .sort((a, b) => a.runningJobs - b.runningJobs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const taken: LocatedNode[] = [];
@@ -92,6 +89,13 @@ export function pickLocations(
     taken.push(fresh);
   }
   return taken.map((n) => n.id);
+}
+
+const probeTypes = new Set(["http", "ping", "dns", "tcp", "traceroute", "mtr"]);
+
+/** As probes choose nodes: a node that advertises probe types must list this one; one listing none runs all. */
+function runsType(n: LocatedNode, type: string): boolean {
+  return n.capabilities.includes(type) || !n.capabilities.some((c) => probeTypes.has(c));
 }
 
 /** The country, region and provider of these nodes, as last heard (per-location state in the API). */
