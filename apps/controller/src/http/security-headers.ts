@@ -66,7 +66,14 @@ export class PageHeaders {
       // Learnt from a success: an error is JSON on every route. Unmatched paths share one pattern.
       if (route !== "unmatched" && (html || res.status < 300)) this.servesHtml.set(route, html);
     }
-    return html ? this.secure(res, target) : undefined;
+    if (!html) return undefined;
+    // A page that sets its own policy (status pages: no inline script) is not read: its body may be large.
+    if (res.headers.has("content-security-policy")) {
+      target.setHeader("X-Frame-Options", "DENY");
+      target.setHeader("Referrer-Policy", "no-referrer");
+      return undefined;
+    }
+    return this.secure(res, target);
   }
 
   private async secure(res: Response, target: HeaderTarget): Promise<void> {

@@ -31,17 +31,21 @@ function barColour(d: DayBar): string {
 const fmtPct = (v: number | null) => (v === null ? "no data" : `${v.toFixed(2)}%`);
 const fmtTime = (v: Date | string) => iso(v).replace("T", " ").slice(0, 16) + " UTC";
 
-/** 90 bars as one inline SVG per component: no script, no external request. */
-function bars(days: DayBar[]): string {
-  const w = 4;
-  const gap = 1;
-  const rects = days
-    .map(
-      (d, i) =>
-        `<rect x="${i * (w + gap)}" width="${w}" height="28" rx="1" fill="${barColour(d)}"><title>${d.date}: ${fmtPct(d.uptime_percent)}</title></rect>`,
-    )
+/**
+ * 90 bars as one inline SVG per component: no script, no external request. All days of one colour are one
+ * stroked path (`M<x> 0v28` per day), so a page of 50 components stays small whatever the days look like;
+ * the day-by-day figures are in the JSON.
+ */
+function bars(days: DayBar[], uptime: number | null): string {
+  const byColour = new Map<string, string>();
+  days.forEach((d, i) => {
+    const colour = barColour(d);
+    byColour.set(colour, `${byColour.get(colour) ?? ""}M${i * 5 + 2} 0v28`);
+  });
+  const paths = [...byColour]
+    .map(([colour, d]) => `<path stroke="${colour}" stroke-width="4" d="${d}"/>`)
     .join("");
-  return `<svg class="bars" role="img" aria-label="90-day uptime" viewBox="0 0 ${days.length * (w + gap)} 28" preserveAspectRatio="none">${rects}</svg>`;
+  return `<svg class="bars" role="img" viewBox="0 0 ${days.length * 5} 28" preserveAspectRatio="none"><title>90-day uptime: ${fmtPct(uptime)}</title>${paths}</svg>`;
 }
 
 const style = `body{font:15px/1.5 system-ui,sans-serif;max-width:860px;margin:0 auto;padding:24px;color:#1d2126}
@@ -63,7 +67,7 @@ export function renderHtml(s: Snapshot, paths: { base: string }): string {
       (
         c,
       ) => `<section class="c"><h3><span>${e(c.name)}</span><span style="color:${colours[c.status]}">${labels[c.status]}</span></h3>
-${bars(c.days)}<div class="legend"><span>90 days ago</span><span>${fmtPct(c.uptime_90d_percent)} uptime</span><span>Today</span></div></section>`,
+${bars(c.days, c.uptime_90d_percent)}<div class="legend"><span>90 days ago</span><span>${fmtPct(c.uptime_90d_percent)} uptime</span><span>Today</span></div></section>`,
     )
     .join("\n");
   const incidents = s.incidents

@@ -154,16 +154,12 @@ export const publicView = z
         name: z.string(),
         status: z.enum(["operational", "degraded", "major_outage", "maintenance", "unknown"]),
         uptime_90d_percent: z.number().nullable(),
-        days: z.array(
-          z.object({
-            date: z.string(),
-            runs: z.number().int(),
-            failures: z.number().int(),
-            uptime_percent: z.number().nullable(),
-          }),
-        ),
+        daily_uptime_percent: z.array(z.number().nullable()).openapi({
+          description: "90 UTC days, oldest first (`days.from` to `days.to`): uptime %, null without runs",
+        }),
       }),
     ),
+    days: z.object({ from: z.string(), to: z.string() }),
     incidents: z.array(incidentView.omit({ page_id: true, monitor_id: true })),
     maintenance: z.array(maintenanceView.omit({ page_id: true, created_at: true })),
     generated_at: iso,

@@ -121,9 +121,8 @@ export async function buildSnapshot(
   windows?: WindowSource,
 ): Promise<Snapshot> {
   const ids = [...new Set(page.components.flatMap((c) => c.monitor_ids))];
-  const [summaries, totals, incidents, own, fromWindows] = await Promise.all([
-    monitors.summaries(page.owner_id, ids),
-    monitors.dailyTotals(page.owner_id, ids, BAR_DAYS, now),
+  const [{ summaries, totals }, incidents, own, fromWindows] = await Promise.all([
+    monitors.overview(page.owner_id, ids, BAR_DAYS, now),
     repo.listIncidents(db, page.id, { page: 1, limit: 50 }),
     repo.currentMaintenance(db, page.id, new Date(now)),
     windowEntries(windows, page, ids, now),

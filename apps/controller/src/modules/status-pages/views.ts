@@ -68,7 +68,13 @@ export function toPublic(s: Snapshot) {
   return {
     page: { slug: s.page.slug, title: s.page.title, logo_url: s.page.logo_url },
     status: s.status,
-    components: s.components,
+    components: s.components.map((c) => ({
+      name: c.name,
+      status: c.status,
+      uptime_90d_percent: c.uptime_90d_percent,
+      daily_uptime_percent: c.days.map((d) => d.uptime_percent),
+    })),
+    days: { from: s.components[0]?.days[0]?.date ?? "", to: s.components[0]?.days.at(-1)?.date ?? "" },
     incidents: s.incidents.map((i) => {
       const { page_id: _page, monitor_id: _monitor, ...view } = toIncident(i);
       return view;

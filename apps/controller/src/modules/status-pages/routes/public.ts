@@ -4,6 +4,7 @@ import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import { notFound } from "../../../http/errors.js";
 import type { Router } from "../../../http/router.js";
+import { htmlPolicy } from "../../../http/security-headers.js";
 import type { RenderCache, Rendered } from "../cache.js";
 import { messagePage, renderAtom, renderHtml, statusBadge, uptimeBadge } from "../render.js";
 import { emailSubscribeBody, publicView, slugParam } from "../schemas.js";
@@ -12,6 +13,13 @@ import type { Snapshot } from "../snapshot.js";
 import { toPublic } from "../views.js";
 
 const tags = ["status pages"];
+/**
+ * The HTML page's policy: no script at all, inline styles, images from this server, `data:` and https (the
+ * page's logo may be on the owner's site), nothing framed, no forms.
+ */
+const PAGE_POLICY = htmlPolicy([])
+  .replace("script-src 'self'", "script-src 'none'")
+  .replace("img-src 'self' data:", "img-src 'self' data: https:");
 /** Browsers and proxies may keep a rendering as long as this controller does. */
 const CACHE_CONTROL = "public, max-age=10";
 
@@ -51,6 +59,7 @@ export async function answerPublic(
   c.header("ETag", out.etag);
   if (c.req.header("if-none-match") === out.etag) return c.body(null, 304);
   c.header("Content-Type", kind.type);
+  if (suffix === "") c.header("Content-Security-Policy", PAGE_POLICY);
   if (suffix === "/status.json") {
     // The envelope around the cached data: only the request id differs between answers.
     return c.body(`{"data":${out.body},"request_id":${JSON.stringify(requestIdOf(c))}}`);
