@@ -80,6 +80,7 @@ export function createApp(deps: AppDeps): App {
     monitors: monitors.statusReader,
     delivery: delivery.service,
     box: alerts.box,
+    windows: monitors.maintenance,
   });
   const billing = createBilling(deps, { authenticator, accounts: accounts.service });
   const mcp = createMcp(deps, {

@@ -63,9 +63,10 @@ describe.each(dbKinds)("secrets:rotate re-sealing (%s)", (kind) => {
       }>`select id, secrets from rotate_test_channels order by id`.execute(t.db.kysely)
     ).rows;
 
-  it("the registry names the alert channels' secrets, sealed with the aad the alerts module uses", () => {
-    expect(sealedColumns.map((c) => [c.table, c.column, c.id, c.aad("chn_1")])).toEqual([
-      ["alert_channels", "secrets", "id", "alert_channels:chn_1"],
+  it("the registry names every sealed column, with the aad its module seals with", () => {
+    expect(sealedColumns.map((c) => [c.table, c.column, c.id, c.aad("x_1")])).toEqual([
+      ["alert_channels", "secrets", "id", "alert_channels:x_1"],
+      ["status_subscribers", "secret_sealed", "id", "status_subscribers:x_1"],
     ]);
   });
 

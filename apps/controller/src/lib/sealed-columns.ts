@@ -19,6 +19,8 @@ export interface SealedColumn {
 export const sealedColumns: readonly SealedColumn[] = [
   // modules/alerts/service.ts seals a channel's secret settings with this aad.
   { table: "alert_channels", column: "secrets", id: "id", aad: (id) => `alert_channels:${id}` },
+  // modules/status-pages/service.ts seals a webhook subscriber's signing secret with this aad.
+  { table: "status_subscribers", column: "secret_sealed", id: "id", aad: (id) => `status_subscribers:${id}` },
 ];
 
 export interface ResealCounts {
