@@ -160,6 +160,33 @@ describe.each(["a", "b"] as const)("probe page, form %s", (form) => {
     expect(page.errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
   });
 
+  it("nodes by place: the typed selectors go as `locations`; an unknown one is the API's 400 naming it", async () => {
+    const port = Number(new URL(d.url).port);
+    const page = await d.page();
+    await page.goto(`${d.url}/#/probe?type=tcp`);
+    await page.getByLabel("Host name or IP address").fill(`127.0.0.1:${port}`);
+    await page.getByRole("radio", { name: "By place" }).check();
+    // The local node's country is ZZ ("unknown"); `:1` asks for one node.
+    await page.getByPlaceholder("DE, europe:3, germany+hetzner").fill("ZZ:1");
+    const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/v1/probe/tcp"));
+    await page.getByRole("button", { name: "Run TCP" }).click();
+    const locations = [{ selector: "ZZ", count: 1 }];
+    expect((await sent).postDataJSON()).toEqual(
+      form === "a"
+        ? { target: "127.0.0.1", params: { port }, locations }
+        : { host: "127.0.0.1", port, locations },
+    );
+    await page.locator('li[data-node="local"][data-state="ok"]').waitFor({ timeout: 20_000 });
+
+    await page.getByPlaceholder("DE, europe:3, germany+hetzner").fill("atlantis");
+    await page.getByRole("button", { name: "Run TCP" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await page.getByTestId("error-details").textContent()).toContain("body.locations.0");
+    expect(page.outside).toEqual([]);
+    expect(page.errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+  });
+
   it("a task link that names no task says so", async () => {
     const page = await d.page();
     await page.goto(`${d.url}/#/tasks/task_0000000000000000000000000`);
