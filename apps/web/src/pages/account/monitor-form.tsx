@@ -23,6 +23,8 @@ const t = messages({
     recordType: "Record type",
     expectedValue: "Expected answer",
     maxHops: "Maximum hops",
+    rounds: "mtr rounds per run",
+    maxLoss: "Most loss at the target (%)",
     more: "More settings",
     nodeCount: "Nodes per run",
     failures: "Failing runs before down",
@@ -50,6 +52,8 @@ const t = messages({
     recordType: "记录类型",
     expectedValue: "期望的解析结果",
     maxHops: "最大跳数",
+    rounds: "每次运行的 mtr 轮数",
+    maxLoss: "目标最大丢包率（%）",
     more: "更多设置",
     nodeCount: "每次运行的节点数",
     failures: "判定故障前的连续失败次数",
@@ -77,6 +81,8 @@ const t = messages({
     recordType: "記錄類型",
     expectedValue: "預期的解析結果",
     maxHops: "最大躍點數",
+    rounds: "每次執行的 mtr 輪數",
+    maxLoss: "目標最大丟包率（%）",
     more: "更多設定",
     nodeCount: "每次執行的節點數",
     failures: "判定異常前的連續失敗次數",
@@ -93,7 +99,15 @@ const recordTypes = ["A", "AAAA", "MX", "TXT", "NS", "CNAME", "SOA"];
 
 /** The type's settings as text fields; only those filled in are sent (numbers as numbers). */
 type Settings = Record<string, string>;
-const numeric = new Set(["count", "max_hops", "node_count", "failure_threshold", "timeout_ms"]);
+const numeric = new Set([
+  "count",
+  "max_hops",
+  "rounds",
+  "max_loss_percent",
+  "node_count",
+  "failure_threshold",
+  "timeout_ms",
+]);
 
 function configFrom(type: MonitorType, s: Settings): Record<string, unknown> {
   const config: Record<string, unknown> = {};
@@ -103,6 +117,7 @@ function configFrom(type: MonitorType, s: Settings): Record<string, unknown> {
     tcp: ["timeout_ms"],
     dns: ["expected_value", "timeout_ms"],
     traceroute: ["max_hops"],
+    mtr: ["rounds", "max_hops", "max_loss_percent"],
   };
   for (const k of [...keys[type], "node_count", "failure_threshold"]) {
     const v = (s[k] ?? "").trim();
@@ -317,13 +332,17 @@ export function MonitorForm({ onCreated }: { onCreated: (m: Monitor) => void }) 
           </label>
         </>
       ) : null}
-      {type === "traceroute" ? numberField("max_hops", t("maxHops"), 1, 64) : null}
+      {type === "traceroute" || type === "mtr" ? numberField("max_hops", t("maxHops"), 1, 64) : null}
+      {type === "mtr" ? numberField("rounds", t("rounds"), 1, 100) : null}
+      {type === "mtr" ? numberField("max_loss_percent", t("maxLoss"), 0, 100) : null}
       <details>
         <summary>{t("more")}</summary>
         <div class="stack" style={{ marginTop: "8px" }}>
           {numberField("node_count", t("nodeCount"), 1, 10)}
           {numberField("failure_threshold", t("failures"), 1, 10)}
-          {type !== "traceroute" ? numberField("timeout_ms", t("timeout"), 100, 30000) : null}
+          {type !== "traceroute" && type !== "mtr"
+            ? numberField("timeout_ms", t("timeout"), 100, 30000)
+            : null}
         </div>
       </details>
       <div>

@@ -5,7 +5,7 @@ import { call, form } from "../../api.js";
  * `target` and the interval `interval_s`; Form B `url` (or `host`/`port`/`domain` by type) and `interval`,
  * with a dns monitor's `record_type` at the top level. Everything else is the same.
  */
-export const monitorTypes = ["http", "ping", "tcp", "dns", "traceroute"] as const;
+export const monitorTypes = ["http", "ping", "tcp", "dns", "traceroute", "mtr"] as const;
 export type MonitorType = (typeof monitorTypes)[number];
 export type MonitorState = "unknown" | "up" | "down";
 
@@ -49,7 +49,7 @@ export function listMonitors(page = 1, size = 100): Promise<MonitorPage> {
 export interface MonitorInput {
   name: string;
   type: MonitorType;
-  /** http: the URL; ping, traceroute, tcp: the host; dns: the domain. */
+  /** http: the URL; ping, traceroute, mtr, tcp: the host; dns: the domain. */
   target: string;
   /** tcp. */
   port: string;
