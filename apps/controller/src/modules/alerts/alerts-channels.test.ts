@@ -8,7 +8,7 @@ import { dbKinds, forms, planLimitsEnv, type TestApp } from "../../testing/test-
 import { useTestDb } from "../../testing/use-test-db.js";
 import { webhookChannel } from "./channels/webhook.js";
 import { makeEvents } from "./events.js";
-import { createAlertsApi } from "./service.js";
+import { createAlertsService } from "./service.js";
 import { alertsApiHelpers, configs, maskedOf, rowText, secretValues, whsec } from "./testing/alerts-api.js";
 import { SECRET_MASK } from "./types.js";
 
@@ -424,7 +424,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
     it("without VANTAGE_SECRET_KEY: channels with secrets → 503, those without are stored", async () => {
       const t = db.app("b");
       const u = await newUser(t);
-      const api = createAlertsApi({
+      const api = createAlertsService({
         db: t.db.kysely,
         log: silent,
         plans: defaultPlans,
@@ -447,7 +447,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
 
       // A channel sealed elsewhere: reads mask every secret setting, renames work, setting changes → 503.
       const box = createSecretBox({ current: SecretKey.generate(), previous: [] });
-      const keyed = createAlertsApi({
+      const keyed = createAlertsService({
         db: t.db.kysely,
         log: silent,
         plans: defaultPlans,
@@ -468,7 +468,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
       await expect(api.testChannel(owner, ding.id)).rejects.toMatchObject({ code: "not_found" });
 
       // Under another key the secrets do not open: a change needing them → 409, resending them all works.
-      const other = createAlertsApi({
+      const other = createAlertsService({
         db: t.db.kysely,
         log: silent,
         plans: defaultPlans,

@@ -17,16 +17,12 @@ import { escalationWaiting, makeEscalations } from "./escalation.js";
 import { alertWorkWaiting, type MuteCheck, makeEvents, makeReminders } from "./events.js";
 import { registerAckRoutes } from "./routes/acknowledge.js";
 import { registerAlertRoutes } from "./routes/register.js";
-import { createAlertsApi } from "./service.js";
+import { createAlertsService } from "./service.js";
 import { createTestSends } from "./test-sends.js";
+import type { AlertsService } from "./types.js";
 
 /** Deliveries one claim takes. */
 const DELIVERY_BATCH = 100;
-
-export interface AlertsService {
-  /** Sends a test message to one of the owner's channels now; null for another account's or no channel. */
-  sendTest: ReturnType<typeof createDeliverer>["sendTest"];
-}
 
 export interface AlertsModule extends Module<AlertsService> {
   /** The notifier role's share: state changes → events → deliveries, delivered with retries. */
@@ -117,7 +113,7 @@ export function createAlerts(
     }
   };
 
-  const api = createAlertsApi({
+  const service = createAlertsService({
     db,
     log: deps.log,
     plans: config.VANTAGE_PLAN_LIMITS,
@@ -148,10 +144,19 @@ export function createAlerts(
         emailVerified: (userId) => services.accounts.emailVerified(userId),
         meter: (caller) => services.plans.record(caller, "alert_tests", 1),
       });
-      registerAlertRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM, testSends);
-      registerAckRoutes(app, api, requireAuth(services.authenticator), config.VANTAGE_API_FORM, { db, box });
+      registerAlertRoutes(
+        app,
+        service,
+        requireAuth(services.authenticator),
+        config.VANTAGE_API_FORM,
+        testSends,
+      );
+      registerAckRoutes(app, service, requireAuth(services.authenticator), config.VANTAGE_API_FORM, {
+        db,
+        box,
+      });
     },
-    service: { sendTest: (channelId, ownerId, locale) => deliverer.sendTest(channelId, ownerId, locale) },
+    service,
     box,
     worker,
     workers: [{ role: "notifier", name: "alerts", start: () => worker.start(), stop: () => worker.stop() }],

@@ -12,9 +12,9 @@ import {
   type AlertChannelView,
   type AlertEvent,
   type AlertPolicy,
-  type AlertsApi,
-  type AlertsApiContext,
   type AlertsOwner,
+  type AlertsService,
+  type AlertsServiceContext,
   type CreatedChannel,
   SECRET_MASK,
 } from "./types.js";
@@ -73,7 +73,7 @@ const toEvent = ({ owner_id: _, state_change_id: __, ...e }: repo.EventRow): Ale
 /** Channel ids without repeats, in the order given. */
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
-export function createAlertsApi(ctx: AlertsApiContext): AlertsApi {
+export function createAlertsService(ctx: AlertsServiceContext): AlertsService {
   const now = ctx.now ?? Date.now;
 
   function requireBox(): SecretBox {

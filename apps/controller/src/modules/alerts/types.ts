@@ -8,7 +8,7 @@ import type { ChannelType } from "./channels/types.js";
 import type * as repo from "./repo.js";
 
 /*
- * The alerts API's types: what its service takes and answers (service.ts implements `AlertsApi`).
+ * The alerts API's types: what its service takes and answers (service.ts implements `AlertsService`).
  */
 
 /** What a secret setting shows in every answer; sent back in a PATCH it means "keep the stored value". */
@@ -124,7 +124,7 @@ export interface Paged<T> {
 }
 
 /** The alerts API's verbs: the routes of both forms call them; they never ask which form is active. */
-export interface AlertsApi {
+export interface AlertsService {
   createChannel(owner: AlertsOwner, input: NewChannel): Promise<CreatedChannel>;
   /** A page of the owner's channels, newest first, and how many there are. */
   listChannels(owner: AlertsOwner, page: PageQuery): Promise<Paged<AlertChannelView>>;
@@ -153,7 +153,7 @@ export interface AlertsApi {
   acknowledge(owner: AlertsOwner, id: string): Promise<AlertEvent>;
 }
 
-export interface AlertsApiContext {
+export interface AlertsServiceContext {
   db: Kysely<Database>;
   log: Logger;
   /** The plan table: `alert_channels` (per account) comes from the account's plan. */

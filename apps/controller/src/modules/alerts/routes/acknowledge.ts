@@ -12,8 +12,8 @@ import type { ApiForm } from "../../../http/security.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import { acknowledgeEvent, readAckToken } from "../acknowledge.js";
 import { eventIdParam, eventSchema } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toEventView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toEventView } from "../views.js";
 
 const tokenParam = z.object({
   token: z
@@ -43,7 +43,7 @@ const wantsHtml = (c: Context<AppEnv>) => /text\/html/.test(c.req.header("accept
  */
 export function registerAckRoutes(
   app: Router,
-  api: AlertsApi,
+  api: AlertsService,
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
   deps: { db: Kysely<Database>; box: SecretBox | undefined },

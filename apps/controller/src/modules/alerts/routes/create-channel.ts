@@ -4,11 +4,11 @@ import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../ht
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { channelCreateBody, createdChannelSchema } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toChannelView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toChannelView } from "../views.js";
 
 /** `POST /v1/alert-channels`: the same contract in both forms. */
-export function registerCreateChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerCreateChannel(app: Router, api: AlertsService, common: SecuredRoute): void {
   const route = createRoute({
     ...common,
     method: "post",

@@ -4,10 +4,10 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { idParam } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
+import type { AlertsService } from "../types.js";
 
 /** `DELETE /v1/alert-channels/{id}`: the same contract in both forms. */
-export function registerDeleteChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerDeleteChannel(app: Router, api: AlertsService, common: SecuredRoute): void {
   const route = createRoute({
     ...common,
     method: "delete",

@@ -4,11 +4,11 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { eventIdParam, eventWithDeliveries } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toDeliveryView, toEventView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toDeliveryView, toEventView } from "../views.js";
 
 /** `GET /v1/alert-events/{id}`: the same contract in both forms. */
-export function registerGetEvent(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerGetEvent(app: Router, api: AlertsService, common: SecuredRoute): void {
   const route = createRoute({
     ...common,
     method: "get",

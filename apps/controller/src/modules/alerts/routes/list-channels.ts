@@ -2,11 +2,11 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { channelSchema, WHOLE_LIST } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toChannelView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toChannelView } from "../views.js";
 
 /** `GET /v1/alert-channels`: `?page&limit` (A) or `?page&per_page` (B) → `{items, total, page, …}`. */
-export function registerListChannels(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerListChannels(app: Router, api: AlertsService, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
     path: "/v1/alert-channels",

@@ -2,11 +2,11 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { EVENTS_PAGE, eventFilters, eventSchema } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toEventView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toEventView } from "../views.js";
 
 /** `GET /v1/alert-events`: `?page&limit` (A) or `?page&per_page` (B), `&monitor_id&type`. */
-export function registerListEvents(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerListEvents(app: Router, api: AlertsService, common: SecuredRoute): void {
   registerPagedList(app, {
     common,
     path: "/v1/alert-events",

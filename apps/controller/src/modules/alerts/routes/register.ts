@@ -5,7 +5,7 @@ import type { Router } from "../../../http/router.js";
 import type { ApiForm } from "../../../http/security.js";
 import { alertChannels, channelTypes } from "../channels/registry.js";
 import type { TestSends } from "../test-sends.js";
-import type { AlertsApi } from "../types.js";
+import type { AlertsService } from "../types.js";
 import { registerCreateChannel } from "./create-channel.js";
 import { registerCreatePolicy } from "./create-policy.js";
 import { registerDeleteChannel } from "./delete-channel.js";
@@ -26,7 +26,7 @@ import { registerUpdatePolicy } from "./update-policy.js";
  */
 export function registerAlertRoutes(
   app: Router,
-  api: AlertsApi,
+  api: AlertsService,
   auth: MiddlewareHandler<AppEnv>,
   form: ApiForm,
   testSends: TestSends,

@@ -7,14 +7,14 @@ import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { idParam, testResultSchema } from "../schemas.js";
 import type { TestSends } from "../test-sends.js";
-import type { AlertsApi } from "../types.js";
+import type { AlertsService } from "../types.js";
 
 const limitHeader = (description: string) => ({ description, schema: { type: "integer" as const } });
 
 /** `POST /v1/alert-channels/{id}/test`: the same contract in both forms. */
 export function registerTestChannel(
   app: Router,
-  api: AlertsApi,
+  api: AlertsService,
   common: SecuredRoute,
   testSends: TestSends,
 ): void {

@@ -4,11 +4,11 @@ import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../ht
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { channelPatchBody, channelSchema, idParam } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toChannelView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toChannelView } from "../views.js";
 
 /** `PATCH /v1/alert-channels/{id}`: the same contract in both forms. */
-export function registerUpdateChannel(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerUpdateChannel(app: Router, api: AlertsService, common: SecuredRoute): void {
   const route = createRoute({
     ...common,
     method: "patch",

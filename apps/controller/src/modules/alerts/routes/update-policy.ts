@@ -4,11 +4,11 @@ import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../ht
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import { policyIdParam, policyPatchBody, policySchema } from "../schemas.js";
-import type { AlertsApi } from "../types.js";
-import { toPolicyView } from "./shared.js";
+import type { AlertsService } from "../types.js";
+import { toPolicyView } from "../views.js";
 
 /** `PATCH /v1/alert-policies/{id}`: the same contract in both forms. */
-export function registerUpdatePolicy(app: Router, api: AlertsApi, common: SecuredRoute): void {
+export function registerUpdatePolicy(app: Router, api: AlertsService, common: SecuredRoute): void {
   const route = createRoute({
     ...common,
     method: "patch",

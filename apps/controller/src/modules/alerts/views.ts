@@ -1,4 +1,4 @@
-import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "../types.js";
+import type { AlertChannelView, AlertDelivery, AlertEvent, AlertPolicy } from "./types.js";
 
 // The views are the same in both forms: only the list routes' page fields differ.
 
