@@ -1,6 +1,6 @@
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import type { Form } from "./api-client.js";
 import { UsageError } from "./errors.js";
-import { splitHostPort } from "./probe-request.js";
 import { type Paint, table } from "./table.js";
 
 export const LOOKUP_COMMANDS = ["ip", "whois", "ssl", "dns-records", "icp", "reputation"] as const;
@@ -26,7 +26,7 @@ export function lookupRequest(
   let port = extra.port;
   if (command === "ssl") {
     // The API takes a bare domain and a port apart; `host:port` and a pasted URL are split here, as tcp's.
-    const split = splitHostPort(q);
+    const split = pastedHost(q);
     if (port !== undefined && split.port !== undefined && port !== split.port)
       throw new UsageError(`the domain names port ${split.port} but --port says ${port}`, "ssl");
     q = split.host;

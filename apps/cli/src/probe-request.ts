@@ -1,3 +1,4 @@
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import type { Form } from "./api-client.js";
 import { CliError, UsageError } from "./errors.js";
 
@@ -36,40 +37,6 @@ export interface ProbeOptions {
   http2?: boolean | undefined;
 }
 
-/** The port a URL of each scheme means when it names none. */
-const SCHEME_PORTS: Record<string, number> = { http: 80, https: 443, ws: 80, wss: 443, ftp: 21, ssh: 22 };
-
-/**
- * What people paste where a host is meant, taken apart: a URL gives its host and port (or its scheme's
- * usual one as `schemePort`); `host:port`, `[v6]:port`, `[v6]`, `host/path`, a bare IPv6 address or a host
- * give theirs. IPv6 hosts come back without brackets.
- */
-export function splitHostPort(target: string): { host: string; port?: number; schemePort?: number } {
-  const v = target.trim();
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(v);
-  if (scheme) {
-    try {
-      const url = new URL(v);
-      const schemePort = SCHEME_PORTS[scheme[1]!.toLowerCase()];
-      if (url.hostname !== "")
-        return {
-          host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
-          ...(url.port === "" ? {} : { port: Number(url.port) }),
-          ...(schemePort === undefined ? {} : { schemePort }),
-        };
-    } catch {
-      // Not a URL after all: judged as typed below.
-    }
-  }
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?(?:[/?#].*)?$/.exec(v);
-  if (bracketed) return { host: bracketed[1]!, ...(bracketed[2] ? { port: Number(bracketed[2]) } : {}) };
-  if (v.split(":").length > 2) return { host: v }; // a bare IPv6 address
-  const head = v.split(/[/?#]/, 1)[0] || v;
-  const hostPort = /^([^:]+):(\d+)$/.exec(head);
-  if (hostPort) return { host: hostPort[1]!, port: Number(hostPort[2]) };
-  return { host: head };
-}
-
 function defined(obj: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
@@ -93,7 +60,7 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
   let port: number | undefined;
   if (type === "http" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) target = `https://${target}`;
   if (type === "tcp") {
-    const split = splitHostPort(target);
+    const split = pastedHost(target);
     if (o.port !== undefined && split.port !== undefined && o.port !== split.port)
       throw new UsageError(`the target names port ${split.port} but --port says ${o.port}`, "tcp");
     port = o.port ?? split.port ?? split.schemePort;
@@ -101,13 +68,13 @@ export function probeBody(form: Form, type: ProbeType, o: ProbeOptions): Record<
     target = split.host;
   } else if (type === "mtr") {
     // mtr: a pasted host:port gives its port to the udp and tcp modes (icmp has none).
-    const split = splitHostPort(target);
+    const split = pastedHost(target);
     if (o.mode === "udp" || o.mode === "tcp") port = o.port ?? split.port;
     else if (o.port !== undefined) throw new UsageError("--port needs --mode udp or tcp", "mtr");
     target = split.host;
   } else if (type !== "http") {
     // ping, dns, traceroute: a pasted URL or host:port stands for its host.
-    target = splitHostPort(target).host;
+    target = pastedHost(target).host;
   }
   const family = type === "http" && o.family !== undefined ? o.family : undefined;
   if (form === "a") {

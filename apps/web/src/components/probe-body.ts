@@ -1,6 +1,6 @@
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import type { Form } from "../api.js";
 import type { ProbeType } from "./api-types.js";
-import { pastedHost } from "./pasted-host.js";
 
 /** What the probe form holds, as typed (numbers as text: blank means "the API's default"). */
 export interface ProbeFields {

@@ -1,3 +1,4 @@
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { call, form } from "../api.js";
 import { ApiErrorBox } from "../components/api-error.js";
@@ -11,7 +12,6 @@ import {
 } from "../components/domain-views.js";
 import { type IpInfo, IpView } from "../components/ip-view.js";
 import { type LookupInput, type LookupKind, lookupKinds, lookupPath } from "../components/lookup-request.js";
-import { pastedHost } from "../components/pasted-host.js";
 import { RawJson } from "../components/raw-json.js";
 import { type Reputation, ReputationView } from "../components/reputation-view.js";
 import { type SslInfo, SslView } from "../components/ssl-view.js";

@@ -21,6 +21,7 @@ import {
   TRACE_MAX_DEPTH,
 } from "@vantage/probes";
 import { nodeIdPattern } from "@vantage/protocol";
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import { limitEntries } from "../../http/body-bounds.js";
 import { fieldError } from "../../http/errors.js";
 import { hasUnstorableChars } from "../../lib/unstorable-text.js";
@@ -67,39 +68,6 @@ export function toAsciiName(v: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range itself, not control characters
   if (/^[\x00-\x7f]*$/.test(v)) return v;
   return domainToASCII(v) || v;
-}
-
-/** The port a URL of each scheme means when it names none (a pasted URL given where a host:port is meant). */
-const schemePorts: Record<string, number> = { http: 80, https: 443, ws: 80, wss: 443, ftp: 21, ssh: 22 };
-
-/**
- * What people paste where a host is meant, taken apart: a URL (`https://example.com:8443/path`) gives its
- * host and port (or its scheme's usual port as `schemePort`), `host:port` and `[v6]:port` their parts, and
- * `example.com/path` its host. Anything else comes back as it was (trimmed), for the host check to judge; a
- * bare IPv6 address is never split. IPv6 hosts keep their brackets.
- */
-export function pastedHost(text: string): { host: string; port?: number; schemePort?: number } {
-  const v = text.trim();
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(v);
-  if (scheme) {
-    let url: URL;
-    try {
-      url = new URL(v);
-    } catch {
-      return { host: v };
-    }
-    if (url.hostname === "") return { host: v };
-    const schemePort = schemePorts[scheme[1]!.toLowerCase()];
-    return {
-      host: url.hostname,
-      ...(url.port === "" ? {} : { port: Number(url.port) }),
-      ...(schemePort === undefined ? {} : { schemePort }),
-    };
-  }
-  if (isIP(v) !== 0) return { host: v };
-  const head = v.split(/[/?#]/, 1)[0] ?? v;
-  const m = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(head);
-  return m ? { host: m[1]!, port: Number(m[2]) } : { host: head === "" ? v : head };
 }
 
 /** A field that takes what `pastedHost` takes and passes the host alone on to `inner`. */
