@@ -138,7 +138,8 @@ export function contractCheck(app: Pick<OpenAPIHono, "openAPIRegistry">): Contra
   return {
     check(method, rawPath, status, body) {
       if (body === undefined) return null;
-      const path = rawPath.split("?")[0] ?? rawPath;
+      // The path the router saw: a request's URL drops `.` and `..` segments (`/status/..` is `/`).
+      const path = new URL(rawPath.split("?")[0] ?? rawPath, "http://localhost").pathname;
       const entry = routesOf(app).find((r) => r.method === method.toUpperCase() && r.pattern.test(path));
       if (!entry) return null;
       const documented = schemaFor(entry, status);
