@@ -4,7 +4,7 @@ import type { AppEnv } from "./context.js";
 import { envelope, errorResponses, jsonContent, ok } from "./envelope.js";
 import { listA, listB, pageFieldsA, pageFieldsB } from "./page-schemas.js";
 import type { Router } from "./router.js";
-import { type ApiForm, authSecurity } from "./security.js";
+import { type ApiForm, authSecurity, optionalAuthSecurity } from "./security.js";
 
 /**
  * What every route of a module that needs credentials shares: its tag in the document, the form's security
@@ -20,8 +20,19 @@ export interface SecuredRoute {
 }
 
 export function securedRoute(tag: string, form: ApiForm, auth: MiddlewareHandler<AppEnv>): SecuredRoute {
-  const common = { tags: [tag], security: authSecurity(form), middleware: auth };
-  return Object.defineProperty(common, "form", { value: form, enumerable: false }) as SecuredRoute;
+  return withForm({ tags: [tag], security: authSecurity(form), middleware: auth }, form);
+}
+
+/**
+ * The same for a route anyone may call, credentials optional (probes, lookups): `auth` reads them when
+ * given, and the document lists "none" beside the form's schemes.
+ */
+export function openRoute(tag: string, form: ApiForm, auth: MiddlewareHandler<AppEnv>): SecuredRoute {
+  return withForm({ tags: [tag], security: optionalAuthSecurity(form), middleware: auth }, form);
+}
+
+function withForm(fields: Omit<SecuredRoute, "form">, form: ApiForm): SecuredRoute {
+  return Object.defineProperty(fields, "form", { value: form, enumerable: false }) as SecuredRoute;
 }
 
 /** A list's page in the service's terms, whatever the form calls its size (`limit` in A, `per_page` in B). */

@@ -1,6 +1,7 @@
 import type { AppDeps, Module, RoleWorker } from "../../deps.js";
 import { chain, optionalAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
+import { openRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import type { ApiForm } from "../../http/security.js";
 import type { PlansService } from "../plans/index.js";
@@ -100,17 +101,12 @@ export function createInfo(
       const auth = optionalAuth(services.authenticator);
       const lookupsAuth = chain(auth, services.plans.gate("lookups"));
       for (const spec of [ipRoute, whoisRoute, sslRoute, dnsRoute, icpRoute]) {
-        registerLookupRoute(app, service, lookupsAuth, form, spec(form));
+        registerLookupRoute(app, service, openRoute("lookups", form, lookupsAuth), spec(form));
       }
       // The plain IP lookup, the route a public deployment gets most, also before the router (#31).
       directIpRoute(app, ipRoute(form).path, form, service.ipData, services.plans, IP_ATTRIBUTION);
-      registerLookupRoute(
-        app,
-        service,
-        chain(auth, services.plans.gate("reputation")),
-        form,
-        reputationRoute(form),
-      );
+      const reputationAuth = chain(auth, services.plans.gate("reputation"));
+      registerLookupRoute(app, service, openRoute("lookups", form, reputationAuth), reputationRoute(form));
     },
     async drain() {
       reputationData.stop();

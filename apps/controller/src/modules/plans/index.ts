@@ -2,6 +2,7 @@ import type { AppDeps, Module } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import { syncedRateLimitStore } from "../../http/rate-limit/index.js";
+import { securedRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import { UsageMeter } from "./meter.js";
 import { registerGetUsage } from "./routes/get-usage.js";
@@ -40,7 +41,8 @@ export function createPlans(deps: AppDeps, services: { authenticator: Authentica
   return {
     service,
     routes(app: Router) {
-      registerGetUsage(app, service, requireAuth(services.authenticator), config.VANTAGE_API_FORM);
+      const common = securedRoute("account", config.VANTAGE_API_FORM, requireAuth(services.authenticator));
+      registerGetUsage(app, service, common);
     },
     async drain() {
       await Promise.all([counters.stop(), meter.stop()]);

@@ -1,6 +1,7 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
+import { openRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import { StreamSlots } from "../../http/stream-slots.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
@@ -153,11 +154,12 @@ export function createProbes(
         live,
         probeDeps.hooks,
       );
-      registerGetQuota(app, service, auth, form);
-      registerGetTask(app, service, auth, form, live);
+      const common = openRoute("probes", form, auth);
+      registerGetQuota(app, service, common);
+      registerGetTask(app, service, common, live);
       const publicUrl = deps.config.VANTAGE_PUBLIC_URL;
       registerShareTask(app, shares, requireAuth(services.authenticator), form, publicUrl);
-      registerExportTask(app, shares, auth, form);
+      registerExportTask(app, shares, common);
       registerPublicShare(app, shares, form, publicUrl);
     },
     sweeper: sweeperWorker,

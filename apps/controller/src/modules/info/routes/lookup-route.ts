@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { LookupKind } from "@vantage/lookups";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, ok } from "../../../http/envelope.js";
 import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import type { InfoService } from "../service.js";
 
 /** What differs between the lookup routes: the rest (auth, quota, cache flag, errors) is one code path. */
@@ -41,8 +41,7 @@ export const lookupQuotaNote =
 export function registerLookupRoute(
   app: Router,
   info: InfoService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
+  common: SecuredRoute,
   spec: LookupRouteSpec,
 ): void {
   const data = spec.result.extend({
@@ -52,12 +51,10 @@ export function registerLookupRoute(
   const route = createRoute({
     method: "get",
     path: spec.path,
-    tags: ["lookups"],
+    ...common,
     summary: spec.summary,
     description: spec.description + lookupQuotaNote,
-    security: optionalAuthSecurity(form),
     "x-vantage-limit": spec.kind === "reputation" ? "reputation" : "lookups",
-    middleware: [auth] as const,
     request: { query: spec.query },
     responses: {
       200: {

@@ -1,10 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { requirePrincipal } from "../../../http/auth.js";
-import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, authSecurity } from "../../../http/security.js";
 import { planNames } from "../../../lib/plans.js";
 import { usageFamilies } from "../families.js";
 import type { PlansService } from "../service.js";
@@ -69,23 +67,16 @@ const usageSchema = z
   .openapi("AccountUsage");
 
 /** `GET /v1/account/usage`: the same in both forms. */
-export function registerGetUsage(
-  app: Router,
-  plans: PlansService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
-): void {
+export function registerGetUsage(app: Router, plans: PlansService, common: SecuredRoute): void {
   const route = createRoute({
     method: "get",
     path: "/v1/account/usage",
-    tags: ["account"],
+    ...common,
     summary: "The account's metered use this period, and where it stands against its plan's limits",
     description:
       "Use is metered per account, UTC day and family: probes in node-probes (a task on 3 nodes is 3), " +
       "lookups and reputation calls one each, counting calls that were answered. Counts reach the shared " +
       "table every few seconds; this answer adds what this controller has not written yet.",
-    security: authSecurity(form),
-    middleware: [auth] as const,
     responses: {
       200: { description: "Usage and limits", ...jsonContent(envelope(usageSchema)) },
       ...errorResponses(401, 403),

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import type { SharesService } from "../shares.js";
 import { taskDocumentShape } from "../task-document.js";
 
@@ -16,15 +14,11 @@ const exportSchema = z
   .openapi("ProbeTaskExport");
 
 /** `GET /v1/probe/tasks/{id}/export`: the same contract in both forms (an extension). */
-export function registerExportTask(
-  app: Router,
-  shares: SharesService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
-): void {
+export function registerExportTask(app: Router, shares: SharesService, common: SecuredRoute): void {
+  const { form } = common;
   app.openapi(
     createRoute({
-      tags: ["probes"],
+      ...common,
       method: "get",
       path: "/v1/probe/tasks/{id}/export",
       summary: "Export a probe task as a self-contained JSON document",
@@ -33,8 +27,6 @@ export function registerExportTask(
         "agent release that ran the probe) and each result's signature: enough to archive the task and check " +
         "it offline (`vantage verify <file>`). Readable by whoever may read the task (as `GET " +
         "/v1/probe/tasks/{id}`).",
-      security: optionalAuthSecurity(form),
-      middleware: [auth] as const,
       request: { params: z.object({ id: z.string().max(64) }) },
       responses: {
         200: { description: "The task document", ...jsonContent(envelope(exportSchema)) },

@@ -1,29 +1,20 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, ok } from "../../../http/envelope.js";
 import { quotaCallerOf } from "../../../http/rate-limit/index.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { PROBE_QUOTA_WINDOW_MS } from "../quota.js";
 import type { ProbesService } from "../service.js";
 import { quotaNote, quotaSchema } from "./shared.js";
 
 /** `GET /v1/probe/quota`: the same in both forms. */
-export function registerGetQuota(
-  app: Router,
-  probes: ProbesService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
-): void {
+export function registerGetQuota(app: Router, probes: ProbesService, common: SecuredRoute): void {
   const route = createRoute({
     method: "get",
     path: "/v1/probe/quota",
-    tags: ["probes"],
+    ...common,
     summary: "The caller's probe quota: what is left this hour, without spending any",
     description: `Same caller rules as the probe routes: credentials name an account, else the client IP counts.${quotaNote}`,
-    security: optionalAuthSecurity(form),
-    middleware: [auth] as const,
     responses: {
       200: { description: "The quota", content: { "application/json": { schema: envelope(quotaSchema) } } },
       ...errorResponses(401),

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { wantsEventStream } from "../../../http/sse.js";
 import { taskViewSchema, toTaskView } from "../result-schemas.js";
 import type { ProbesService } from "../service.js";
@@ -13,14 +11,14 @@ import { eventStreamContent, type LiveOptions, openStream, streamNote } from "./
 export function registerGetTask(
   app: Router,
   probes: ProbesService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
+  common: SecuredRoute,
   live: LiveOptions,
 ): void {
+  const { form } = common;
   const route = createRoute({
     method: "get",
     path: "/v1/probe/tasks/{id}",
-    tags: ["probes"],
+    ...common,
     summary: "Read a probe task and its per-node results",
     description:
       "Form A polls here after creating a task; its results are stored as they arrive. Form B can read a " +
@@ -33,8 +31,6 @@ export function registerGetTask(
           "`done` at once. A task running on another controller is followed as that controller stores its " +
           "results (a Form B task is stored only once finished: until then it is a 404 there)",
       ),
-    security: optionalAuthSecurity(form),
-    middleware: [auth] as const,
     request: {
       params: z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) }),
     },
