@@ -263,6 +263,8 @@ describe.each(dbKinds)("alerts API: policies and events on %s", (kind) => {
           slot: new Date(base).toISOString(),
           nodes: [{ node_id: "fra1", error_code: "timeout" }],
         },
+        acknowledged_at: null,
+        acknowledged_by: null,
       });
       const p2 = await call(u, "GET", `/v1/alert-events?${sizeKey}=2&page=2`);
       expect(p2.body.data).toMatchObject({ total: 5, page: 2, [sizeKey]: 2 });

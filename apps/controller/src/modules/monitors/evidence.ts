@@ -4,7 +4,7 @@ import { jsonb } from "../../db/json.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import type { NodeResult, ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
-import { splitTcpTarget } from "./views.js";
+import { pastedHost } from "@vantage/protocol/pasted-host";
 
 /** What one probe of the evidence found on one node. */
 export interface EvidenceProbe {
@@ -40,7 +40,7 @@ export function hostOf(type: MonitorType, target: string): string {
       return target;
     }
   }
-  if (type === "tcp") return splitTcpTarget(target).host;
+  if (type === "tcp") return pastedHost(target).host;
   return target;
 }
 

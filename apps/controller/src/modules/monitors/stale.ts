@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/schema.js";
 import type { MonitorState, MonitorStateReason } from "../../db/tables/monitors.js";
 import { newId } from "../../lib/ids.js";
+import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 
 export interface StaleReport {
   /** Monitors made `unknown` by this sweep, by reason. */
@@ -70,28 +71,21 @@ export function startStaleSweep(
   everyMs: number,
   onError: (err: unknown) => void,
   now: () => number = Date.now,
-): { stop(): Promise<void> } {
+): PollLoop {
   let stopped = false;
-  let running: Promise<void> | undefined;
-  const sweep = async () => {
-    try {
+  const loop = startPollLoop({
+    // One sweep marks at most 1,000 monitors; a round goes on while there are more, until stopped.
+    round: async () => {
       while (!stopped && (await markStale(db, new Date(now()))).marked >= 1000);
-    } catch (err) {
-      onError(err);
-    } finally {
-      running = undefined;
-    }
-  };
-  // One sweep at a time: a slow one is not queued behind by the next ticks.
-  const timer = setInterval(() => {
-    if (!stopped && !running) running = sweep();
-  }, everyMs);
-  timer.unref();
+    },
+    onError,
+    everyMs,
+    immediate: false,
+  });
   return {
-    async stop() {
+    stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      return loop.stop();
     },
   };
 }
