@@ -78,7 +78,7 @@ function udpSender(family: Family, address: string, port: number, onAnswer: OnAn
   const sockets = new Map<number, dgram.Socket>();
   const release = watchIcmp(family, (buffer, source, receivedAt) => {
     const q = parseQuotedTransport(family, buffer);
-    if (!q || q.protocol !== 17 || q.dstPort !== port || !sameAddress(q.destination, address)) return;
+    if (q?.protocol !== 17 || q.dstPort !== port || !sameAddress(q.destination, address)) return;
     const seq = bySourcePort.get(q.srcPort);
     if (seq === undefined) return;
     const final = q.kind === "unreachable";
@@ -180,7 +180,7 @@ async function tcpSender(
   try {
     release = watchIcmp(family, (buffer, from, receivedAt) => {
       const q = parseQuotedTransport(family, buffer);
-      if (!q || q.protocol !== 6 || q.srcPort !== srcPort || q.dstPort !== port) return;
+      if (q?.protocol !== 6 || q.srcPort !== srcPort || q.dstPort !== port) return;
       if (!sameAddress(q.destination, address)) return;
       const seq = toSeq(q.tcpSeq);
       if (seq === null) return;

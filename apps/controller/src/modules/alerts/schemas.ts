@@ -286,12 +286,9 @@ export const eventTypes = ["down", "up", "reminder", "escalation", "test", "moni
 const evidenceProbe = z.object({
   success: z.boolean(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  detail: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .openapi({
-      description: "The probe's result detail (traceroute: `hops`, `reached`; dns: `answers`, `rcode`)",
-    }),
+  detail: z.record(z.string(), z.unknown()).nullable().openapi({
+    description: "The probe's result detail (traceroute: `hops`, `reached`; dns: `answers`, `rcode`)",
+  }),
 });
 
 const eventDetail = z
