@@ -1,10 +1,10 @@
 import { isIP } from "node:net";
+import { pastedHost } from "@vantage/protocol/pasted-host";
 import { sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import type { NodeResult, ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
-import { pastedHost } from "@vantage/protocol/pasted-host";
 
 /** What one probe of the evidence found on one node. */
 export interface EvidenceProbe {
