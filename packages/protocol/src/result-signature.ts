@@ -144,7 +144,8 @@ export function decodePublicNkey(key: string): Uint8Array {
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-function base32Decode(text: string): Uint8Array {
+/** nkeys' base32 (RFC 4648 alphabet, no padding); throws "not base32" on any other character. */
+export function base32Decode(text: string): Uint8Array {
   const out: number[] = [];
   let bits = 0;
   let value = 0;
@@ -178,7 +179,7 @@ function base32Encode(bytes: Uint8Array): string {
 }
 
 /** CRC-16/XMODEM (CCITT polynomial 0x1021, initial 0), as nkeys checks its keys. */
-function crc16(bytes: Uint8Array): number {
+export function crc16(bytes: Uint8Array): number {
   let crc = 0;
   for (const b of bytes) {
     crc ^= b << 8;
