@@ -1,6 +1,6 @@
 import { openIpData } from "@vantage/lookups";
 import { loadConfig } from "../apps/controller/src/config.js";
-import { ipCacheDir } from "../apps/controller/src/modules/info/index.js";
+import { ipCacheDir } from "../apps/controller/src/modules/lookups/index.js";
 
 /**
  * Compiles the IP data's ASN table into the cache directory (`VANTAGE_IP_CACHE_DIR`, else the checkout's

@@ -9,7 +9,7 @@ import { type AccountsModule, createAccounts } from "./modules/accounts/index.js
 import { type AlertsModule, createAlerts } from "./modules/alerts/index.js";
 import { type BillingModule, createBilling } from "./modules/billing/index.js";
 import { createDelivery, type DeliveryModule } from "./modules/delivery/index.js";
-import { createInfo, type InfoModule } from "./modules/info/index.js";
+import { createLookups, type LookupsModule } from "./modules/lookups/index.js";
 import { createMcp, type McpModule } from "./modules/mcp/index.js";
 import { createMonitors, type MonitorsModule } from "./modules/monitors/index.js";
 import { createNodes, type NodesModule } from "./modules/nodes/index.js";
@@ -24,7 +24,7 @@ export interface Modules {
   accounts: AccountsModule;
   nodes: NodesModule;
   probes: ProbesModule;
-  info: InfoModule;
+  lookups: LookupsModule;
   plans: PlansModule;
   monitors: MonitorsModule;
   alerts: AlertsModule;
@@ -59,13 +59,13 @@ export function createApp(deps: AppDeps): App {
   const authenticator = accounts.service.authenticator;
   const plans = createPlans(deps, { authenticator });
   const nodes = createNodes(deps, { authenticator });
-  const info = createInfo(deps, { authenticator, plans: plans.service });
+  const lookups = createLookups(deps, { authenticator, plans: plans.service });
   const probes = createProbes(deps, {
     nodes: nodes.service,
     authenticator,
     plans: plans.service,
-    // Traceroute and mtr hops get their networks from the info module's IP data (loaded on first use).
-    hopNetworks: () => info.service.ipData.current(),
+    // Traceroute and mtr hops get their networks from the lookups module's IP data (loaded on first use).
+    hopNetworks: () => lookups.service.ipData.current(),
   });
   const monitors = createMonitors(deps, { probes: probes.service, authenticator, nodes: nodes.service });
   const alerts = createAlerts(deps, {
@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps): App {
   const billing = createBilling(deps, { authenticator, accounts: accounts.service });
   const mcp = createMcp(deps, {
     probes: probes.service,
-    info: info.service,
+    lookups: lookups.service,
     nodes: nodes.service,
     monitors: monitors.service,
     authenticator,
@@ -103,7 +103,19 @@ export function createApp(deps: AppDeps): App {
   });
   registerSecuritySchemes(app, form);
   // Status pages first: a custom domain's Host header serves its page at `/`, before the system's `/`.
-  for (const m of [statusPages, system, nodes, accounts, plans, probes, info, monitors, alerts, billing, mcp])
+  for (const m of [
+    statusPages,
+    system,
+    nodes,
+    accounts,
+    plans,
+    probes,
+    lookups,
+    monitors,
+    alerts,
+    billing,
+    mcp,
+  ])
     m.routes?.(app);
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -126,9 +138,21 @@ export function createApp(deps: AppDeps): App {
   return {
     app,
     openapi,
-    modules: { delivery, accounts, nodes, probes, info, plans, monitors, alerts, billing, mcp, statusPages },
+    modules: {
+      delivery,
+      accounts,
+      nodes,
+      probes,
+      lookups,
+      plans,
+      monitors,
+      alerts,
+      billing,
+      mcp,
+      statusPages,
+    },
     async drain(graceMs) {
-      await Promise.all([probes.drain(graceMs), info.drain()]);
+      await Promise.all([probes.drain(graceMs), lookups.drain()]);
       // Last: what the others charged and metered while draining is written too.
       await plans.drain();
     },

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   // SIGHUP: the IP and reputation data are read again (VANTAGE_IP_DATA_DIR, VANTAGE_REPUTATION_DATA_DIR,
   // else the shipped files) on a worker thread and each swapped in whole once loaded; bad files leave the
   // old data answering. Each reload logs its own outcome, a failure with its reason, once.
-  const { ipData, reputationData } = runtime.modules.info.service;
+  const { ipData, reputationData } = runtime.modules.lookups.service;
   process.on("SIGHUP", () => {
     log.info("SIGHUP: reloading the IP and reputation data");
     ipData.reload().catch(() => {});

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError, fieldError, validationError } from "../../http/errors.js";
-import type { LookupRouteSpec } from "../info/index.js";
+import type { LookupRouteSpec } from "../lookups/index.js";
 
 /**
  * One argument name per concept across the tools, in both forms: what a tool looks up or probes is always

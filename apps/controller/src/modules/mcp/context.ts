@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { AppEnv, Principal } from "../../http/context.js";
 import type { QuotaCaller } from "../../http/rate-limit/index.js";
 import type { ApiForm } from "../../http/security.js";
-import type { InfoService } from "../info/index.js";
+import type { LookupsService } from "../lookups/index.js";
 import type { MonitorCrudService } from "../monitors/index.js";
 import type { NodesService } from "../nodes/index.js";
 import type { ProbesService } from "../probes/index.js";
@@ -11,7 +11,7 @@ import type { ProbesService } from "../probes/index.js";
 /** The services the MCP tools call: the same ones the HTTP routes call. */
 export interface McpServices {
   probes: ProbesService;
-  info: InfoService;
+  lookups: LookupsService;
   nodes: NodesService;
   monitors: MonitorCrudService;
 }

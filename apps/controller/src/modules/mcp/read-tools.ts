@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { z } from "zod";
-import { type LookupRouteSpec, lookupSpecs } from "../info/index.js";
+import { type LookupRouteSpec, lookupSpecs } from "../lookups/index.js";
 import { listQueryA, listQueryB, monitorIdParam, toMonitorA, toMonitorB } from "../monitors/index.js";
 import { lookupArguments } from "./arguments.js";
 import type { ToolContext } from "./context.js";
@@ -33,7 +33,7 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
       },
       (raw: unknown) =>
         guarded(ctx.log, name, async () => {
-          const answer = await ctx.info.lookup(
+          const answer = await ctx.lookups.lookup(
             spec.kind,
             spec.input(args.toQuery(raw), ctx.http),
             ctx.caller,

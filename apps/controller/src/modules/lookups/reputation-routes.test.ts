@@ -148,7 +148,7 @@ describe.each(forms)("GET /v1/ip/reputation, Form %s", (form) => {
       VANTAGE_REPUTATION_SOURCES: `tor_exits=http://127.0.0.1:${port}/tor`,
     });
     listBody = "9.9.9.9\n";
-    expect(await t.modules.info.service.reputationData.refresh()).toEqual({
+    expect(await t.modules.lookups.service.reputationData.refresh()).toEqual({
       replaced: ["tor_exits"],
       failed: [],
     });
@@ -156,7 +156,7 @@ describe.each(forms)("GET /v1/ip/reputation, Form %s", (form) => {
     expect(now.body.data.types).toContain("tor");
     expect(now.body.data.data_versions.tor_exits).toMatch(/^fetched-/);
     listBody = "<html>not a list</html>";
-    expect(await t.modules.info.service.reputationData.refresh()).toEqual({
+    expect(await t.modules.lookups.service.reputationData.refresh()).toEqual({
       replaced: [],
       failed: ["tor_exits"],
     });

@@ -27,7 +27,7 @@ export interface LookupAnswer<K extends LookupKind> {
   quota: RateLimitStatus | undefined;
 }
 
-export interface InfoService {
+export interface LookupsService {
   /**
    * Runs one lookup for `caller`: validates `input` (400, details named by `fieldNames`: lookup field →
    * the request's name for it), takes one lookup from the caller's hourly quota (429), answers from the
@@ -45,7 +45,7 @@ export interface InfoService {
   readonly reputationData: ReputationData;
 }
 
-export interface InfoDeps {
+export interface LookupsDeps {
   /** The plans module's limits and meter: `lookups` for /v1/info/*, `reputation` for the reputation kind. */
   limits: Pick<PlansService, "charge" | "record">;
   ipData: IpData;
@@ -102,7 +102,7 @@ const statusOf: Record<LookupError["code"], ErrorCode> = {
   upstream_timeout: "upstream_timeout",
 };
 
-export function infoService(deps: InfoDeps): InfoService {
+export function infoService(deps: LookupsDeps): LookupsService {
   const cache = new LookupCache<unknown>(deps.cacheEntries);
   const icpCache: IcpCacheStore = {
     async get(domain) {

@@ -6,7 +6,7 @@ import { envelope, errorResponses, ok } from "../../../http/envelope.js";
 import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import type { InfoService } from "../service.js";
+import type { LookupsService } from "../service.js";
 
 /** What differs between the lookup routes: the rest (auth, quota, cache flag, errors) is one code path. */
 export interface LookupRouteSpec {
@@ -40,7 +40,7 @@ export const lookupQuotaNote =
 /** Registers one `GET /v1/info/*` (or `/v1/ip/*`) lookup route for the active form. */
 export function registerLookupRoute(
   app: Router,
-  info: InfoService,
+  info: LookupsService,
   common: SecuredRoute,
   spec: LookupRouteSpec,
 ): void {

@@ -16,11 +16,11 @@ import { registerLookupRoute } from "./routes/lookup-route.js";
 import { reputationRoute } from "./routes/reputation.js";
 import { sslRoute } from "./routes/ssl.js";
 import { whoisRoute } from "./routes/whois.js";
-import { type InfoService, infoService } from "./service.js";
+import { infoService, type LookupsService } from "./service.js";
 import { loadWhoisOptions } from "./sources.js";
 
 export { DEFAULT_IP_CACHE_DIR, IP_ATTRIBUTION, type IpData, ipCacheDir } from "./ip-data.js";
-export type { InfoService, LookupAnswer } from "./service.js";
+export type { LookupAnswer, LookupsService } from "./service.js";
 
 /** The lookup routes' specs of a form (query schema, query → lookup input, field names), for MCP's tools. */
 export function lookupSpecs(form: ApiForm) {
@@ -35,7 +35,7 @@ export function lookupSpecs(form: ApiForm) {
 }
 export type { LookupRouteSpec } from "./routes/lookup-route.js";
 
-export interface InfoModule extends Module<InfoService> {
+export interface LookupsModule extends Module<LookupsService> {
   /** Stops the module's background work before the process ends. */
   drain(): Promise<void>;
 }
@@ -45,10 +45,10 @@ export interface InfoModule extends Module<InfoService> {
  * configuration (IP data, RDAP bootstrap, WHOIS servers, resolver, ICP provider), behind the hourly lookup
  * quota and a short-lived cache. Credentials are optional: they only name whose quota counts.
  */
-export function createInfo(
+export function createLookups(
   deps: AppDeps,
   services: { authenticator: Authenticator; plans: PlansService },
-): InfoModule {
+): LookupsModule {
   const { config } = deps;
   const provider = config.VANTAGE_ICP_PROVIDER_URL
     ? { url: config.VANTAGE_ICP_PROVIDER_URL, key: config.VANTAGE_ICP_PROVIDER_KEY }
