@@ -3,10 +3,10 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
+import { fromCreateB } from "../form-b.js";
 import { createBodyA, createBodyB, monitorA, monitorB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
-import { fromCreateB } from "./shared.js";
 
 const summary = "Create a monitor (a recurring probe); it starts `active`";
 const rules =

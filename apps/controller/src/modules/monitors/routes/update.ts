@@ -3,10 +3,10 @@ import { requirePrincipal } from "../../../http/auth.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
+import { fromPatchB } from "../form-b.js";
 import { idParam, monitorA, monitorB, patchBodyA, patchBodyB } from "../schemas.js";
 import type { MonitorCrudService } from "../service.js";
 import { toMonitorA, toMonitorB } from "../views.js";
-import { fromPatchB } from "./shared.js";
 
 const summary = "Change a monitor's name, interval or settings; answers with the whole monitor";
 const rules =

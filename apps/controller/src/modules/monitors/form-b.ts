@@ -1,10 +1,10 @@
+// Form B's monitor request bodies → the service's input: the target in the probe bodies' names (the
+// answers are views.ts's).
 import type { z } from "@hono/zod-openapi";
-import type { MonitorType } from "../../../db/tables/monitors.js";
-import { ApiError, fieldError } from "../../../http/errors.js";
-import type { createBodyB, patchBodyB } from "../schemas.js";
-import type { FieldPaths, MonitorPatch, NewMonitor } from "../service.js";
-
-// ---- Form B: the target in the probe bodies' names ----
+import type { MonitorType } from "../../db/tables/monitors.js";
+import { ApiError, fieldError } from "../../http/errors.js";
+import type { createBodyB, patchBodyB } from "./schemas.js";
+import type { FieldPaths, MonitorPatch, NewMonitor } from "./service.js";
 
 /** Form B's top-level fields per type (besides `url`, which any type may use for its target text). */
 const targetFieldsB: Record<MonitorType, readonly string[]> = {
