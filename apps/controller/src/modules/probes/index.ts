@@ -1,7 +1,7 @@
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
-import { openRoute } from "../../http/route-kit.js";
+import { openRoute, securedRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
 import { StreamSlots } from "../../http/stream-slots.js";
 import { createSecretBox, type SecretBox } from "../../lib/secret-box.js";
@@ -146,19 +146,18 @@ export function createProbes(
           perAccount: deps.config.VANTAGE_STREAMS_PER_ACCOUNT,
         }),
       };
-      registerCreateProbes(
-        app,
-        service,
-        chain(auth, services.plans.gate("probes")),
-        form,
-        live,
-        probeDeps.hooks,
-      );
+      const metered = openRoute("probes", form, chain(auth, services.plans.gate("probes")));
+      registerCreateProbes(app, service, metered, live, probeDeps.hooks);
       const common = openRoute("probes", form, auth);
       registerGetQuota(app, service, common);
       registerGetTask(app, service, common, live);
       const publicUrl = deps.config.VANTAGE_PUBLIC_URL;
-      registerShareTask(app, shares, requireAuth(services.authenticator), form, publicUrl);
+      registerShareTask(
+        app,
+        shares,
+        securedRoute("probes", form, requireAuth(services.authenticator)),
+        publicUrl,
+      );
       registerExportTask(app, shares, common);
       registerPublicShare(app, shares, form, publicUrl);
     },

@@ -1,11 +1,11 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { ProbeType } from "@vantage/probes";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { type AppEnv, noteTaskId } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, ok } from "../../../http/envelope.js";
 import { quotaCallerOf, setQuotaHeaders } from "../../../http/rate-limit/index.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, optionalAuthSecurity } from "../../../http/security.js";
 import { wantsEventStream } from "../../../http/sse.js";
 import type { CompletionHooks } from "../callback.js";
 import { formABodies, formACreatedSchema, fromFormA, toFormA } from "../form-a.js";
@@ -26,11 +26,11 @@ const summaries: Record<ProbeType, string> = {
 const probeErrors = errorResponses(400, 401, 413, 415, 422, 429, 503);
 
 /** `POST /v1/probe/<type>` in Form A: the task is queued (202) and polled. */
-function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: MiddlewareHandler<AppEnv>) {
+function formARoute<S extends z.ZodType>(type: ProbeType, body: S, common: SecuredRoute) {
   return createRoute({
+    ...common,
     method: "post",
     path: `/v1/probe/${type}`,
-    tags: ["probes"],
     summary: summaries[type],
     description:
       "Creates the task and answers at once with 202 and `status: queued`; the nodes run it in the background. " +
@@ -39,9 +39,7 @@ function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
         "(200): the task from its start until every node has answered, the same task as without it",
       ) +
       quotaNote,
-    security: optionalAuthSecurity("a"),
     "x-vantage-limit": "probes",
-    middleware: [auth] as const,
     request: jsonBody(body),
     responses: {
       200: {
@@ -60,20 +58,18 @@ function formARoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
 }
 
 /** `POST /v1/probe/<type>` in Form B: the answer waits for every node (200 with the results). */
-function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: MiddlewareHandler<AppEnv>) {
+function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, common: SecuredRoute) {
   return createRoute({
+    ...common,
     method: "post",
     path: `/v1/probe/${type}`,
-    tags: ["probes"],
     summary: summaries[type],
     description:
       "Runs the probe on every chosen node and answers when all have answered or timed out (each node has " +
       "its own deadline: the probe's timeout plus 1 s). Failed nodes are entries with `success: false`." +
       streamNote("instead: each node's result as it arrives, then the whole task") +
       quotaNote,
-    security: optionalAuthSecurity("b"),
     "x-vantage-limit": "probes",
-    middleware: [auth] as const,
     request: jsonBody(body),
     responses: {
       200: {
@@ -98,11 +94,11 @@ function formBRoute<S extends z.ZodType>(type: ProbeType, body: S, auth: Middlew
 export function registerCreateProbes(
   app: Router,
   probes: ProbesService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
+  common: SecuredRoute,
   live: LiveOptions,
   hooks?: CompletionHooks,
 ): void {
+  const { form } = common;
   // The task's owner follows it (undefined: an anonymous task, readable by whoever has its id).
   const viewer = (c: Context<AppEnv>) => c.get("principal")?.userId;
   if (form === "a") {
@@ -123,22 +119,22 @@ export function registerCreateProbes(
       setQuotaHeaders(c, created.quota);
       return ok(c, toFormA(created.value, callbackUrl ? hooks?.secret(created.value) : undefined), 202);
     };
-    app.openapi(formARoute("http", formABodies.http, auth), (c) =>
+    app.openapi(formARoute("http", formABodies.http, common), (c) =>
       queued(c, fromFormA.http(c.req.valid("json"))),
     );
-    app.openapi(formARoute("ping", formABodies.ping, auth), (c) =>
+    app.openapi(formARoute("ping", formABodies.ping, common), (c) =>
       queued(c, fromFormA.ping(c.req.valid("json"))),
     );
-    app.openapi(formARoute("dns", formABodies.dns, auth), (c) =>
+    app.openapi(formARoute("dns", formABodies.dns, common), (c) =>
       queued(c, fromFormA.dns(c.req.valid("json"))),
     );
-    app.openapi(formARoute("tcp", formABodies.tcp, auth), (c) =>
+    app.openapi(formARoute("tcp", formABodies.tcp, common), (c) =>
       queued(c, fromFormA.tcp(c.req.valid("json"))),
     );
-    app.openapi(formARoute("traceroute", formABodies.traceroute, auth), (c) =>
+    app.openapi(formARoute("traceroute", formABodies.traceroute, common), (c) =>
       queued(c, fromFormA.traceroute(c.req.valid("json"))),
     );
-    app.openapi(formARoute("mtr", formABodies.mtr, auth), (c) =>
+    app.openapi(formARoute("mtr", formABodies.mtr, common), (c) =>
       queued(c, fromFormA.mtr(c.req.valid("json"))),
     );
     return;
@@ -156,16 +152,16 @@ export function registerCreateProbes(
     setQuotaHeaders(c, created.quota);
     return ok(c, toFormB(created.value), 200);
   };
-  app.openapi(formBRoute("http", formBBodies.http, auth), (c) =>
+  app.openapi(formBRoute("http", formBBodies.http, common), (c) =>
     done(c, fromFormB.http(c.req.valid("json"))),
   );
-  app.openapi(formBRoute("ping", formBBodies.ping, auth), (c) =>
+  app.openapi(formBRoute("ping", formBBodies.ping, common), (c) =>
     done(c, fromFormB.ping(c.req.valid("json"))),
   );
-  app.openapi(formBRoute("dns", formBBodies.dns, auth), (c) => done(c, fromFormB.dns(c.req.valid("json"))));
-  app.openapi(formBRoute("tcp", formBBodies.tcp, auth), (c) => done(c, fromFormB.tcp(c.req.valid("json"))));
-  app.openapi(formBRoute("traceroute", formBBodies.traceroute, auth), (c) =>
+  app.openapi(formBRoute("dns", formBBodies.dns, common), (c) => done(c, fromFormB.dns(c.req.valid("json"))));
+  app.openapi(formBRoute("tcp", formBBodies.tcp, common), (c) => done(c, fromFormB.tcp(c.req.valid("json"))));
+  app.openapi(formBRoute("traceroute", formBBodies.traceroute, common), (c) =>
     done(c, fromFormB.traceroute(c.req.valid("json"))),
   );
-  app.openapi(formBRoute("mtr", formBBodies.mtr, auth), (c) => done(c, fromFormB.mtr(c.req.valid("json"))));
+  app.openapi(formBRoute("mtr", formBBodies.mtr, common), (c) => done(c, fromFormB.mtr(c.req.valid("json"))));
 }

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { requirePrincipal } from "../../../http/auth.js";
 import type { AppEnv } from "../../../http/context.js";
 import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelope.js";
+import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
-import { type ApiForm, authSecurity } from "../../../http/security.js";
 import type { SharesService } from "../shares.js";
 import type { ShareRecord } from "../shares-repo.js";
 
@@ -39,11 +39,9 @@ const params = z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3
 export function registerShareTask(
   app: Router,
   shares: SharesService,
-  auth: MiddlewareHandler<AppEnv>,
-  form: ApiForm,
+  common: SecuredRoute,
   publicUrl: string | undefined,
 ): void {
-  const common = { tags: ["probes"], security: authSecurity(form), middleware: auth };
   app.openapi(
     createRoute({
       ...common,
