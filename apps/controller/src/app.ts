@@ -102,9 +102,9 @@ export function createApp(deps: AppDeps): App {
     refusedLimit: deps.config.VANTAGE_REFUSED_LIMIT_IP,
   });
   registerSecuritySchemes(app, form);
-  // Status pages first: a custom domain's Host header serves its page at `/`, before the system's `/`.
+  // A custom domain's Host header serves its status page at `/`: before every route, the system's `/` too.
+  statusPages.customDomains(app);
   for (const m of [
-    statusPages,
     system,
     nodes,
     accounts,
@@ -113,6 +113,7 @@ export function createApp(deps: AppDeps): App {
     lookups,
     monitors,
     alerts,
+    statusPages,
     billing,
     mcp,
   ])

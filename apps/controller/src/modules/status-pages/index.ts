@@ -8,7 +8,7 @@ import type { SecretBox } from "../../lib/secret-box.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { MonitorStatusReader } from "../monitors/index.js";
 import { RenderCache } from "./cache.js";
-import { createDomainMap, registerStatusPageRoutes } from "./routes/register.js";
+import { createDomainMap, customDomainMiddleware, registerStatusPageRoutes } from "./routes/register.js";
 import { createStatusPagesService, type StatusPagesService } from "./service.js";
 import type { WindowSource } from "./snapshot.js";
 import { sendDueWebhooks } from "./webhooks.js";
@@ -18,6 +18,11 @@ export type { StatusPagesService } from "./service.js";
 export interface StatusPagesModule extends Module<StatusPagesService> {
   /** One notifier round (automatic incidents, then webhook notices); tests call it instead of waiting. */
   runOnce(): Promise<void>;
+  /**
+   * Serves a page at `/` (and its feed, JSON and badges) of its custom domain by the Host header: app.ts
+   * registers this before every other route, so it answers before the system's `/`.
+   */
+  customDomains(app: Router): void;
 }
 
 /** How often the notifier looks for monitors gone down or up on pages, and for webhook notices due. */
@@ -80,6 +85,9 @@ export function createStatusPages(
   return {
     service,
     runOnce,
+    customDomains(app: Router) {
+      app.use("*", customDomainMiddleware(domains, cache as RenderCache, origin));
+    },
     routes(app: Router) {
       registerStatusPageRoutes(app, service, requireAuth(services.authenticator), config.VANTAGE_API_FORM, {
         cache: cache as RenderCache,

@@ -45,7 +45,7 @@ export function createDomainMap(load: () => Promise<Map<string, string>>, now = 
  * Serves a page at `/` (and `/status.json`, `/feed.atom`, `/badge/*.svg`) of its custom domain, by the
  * request's Host header. Registered before every other route, for those few paths only.
  */
-function customDomainMiddleware(
+export function customDomainMiddleware(
   domains: DomainMap,
   cache: RenderCache,
   origin: string,
@@ -60,7 +60,10 @@ function customDomainMiddleware(
   };
 }
 
-/** Every route of status pages in the active form: the owner's API, then the public pages. */
+/**
+ * Every route of status pages in the active form: the owner's API, then the public pages. The custom
+ * domains' middleware is registered apart, before every other route (`StatusPagesModule.customDomains`).
+ */
 export function registerStatusPageRoutes(
   app: Router,
   svc: StatusPagesService,
@@ -68,7 +71,6 @@ export function registerStatusPageRoutes(
   form: ApiForm,
   parts: { cache: RenderCache; domains: DomainMap; origin: string },
 ): void {
-  app.use("*", customDomainMiddleware(parts.domains, parts.cache, parts.origin));
   const common = securedRoute("status pages", form, auth);
   registerPageRoutes(app, svc, common, parts.origin);
   registerIncidentRoutes(app, svc, common);
