@@ -134,12 +134,15 @@ describe("honest state and quorum (real processes)", () => {
     await until("two-cut down", async () => (await monitorOf(twoCut)).state === "down", 60_000);
     // By then one-cut has run as often (same interval), each time with hs-tyo failing: still up.
     await until("one-cut up", async () => (await monitorOf(oneCut)).state === "up", 30_000);
-    const uptime = (await api("GET", `/v1/monitors/${oneCut}/uptime`)).body.data as {
+    type Uptime = {
       runs: number;
       failures: number;
       nodes: { node_id: string; state: string; location?: { country: string } }[];
     };
-    expect(uptime.runs).toBeGreaterThanOrEqual(2);
+    const uptimeOf = async () => (await api("GET", `/v1/monitors/${oneCut}/uptime`)).body.data as Uptime;
+    // Its runs are written behind (the writer's batch): wait for two of them, each with one location failing.
+    await until("one-cut has two runs stored", async () => (await uptimeOf()).runs >= 2, 30_000);
+    const uptime = await uptimeOf();
     expect(uptime.failures).toBe(0);
     const perNode = Object.fromEntries(uptime.nodes.map((n) => [n.node_id, [n.state, n.location?.country]]));
     expect(perNode).toEqual({ "hs-fra": ["up", "DE"], "hs-nyc": ["up", "US"], "hs-tyo": ["down", "JP"] });
