@@ -209,12 +209,14 @@ describe("reputation lookup: what could not be checked", () => {
   });
 
   it("a silent resolver: DNSBL and rDNS unavailable, the answer within the deadline", async () => {
+    // The DNS checks may use 90 % of the time left: at 3 s, 300 ms remain for the answer, room enough for a
+    // loaded machine's late timers (at 1 s, 100 ms was once not: 1,048 ms in CI).
     const started = performance.now();
     const r = await check(
       addr.torOnHosting,
-      ctx({ timeoutMs: 1000, dnsServer: `127.0.0.1:${fx.silent.port}` }),
+      ctx({ timeoutMs: 3000, dnsServer: `127.0.0.1:${fx.silent.port}` }),
     );
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(3000);
     expect(r.signals_unavailable.map((s) => s.signal)).toEqual([
       "dnsbl:zen.fixture.test",
       "dnsbl:drone.fixture.test",
