@@ -3,7 +3,7 @@ import { request as httpsRequest } from "node:https";
 import { type TLSSocket, connect as tlsConnect } from "node:tls";
 import type * as dnsPacket from "dns-packet";
 import { parseMessage } from "./dns-message.js";
-import type { Exchange } from "./dns-transport.js";
+import { type Exchange, once as settleOnce } from "./dns-transport.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
 import { onAbort } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
@@ -24,29 +24,6 @@ export interface SecureAnswer {
 const MAX_DOH_BYTES = 65_535;
 
 const where = (x: Exchange) => (x.family === 6 ? `[${x.address}]:${x.port}` : `${x.address}:${x.port}`);
-
-function settleOnce<T>(cleanup: () => void) {
-  let done = false;
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  const finish = (fn: () => void) => {
-    if (done) return;
-    done = true;
-    try {
-      cleanup();
-    } catch {}
-    fn();
-  };
-  return {
-    promise,
-    resolve: (v: T) => finish(() => resolve(v)),
-    reject: (e: unknown) => finish(() => reject(e)),
-  };
-}
 
 const tlsFailure = (error: unknown): ProbeFailure => {
   const failure = toProbeFailure(error);

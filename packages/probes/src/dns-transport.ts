@@ -15,7 +15,7 @@ export interface Exchange {
 }
 
 /** Settles once: every path (answer, error, timeout, abort) runs `cleanup` exactly one time. */
-function once<T>(cleanup: () => void) {
+export function once<T>(cleanup: () => void) {
   let done = false;
   let resolveFn: (v: T) => void = () => {};
   let rejectFn: (e: unknown) => void = () => {};
