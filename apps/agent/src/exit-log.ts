@@ -2,8 +2,8 @@ import type { Logger } from "pino";
 
 /**
  * Every exit of the agent process says why and with which code, as its last line: `exit(code, reason)`
- * records the reason and exits; Node's `exit` event writes the line synchronously (pino's default stdout
- * destination is synchronous; before the logger exists, a plain line on stderr). Only SIGKILL and a crash
+ * records the reason and exits; Node's `exit` event writes the line synchronously (the agent's logger writes
+ * stdout synchronously; before the logger exists, a plain line on stderr). Only SIGKILL and a crash
  * of Node itself leave no line.
  */
 export class ExitLog {

@@ -48,12 +48,17 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  log = pino({
-    name: "vantage-agent",
-    level: config.VANTAGE_LOG_LEVEL,
-    base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  log = pino(
+    {
+      name: "vantage-agent",
+      level: config.VANTAGE_LOG_LEVEL,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    // Synchronous: pino's default stdout stream writes on the thread pool, so a line written just before
+    // process.exit could land after the exit line, or not at all.
+    pino.destination({ dest: 1, sync: true }),
+  );
   exits.use(log);
   warnOnOpenSeedFile(config, log);
   warnOnDefaultThreadpool(config, log);
