@@ -3,6 +3,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import { ApiError, fieldError } from "../../http/errors.js";
+import { hostPort } from "../probes/index.js";
 import type { createBodyB, patchBodyB } from "./schemas.js";
 import type { FieldPaths, MonitorPatch, NewMonitor } from "./service.js";
 
@@ -41,9 +42,6 @@ function refuseHoistedInConfig(type: MonitorType, config: Record<string, unknown
   }));
   throw new ApiError("unknown_field", `${details[0]!.path}: ${details[0]!.message}`, details);
 }
-
-const hostPort = (host: string, port: number) =>
-  `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 
 /** A Form B create body as the service's input. */
 export function fromCreateB(b: z.infer<typeof createBodyB>): NewMonitor {

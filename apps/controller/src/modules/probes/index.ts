@@ -29,6 +29,7 @@ import { WriteRetry } from "./write-retry.js";
 
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 export { type NodeResult, nodeErrorCodes } from "./dispatch.js";
+export { hostPort } from "./fields.js";
 export type { StreamNode, TaskFollow } from "./follow-task.js";
 export { formABodies, fromFormA } from "./form-a.js";
 export { formBBodies, fromFormB } from "./form-b.js";
