@@ -50,7 +50,7 @@ function profileOf(zone: string): DnsblProfile {
 }
 
 /**
- * A comma-separated zone list (the controller's VANTAGE_REPUTATION_DNSBL_ZONES, say): `zone` takes the
+ * A comma-separated zone list (the controller's VANTAGE_DNSBL_ZONES, say): `zone` takes the
  * profile known for that name (generic when none), `zone=profile` sets it, e.g.
  * `zen.spamhaus.org, dnsbl.dronebl.org, bl.example.test=spamhaus`. Blank text is no zones. Throws an Error
  * saying which entry is wrong: an empty entry, a zone that is not a domain name, an unknown profile, a
