@@ -5,7 +5,7 @@ import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { createMonitorResults } from "./results-service.js";
-import { markStale, staleSpells, unknownMs } from "./stale.js";
+import { markStale, staleGraceS, staleOutlook, staleSpells, sweepPauseMs, unknownMs } from "./stale.js";
 import { RunWriter } from "./writer.js";
 
 describe("stale spells", () => {
@@ -16,6 +16,33 @@ describe("stale spells", () => {
     ];
     expect(unknownMs(spells, 2000, 6000)).toBe(1000 + 1000);
     expect(unknownMs(spells, 0, 1000)).toBe(0);
+  });
+});
+
+describe("stale timing", () => {
+  it("the grace is a quarter of the interval, at most 5 s", () => {
+    expect(staleGraceS(4)).toBe(1);
+    expect(staleGraceS(20)).toBe(5);
+    expect(staleGraceS(3600)).toBe(5);
+  });
+
+  it("sleeps until the next deadline, between an eighth of the shortest interval and the cap", () => {
+    expect(sweepPauseMs({ untilNextMs: null, shortestIntervalS: null }, 2000)).toBe(2000);
+    expect(sweepPauseMs({ untilNextMs: 60_000, shortestIntervalS: 30 }, 5000)).toBe(5000);
+    expect(sweepPauseMs({ untilNextMs: 1200, shortestIntervalS: 30 }, 5000)).toBe(3750);
+    expect(sweepPauseMs({ untilNextMs: 1200, shortestIntervalS: 4 }, 5000)).toBe(1205);
+    expect(sweepPauseMs({ untilNextMs: -300, shortestIntervalS: 4 }, 5000)).toBe(500);
+    expect(sweepPauseMs({ untilNextMs: -300, shortestIntervalS: 1 }, 5000)).toBe(250);
+  });
+
+  it("the documented bound: marked within two intervals of the first slot with no run, half an interval to spare", () => {
+    for (const intervalS of [1, 2, 4, 10, 30, 60, 300, 86_400]) {
+      // The first slot with no run is one interval after the last applied one; the mark is due one interval
+      // and the grace after it, and the sweep that finds it comes at most its floor (an eighth) later.
+      const dueAfterFirstMissedMs = (intervalS + staleGraceS(intervalS)) * 1000;
+      const floor = sweepPauseMs({ untilNextMs: -1, shortestIntervalS: intervalS }, 5000);
+      expect(dueAfterFirstMissedMs + floor).toBeLessThanOrEqual(1.5 * intervalS * 1000);
+    }
   });
 });
 
@@ -140,5 +167,34 @@ describe.each(dbKinds)("honest state on %s", (kind) => {
     expect(up.state).toBe("unknown");
     expect(up.unknown_ms).toBe(10_000);
     expect(up.gaps).toEqual([{ from: new Date(now), to: null, reason: "scheduler_behind" }]);
+  });
+  it("a 4 s monitor: stale once its last slot is older than 9 s, and the outlook says when", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "stale4");
+    const now = Date.now();
+    const ago = (s: number) => new Date(now - s * 1000);
+    const base = { interval_s: 4, created_at: ago(3600), updated_at: ago(3600), state: "up" as const };
+    await insertMonitor(k, `mon_st4_in_${kind}`, u.userId, { ...base, last_slot: ago(8.5) });
+    await insertMonitor(k, `mon_st4_out_${kind}`, u.userId, { ...base, last_slot: ago(9.5) });
+    // Other tests' monitors may be due too: the outlook is at most what these two make it.
+    const outlook = await staleOutlook(k, new Date(now));
+    expect(outlook.shortestIntervalS).toBe(4);
+    expect(outlook.untilNextMs).toBeLessThanOrEqual(-499);
+    await markStale(k, new Date(now));
+    const rows = await k
+      .selectFrom("monitors")
+      .select(["id", "state"])
+      .where("id", "in", [`mon_st4_in_${kind}`, `mon_st4_out_${kind}`])
+      .orderBy("id")
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.state]))).toEqual({
+      [`mon_st4_in_${kind}`]: "up",
+      [`mon_st4_out_${kind}`]: "unknown",
+    });
+    // The one left: due 500 ms from now (8.5 s + 4 s × 2 + 1 s).
+    const next = await staleOutlook(k, new Date(now));
+    expect(next.untilNextMs).toBeGreaterThan(499);
+    expect(next.untilNextMs).toBeLessThanOrEqual(500);
   });
 });

@@ -11,10 +11,34 @@ export interface StaleReport {
 }
 
 /**
- * Honest state: a monitor whose newest completed run is more than two intervals old (plus a grace of half
- * an interval, at most 5 s, for the run of the slot before to be written) becomes `unknown` with a reason,
- * its streaks reset, and a `monitor_state_changes` row (to `unknown`, the reason, the sweep's time as its
- * slot) that the notifier turns into `monitor_stale` events. The reason, read from the monitor's row:
+ * The grace after two intervals, seconds: time for the run of the slot before to be written (dispatch lag,
+ * the probe, the writer's batch). A quarter of the interval, at most 5 s, so that with the sweep's pause
+ * (`sweepPauseMs`, at most an eighth of the shortest interval once a deadline is near) a stale spell is
+ * marked within two intervals of its first slot with no run, with at least half an interval to spare for a
+ * loaded machine.
+ */
+export const STALE_GRACE = { fraction: 0.25, maxS: 5 } as const;
+
+/** The grace for an interval (seconds): see `STALE_GRACE`. */
+export const staleGraceS = (intervalS: number): number =>
+  Math.min(intervalS * STALE_GRACE.fraction, STALE_GRACE.maxS);
+
+/** The monitors the sweep may mark (active, or paused by the system) and that are not stale yet. */
+const sweepable = sql`(status = 'active' or (status = 'paused' and paused_reason is not null))
+  and state_reason is null`;
+
+/** When a monitor becomes stale: its clock's start plus two intervals and the grace (`staleGraceS`). */
+const staleAt = sql`greatest(coalesce(last_slot, created_at), updated_at)
+  + make_interval(secs => interval_s * ${sql.lit(2 + STALE_GRACE.fraction)}
+    - greatest(interval_s * ${sql.lit(STALE_GRACE.fraction)} - ${sql.lit(STALE_GRACE.maxS)}, 0))`;
+
+/**
+ * Honest state: a monitor whose newest completed run's slot is more than two intervals old, plus a grace
+ * (`staleGraceS`: a quarter of an interval, at most 5 s, for the run of the slot before to be written),
+ * becomes `unknown` with a reason, its streaks reset, and a `monitor_state_changes` row (to `unknown`, the
+ * reason, the sweep's time as its slot) that the notifier turns into `monitor_stale` events. Counted from
+ * the first slot with no run (`last_slot + interval`) that is one interval and the grace, so with the
+ * sweep's pause the spell is marked within two intervals of it. The reason, read from the monitor's row:
  *
  * - `paused_by_system`: the system paused it (`paused_reason`, e.g. an agent crash); a person's pause is
  *   not stale.
@@ -35,10 +59,7 @@ export async function markStale(db: Kysely<Database>, now: Date, batch = 1000): 
           else 'no_nodes'
         end as reason
       from monitors
-      where (status = 'active' or (status = 'paused' and paused_reason is not null))
-        and state_reason is null
-        and greatest(coalesce(last_slot, created_at), updated_at)
-          + make_interval(secs => interval_s * 2 + least(interval_s / 2.0, 5)) < cast(${now} as timestamptz)
+      where ${sweepable} and ${staleAt} < cast(${now} as timestamptz)
       order by id
       limit ${batch}
       for update skip locked`.execute(tx);
@@ -65,21 +86,67 @@ export async function markStale(db: Kysely<Database>, now: Date, batch = 1000): 
   });
 }
 
-/** A sweep every `everyMs` (the scheduler role's); errors are logged by the caller and the next one tries. */
+/** What the sweep needs to time its next round: the earliest stale deadline and the shortest interval. */
+export interface StaleOutlook {
+  /** Ms from `now` until the first sweepable monitor becomes stale (≤ 0: due); null when none is sweepable. */
+  untilNextMs: number | null;
+  /** The shortest interval among them, seconds; null when none. */
+  shortestIntervalS: number | null;
+}
+
+/** One read, no locks: when the next monitor becomes stale, and the shortest interval to watch. */
+export async function staleOutlook(db: Kysely<Database>, now: Date): Promise<StaleOutlook> {
+  const { rows } = await sql<{ ms: number | string | null; shortest: number | string | null }>`
+    select extract(epoch from (min(${staleAt}) - cast(${now} as timestamptz))) * 1000 as ms,
+      min(interval_s) as shortest
+    from monitors where ${sweepable}`.execute(db);
+  const r = rows[0];
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return { untilNextMs: num(r?.ms), shortestIntervalS: num(r?.shortest) };
+}
+
+/** The shortest pause between sweeps, ms (a due monitor held by another sweep is not polled faster). */
+export const SWEEP_MIN_MS = 250;
+
+/**
+ * The pause before the next sweep: until the earliest stale deadline, but at least an eighth of the
+ * shortest interval (250 ms at the least) and at most `maxMs`. Nothing near: `maxMs`, one cheap read a
+ * round. A monitor created since (with a shorter interval than any before) is seen within `maxMs`.
+ */
+export function sweepPauseMs(outlook: StaleOutlook, maxMs: number): number {
+  if (outlook.untilNextMs === null || outlook.shortestIntervalS === null) return maxMs;
+  const floor = Math.min(Math.max((outlook.shortestIntervalS * 1000) / 8, SWEEP_MIN_MS), maxMs);
+  // A few ms after the deadline, so that the sweep finds it past (`<`), not on it.
+  return Math.min(Math.max(outlook.untilNextMs + 5, floor), maxMs);
+}
+
+/**
+ * The sweep (the scheduler role's): mark what is stale, then sleep until the next monitor's deadline
+ * (`sweepPauseMs`), at most `maxMs`; errors go to `onError` and the next round tries again.
+ */
 export function startStaleSweep(
   db: Kysely<Database>,
-  everyMs: number,
+  maxMs: number,
   onError: (err: unknown) => void,
   now: () => number = Date.now,
 ): PollLoop {
   let stopped = false;
+  let pause = maxMs;
   const loop = startPollLoop({
     // One sweep marks at most 1,000 monitors; a round goes on while there are more, until stopped.
     round: async () => {
-      while (!stopped && (await markStale(db, new Date(now()))).marked >= 1000);
+      pause = maxMs;
+      let outlook = await staleOutlook(db, new Date(now()));
+      if (outlook.untilNextMs !== null && outlook.untilNextMs <= 0) {
+        while (!stopped && (await markStale(db, new Date(now()))).marked >= 1000);
+        outlook = await staleOutlook(db, new Date(now()));
+      }
+      pause = sweepPauseMs(outlook, maxMs);
     },
     onError,
-    everyMs,
+    everyMs: () => pause,
+    // Waking early would only find nothing due; controllers drift apart through their own deadlines' reads.
+    jitter: 0,
     immediate: false,
   });
   return {
