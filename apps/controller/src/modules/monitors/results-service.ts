@@ -6,7 +6,7 @@ import { nodeLocations } from "./locations.js";
 import { runsInIntervals } from "./maintenance-repo.js";
 import type { MaintenanceService } from "./maintenance-service.js";
 import * as repo from "./results-repo.js";
-import { staleSpells, unknownMs } from "./stale.js";
+import { type StaleSpell, staleSpells, unknownMs } from "./stale.js";
 import { runPassed } from "./state.js";
 
 export { createRollupJob, type RollupJob, type RollupReport } from "./rollups.js";
@@ -62,10 +62,24 @@ export interface Uptime {
   }[];
 }
 
+/**
+ * The newest runs and the stale spells among them: where no run completed (issue #29), the list has no
+ * rows, and `gaps` says from when to when and why, so that a reader sees the hole rather than missing rows.
+ */
+export interface RunList {
+  /** Newest first. */
+  runs: RunResult[];
+  /**
+   * The stale spells from the oldest run listed on (every spell when the list holds every stored run),
+   * newest first, as the runs; the one going on has `to: null`.
+   */
+  gaps: StaleSpell[];
+}
+
 /** What the results routes (and later the dashboard, alerts, MCP) read of a monitor's runs. */
 export interface MonitorResultsService {
-  /** The newest `limit` runs, newest first; another account's or an unknown monitor → 404. */
-  results(userId: string, monitorId: string, limit: number): Promise<RunResult[]>;
+  /** The newest `limit` runs and the gaps among them; another account's or an unknown monitor → 404. */
+  results(userId: string, monitorId: string, limit: number): Promise<RunList>;
   /** Runs, failures, uptime and latency over the window; another account's or an unknown monitor → 404. */
   uptime(userId: string, monitorId: string, window: UptimeWindow): Promise<Uptime>;
   /** The runs in `[from, to)` as a stream of NDJSON or CSV lines; another account's or an unknown monitor → 404. */
@@ -115,7 +129,10 @@ export function createMonitorResults(
         });
       }
       for (const run of out) run.success = runPassed(run.nodes.map((n) => n.success));
-      return out;
+      // A full list starts at its oldest run; a shorter one holds every stored run, so every spell counts.
+      const since = out.length >= limit ? (out.at(-1)?.slot ?? new Date(0)) : new Date(0);
+      const spells = await staleSpells(ctx.db, monitorId, since, new Date(ctx.now()));
+      return { runs: out, gaps: spells.reverse() };
     },
 
     /**

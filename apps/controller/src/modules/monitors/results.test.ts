@@ -228,6 +228,7 @@ describe.each(dbKinds)("monitor results on %s", (kind) => {
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual({
         monitor_id: m.id,
+        gaps: [],
         items: [
           {
             slot: iso(s + 2 * MIN),
@@ -269,6 +270,56 @@ describe.each(dbKinds)("monitor results on %s", (kind) => {
       const unknown = await app.call("GET", "/v1/monitors/mon_nope/results", { headers: user.headers });
       expect(unknown.status).toBe(404);
       expect((await app.call("GET", `/v1/monitors/${m.id}/results`)).status).toBe(401);
+    });
+
+    it("GET /v1/monitors/{id}/results: stale spells among the runs are gaps, newest first", async () => {
+      const m = await addMonitor(user.userId);
+      const s = Math.floor(Date.now() / MIN) * MIN - 20 * MIN;
+      await addRun(m.seq, s, [10]);
+      await addRun(m.seq, s + MIN, [11]);
+      // No run from s + 2 min: stale at s + 3.5 min until the run at s + 6 min decided again; stale once
+      // more from s + 8 min, still.
+      await addRun(m.seq, s + 6 * MIN, [12]);
+      const change = (
+        id: string,
+        at: number,
+        from: "up" | "unknown",
+        to: "up" | "unknown",
+        reason = null as null | "no_nodes" | "scheduler_behind",
+      ) =>
+        app.db.kysely
+          .insertInto("monitor_state_changes")
+          .values({
+            id,
+            monitor_id: m.id,
+            slot: new Date(at),
+            from_state: from,
+            to_state: to,
+            reason,
+            alerted_at: new Date(),
+          })
+          .execute();
+      await change(`msc_g1_${form}_${kind}`, s + 3.5 * MIN, "up", "unknown", "no_nodes");
+      await change(`msc_g2_${form}_${kind}`, s + 6 * MIN, "unknown", "up");
+      await change(`msc_g3_${form}_${kind}`, s + 8 * MIN, "up", "unknown", "scheduler_behind");
+
+      const all = await app.call("GET", `/v1/monitors/${m.id}/results`, { headers: user.headers });
+      expect(all.status).toBe(200);
+      expect(all.body.data.items.map((i: { slot: string }) => i.slot)).toEqual(
+        [s + 6 * MIN, s + MIN, s].map(iso),
+      );
+      expect(all.body.data.gaps).toEqual([
+        { from: iso(s + 8 * MIN), to: null, reason: "scheduler_behind" },
+        { from: iso(s + 3.5 * MIN), to: iso(s + 6 * MIN), reason: "no_nodes" },
+      ]);
+      // A list cut at its oldest run shows the spells from there on only.
+      const newest = await app.call("GET", `/v1/monitors/${m.id}/results?limit=1`, { headers: user.headers });
+      expect(newest.body.data.items.map((i: { slot: string }) => i.slot)).toEqual([iso(s + 6 * MIN)]);
+      expect(newest.body.data.gaps).toEqual([
+        { from: iso(s + 8 * MIN), to: null, reason: "scheduler_behind" },
+      ]);
+      const two = await app.call("GET", `/v1/monitors/${m.id}/results?limit=2`, { headers: user.headers });
+      expect(two.body.data.gaps).toHaveLength(2);
     });
 
     it("an http run that failed on its status says which status, in results and uptime", async () => {

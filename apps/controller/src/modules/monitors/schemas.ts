@@ -227,3 +227,27 @@ export const pausedResult = z
 export const resumedResult = z
   .object({ id: z.string(), status: z.literal("active") })
   .openapi("MonitorResumed");
+
+// ---- stale spells (honest state): the same entry in the uptime and in the results list ----
+
+const staleReasons = ["no_nodes", "scheduler_behind", "paused_by_system"] as const;
+
+/**
+ * One stale spell (issue #29): no run completed from `from` to `to`, and why. Both the uptime's `gaps` and
+ * the results list's `gaps` use it, so a reader of either sees the same "no data from A to B, reason X".
+ */
+export const staleGap = z
+  .object({
+    from: z.string().openapi({
+      description: "When the monitor was found stale (two intervals after its last completed run's slot)",
+      format: "date-time",
+    }),
+    to: z.string().nullable().openapi({
+      description: "When a run decided its state again; null while the gap lasts",
+      format: "date-time",
+    }),
+    reason: z.enum(staleReasons).openapi({
+      description: "`no_nodes`, `scheduler_behind` or `paused_by_system` (as the monitor's `state_reason`)",
+    }),
+  })
+  .openapi("MonitorGap");

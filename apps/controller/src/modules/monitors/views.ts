@@ -1,6 +1,7 @@
 import type { DnsRecordType } from "@vantage/probes";
 import { withDefaults } from "./config.js";
 import type { Monitor } from "./service.js";
+import type { StaleSpell } from "./stale.js";
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -71,4 +72,9 @@ function common(m: Monitor) {
 
 export function toStatusResult(m: Monitor) {
   return { id: m.id, status: m.status };
+}
+
+/** A stale spell as both forms show it (`staleGap` in schemas.ts): ISO times, `to` null while it lasts. */
+export function toGapView(g: StaleSpell) {
+  return { from: g.from.toISOString(), to: g.to?.toISOString() ?? null, reason: g.reason };
 }

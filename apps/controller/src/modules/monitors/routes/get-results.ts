@@ -4,7 +4,8 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { MonitorResultsService, RunResult } from "../results-service.js";
-import { idParam } from "../schemas.js";
+import { idParam, staleGap } from "../schemas.js";
+import { toGapView } from "../views.js";
 
 const nodeRun = z.object({
   node_id: z.string(),
@@ -30,7 +31,16 @@ const runResult = z
   })
   .openapi("MonitorRunResult");
 
-const resultsSchema = z.object({ monitor_id: z.string(), items: z.array(runResult) });
+const resultsSchema = z.object({
+  monitor_id: z.string(),
+  items: z.array(runResult),
+  gaps: z.array(staleGap).openapi({
+    description:
+      "Extension, both forms: where the list has no runs because none completed (a stale spell, issue #29): " +
+      "no data from `from` to `to` (null: still going on) and why. The spells from the oldest run listed on " +
+      "(all of them when the list holds every stored run), newest first as the items; empty when none",
+  }),
+});
 
 const resultsQuery = z.object({
   limit: z.coerce
@@ -51,7 +61,8 @@ const resultsRoute = (common: SecuredRoute) =>
     description:
       "One item per run (slot), newest first, with every node's outcome. A run passes when strictly more " +
       "than half of its nodes pass (a tie fails). Raw runs are kept `VANTAGE_MONITOR_RETENTION_DAYS` " +
-      "(default 7). Another account's id → 404, as an unknown one. The same in both forms.",
+      "(default 7). Slots with no completed run have no item: `gaps` names those stretches. Another " +
+      "account's id → 404, as an unknown one. The same in both forms.",
     request: { params: idParam, query: resultsQuery },
     responses: {
       200: { description: "The newest runs", ...jsonContent(envelope(resultsSchema)) },
@@ -69,7 +80,7 @@ export const toRunView = (r: RunResult) => ({
 export function registerGetResults(app: Router, svc: MonitorResultsService, common: SecuredRoute): void {
   app.openapi(resultsRoute(common), async (c) => {
     const { id } = c.req.valid("param");
-    const runs = await svc.results(requirePrincipal(c).userId, id, c.req.valid("query").limit);
-    return ok(c, { monitor_id: id, items: runs.map(toRunView) }, 200);
+    const list = await svc.results(requirePrincipal(c).userId, id, c.req.valid("query").limit);
+    return ok(c, { monitor_id: id, items: list.runs.map(toRunView), gaps: list.gaps.map(toGapView) }, 200);
   });
 }

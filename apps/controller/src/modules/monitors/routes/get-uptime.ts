@@ -9,7 +9,8 @@ import {
   type Uptime,
   type UptimeWindow,
 } from "../results-service.js";
-import { idParam } from "../schemas.js";
+import { idParam, staleGap } from "../schemas.js";
+import { toGapView } from "../views.js";
 
 const windows = Object.keys(UPTIME_WINDOWS) as [UptimeWindow, ...UptimeWindow[]];
 const time = (description: string) => z.string().openapi({ description, format: "date-time" });
@@ -49,13 +50,7 @@ const uptimeSchema = z
       }),
     unknown_percent: z.number().openapi({ description: "Extension: `unknown_ms` as % of the window" }),
     gaps: z
-      .array(
-        z.object({
-          from: time("When the monitor was found stale (two intervals after its last completed run)"),
-          to: time("When a run decided its state again; null while the gap lasts").nullable(),
-          reason: z.enum(["no_nodes", "scheduler_behind", "paused_by_system"]),
-        }),
-      )
+      .array(staleGap)
       .openapi({ description: "Extension: the stale spells overlapping the window, oldest first" }),
     nodes: z
       .array(
@@ -112,7 +107,7 @@ export const toUptimeView = (u: Uptime) => ({
   from: u.from.toISOString(),
   to: u.to.toISOString(),
   state_changed_at: u.state_changed_at?.toISOString() ?? null,
-  gaps: u.gaps.map((g) => ({ ...g, from: g.from.toISOString(), to: g.to?.toISOString() ?? null })),
+  gaps: u.gaps.map(toGapView),
   nodes: u.nodes.map((n) => ({ ...n, last_slot: n.last_slot.toISOString() })),
 });
 
