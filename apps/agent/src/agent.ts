@@ -53,7 +53,7 @@ export function startAgent(opts: StartAgentOptions): RunningAgent {
   });
 
   const stopServing = link.serveJobs(nodeId, (message, info) =>
-    info.replyExpected ? runner.handle(message) : runner.notice(message),
+    info.replyExpected ? runner.handle(message, info.progress) : runner.notice(message),
   );
   const presence = startPresence(config, {
     publish: (hb) => link.publishHeartbeat(nodeId, hb),

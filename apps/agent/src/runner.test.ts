@@ -55,6 +55,34 @@ function refusal(reply: JobReply): string | undefined {
 }
 
 describe("JobRunner", () => {
+  it("sends the probe's progress, numbered, to a job that asks for it, and none after the reply", async () => {
+    let late: (() => void) | undefined;
+    const { runner: r } = runner(async (_spec, ctx) => {
+      ctx.onProgress?.({ rounds: 1 });
+      ctx.onProgress?.({ rounds: 2 });
+      late = () => ctx.onProgress?.({ rounds: 3 });
+      return ok;
+    });
+    const sent: unknown[] = [];
+    const j = job({ progress: true });
+    const reply = await r.handle(j, (m) => sent.push(m));
+    expect(reply.status).toBe("done");
+    late?.();
+    expect(sent).toEqual([
+      { v: PROTOCOL_VERSION, job_id: j.job_id, status: "progress", seq: 1, detail: { rounds: 1 } },
+      { v: PROTOCOL_VERSION, job_id: j.job_id, status: "progress", seq: 2, detail: { rounds: 2 } },
+    ]);
+    // A job that does not ask gets no progress: its probe is not even given the callback.
+    let given = true;
+    const { runner: quiet } = runner(async (_spec, ctx) => {
+      given = ctx.onProgress !== undefined;
+      return ok;
+    });
+    await quiet.handle(job(), (m) => sent.push(m));
+    expect(given).toBe(false);
+    expect(sent).toHaveLength(2);
+  });
+
   it("runs a valid job and replies done with started_at and duration_ms", async () => {
     let seen: { allowPrivate: boolean; signal: boolean } | undefined;
     const { runner: r } = runner(async (spec, ctx) => {

@@ -3,9 +3,11 @@ import {
   canonicalJson,
   isCompatibleVersion,
   type JobMessage,
+  type JobProgress,
   type JobReply,
   type jobErrorCodes,
   jobMessageSchema,
+  MAX_JOB_PROGRESS,
   PROTOCOL_VERSION,
   type ResultSigner,
   type ResultStatement,
@@ -116,8 +118,12 @@ export class JobRunner {
     await this.idle();
   }
 
-  /** The job handler: takes the decoded message, resolves with the reply. Never rejects. */
-  async handle(message: unknown): Promise<JobReply> {
+  /**
+   * The job handler: takes the decoded message, resolves with the reply. Never rejects. `progress` sends a
+   * message to the requester before the reply (the link's); a job that asks for it (`progress: true`) gets
+   * its probe's progress through it, as JobProgress messages, until the probe has returned.
+   */
+  async handle(message: unknown, progress?: (message: JobProgress) => void): Promise<JobReply> {
     const receivedAt = performance.now();
     const jobId = rawJobId(message);
     const log = this.opts.log;
@@ -146,7 +152,7 @@ export class JobRunner {
       log.debug({ job_id: job.job_id, running: this.active }, "refused job: busy");
       return refuse(job.job_id, "busy", `agent runs ${this.active} jobs, its limit`);
     }
-    const reply = await this.run(job, receivedAt);
+    const reply = await this.run(job, receivedAt, job.progress ? progress : undefined);
     return this.opts.signing ? signReply(reply, message as { spec?: unknown }, this.opts.signing) : reply;
   }
 
@@ -166,17 +172,25 @@ export class JobRunner {
     this.opts.log.debug({ job_id: rawJobId(message) }, "message without a reply subject ignored");
   }
 
-  private async run(job: JobMessage, receivedAt: number): Promise<DoneReply> {
+  private async run(
+    job: JobMessage,
+    receivedAt: number,
+    progress: ((message: JobProgress) => void) | undefined,
+  ): Promise<DoneReply> {
     this.jobIds.add(job.job_id);
     try {
-      return await this.runHeld(job, receivedAt);
+      return await this.runHeld(job, receivedAt, progress);
     } finally {
       // The reply is on its way: a crash from now on is not this job's to answer for.
       this.jobIds.delete(job.job_id);
     }
   }
 
-  private async runHeld(job: JobMessage, receivedAt: number): Promise<DoneReply> {
+  private async runHeld(
+    job: JobMessage,
+    receivedAt: number,
+    progress: ((message: JobProgress) => void) | undefined,
+  ): Promise<DoneReply> {
     this.active++;
     const log = this.opts.log;
     const startedAt = new Date();
@@ -195,9 +209,13 @@ export class JobRunner {
 
     const abort = new AbortController();
     let settled = false;
+    // Progress stops when the job is answered (a probe aborted at the deadline may still be running).
+    let answered = false;
+    const onProgress = progress && progressSender(job, progress, () => answered, log);
     const probeRun = guardedProbe(this.opts.probe, job.spec, {
       allowPrivate: this.opts.allowPrivate,
       signal: abort.signal,
+      ...(onProgress ? { onProgress } : {}),
     }).finally(() => {
       settled = true;
     });
@@ -217,6 +235,7 @@ export class JobRunner {
       clearTimeout(timer);
       if (outcome === undefined) outcome = timeoutOutcome(total);
     }
+    answered = true;
     const durationMs = performance.now() - t0;
 
     if (settled) {
@@ -261,6 +280,29 @@ export class JobRunner {
       for (const w of waiters) w();
     }
   }
+}
+
+/**
+ * A probe's `onProgress` for a job that asked for progress: each call becomes a numbered JobProgress
+ * message, at most MAX_JOB_PROGRESS of them and none once the job is answered. A failure to send is
+ * logged and dropped: progress never decides a job.
+ */
+function progressSender(
+  job: JobMessage,
+  send: (message: JobProgress) => void,
+  answered: () => boolean,
+  log: Logger,
+): (detail: Record<string, unknown>) => void {
+  let seq = 0;
+  return (detail) => {
+    if (answered() || seq >= MAX_JOB_PROGRESS) return;
+    seq += 1;
+    try {
+      send({ v: PROTOCOL_VERSION, job_id: job.job_id, status: "progress", seq, detail });
+    } catch (err) {
+      log.debug({ err, job_id: job.job_id }, "progress not sent");
+    }
+  };
 }
 
 async function guardedProbe(probe: ProbeFn, spec: ProbeJobSpec, ctx: ProbeContext): Promise<ProbeOutcome> {

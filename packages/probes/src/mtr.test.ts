@@ -57,6 +57,28 @@ describe("mtr probe (raw sockets, root)", () => {
     expect(o.error?.message).toContain("rounds");
   });
 
+  it("reports the run so far after each round but the last, sent growing round by round", async () => {
+    const seen: Array<{ rounds: number; sent: number }> = [];
+    const o = await mtr(
+      "127.0.0.1",
+      { rounds: 4 },
+      {
+        ...allow,
+        onProgress: (d) => {
+          const hops = d.hops as Array<{ sent: number }>;
+          seen.push({ rounds: d.rounds as number, sent: hops[0]?.sent ?? 0 });
+        },
+      },
+    );
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(seen).toEqual([
+      { rounds: 1, sent: 1 },
+      { rounds: 2, sent: 2 },
+      { rounds: 3, sent: 3 },
+    ]);
+    expect(o.detail?.hops[0]?.sent).toBe(4);
+  });
+
   it("stops at the deadline with the rounds done, in-flight probes not counted", async () => {
     const signal = AbortSignal.timeout(250);
     const o = await mtr("127.0.0.1", { rounds: 50, interval_ms: 100 }, { ...allow, signal });

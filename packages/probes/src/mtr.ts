@@ -3,7 +3,14 @@ import { type MtrAnswer, type MtrSender, mtrPort, openSender } from "./mtr-sende
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
 import { resolveAndCheck } from "./target-guard.js";
-import { type MtrHop, type MtrParams, type MtrResult, mtrParamsSchema, type Probe } from "./types.js";
+import {
+  type MtrHop,
+  type MtrParams,
+  type MtrResult,
+  mtrParamsSchema,
+  type Probe,
+  type ProbeContext,
+} from "./types.js";
 
 /** The least time an mtr run gives its target's name lookup (as traceroute). */
 const LOOKUP_MIN_MS = 5000;
@@ -35,7 +42,7 @@ export const mtrProbe: Probe<"mtr"> = {
         signal: ctx.signal,
         lookup: ctx.lookup,
       });
-      const { detail, sendError } = await rounds(target.address, target.family, params, ctx.signal);
+      const { detail, sendError } = await rounds(target.address, target.family, params, ctx);
       if (sendError) throw new ProbeFailure(sendError.code, sendError.message, detail);
       if (ctx.signal?.aborted) throw new ProbeFailure("timeout", "stopped at the deadline", detail);
       const last = detail.hops[detail.hops.length - 1];
@@ -49,7 +56,8 @@ interface Waiting {
   done: (answer: MtrAnswer | null) => void;
 }
 
-async function rounds(address: string, family: 4 | 6, params: MtrParams, signal?: AbortSignal) {
+async function rounds(address: string, family: 4 | 6, params: MtrParams, ctx: ProbeContext) {
+  const { signal, onProgress } = ctx;
   const port = mtrPort(params);
   const stats: HopStats[] = [];
   const hop = (ttl: number): HopStats => {
@@ -139,25 +147,24 @@ async function rounds(address: string, family: 4 | 6, params: MtrParams, signal?
       completed += 1;
       // Every send of the first round failed: the next would too (no route, no IPv6).
       if (!sentAny) break;
+      // The run so far, once per round, for live streams; the last round's is the result itself.
+      if (onProgress && round + 1 < params.rounds) onProgress(summary());
       if (round + 1 < params.rounds) await pause(params.interval_ms - (performance.now() - began), signal);
     }
   } finally {
     removeAbort();
     sender.close();
   }
-  const reached = Number.isFinite(endTtl) && reachedAt.has(endTtl);
-  const lastHop = Number.isFinite(endTtl) ? endTtl : lastAnswered;
-  const hops: MtrHop[] = [];
-  for (let ttl = 1; ttl <= lastHop; ttl++) hops.push(toHop(ttl, hop(ttl)));
-  const detail = {
-    resolved_ip: address,
-    mode: params.mode,
-    port,
-    rounds: completed,
-    reached,
-    hops,
-  } satisfies MtrResult;
-  return { detail, sendError: sentAny ? null : sendError };
+  return { detail: summary(), sendError: sentAny ? null : sendError };
+
+  /** The result of the rounds completed so far. */
+  function summary(): MtrResult {
+    const reached = Number.isFinite(endTtl) && reachedAt.has(endTtl);
+    const lastHop = Number.isFinite(endTtl) ? endTtl : lastAnswered;
+    const hops: MtrHop[] = [];
+    for (let ttl = 1; ttl <= lastHop; ttl++) hops.push(toHop(ttl, hop(ttl)));
+    return { resolved_ip: address, mode: params.mode, port, rounds: completed, reached, hops };
+  }
 }
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {

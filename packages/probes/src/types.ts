@@ -499,6 +499,12 @@ export interface ProbeContext {
   lookup?: HostLookup;
   /** Root server addresses a dns `trace` starts from (default: VANTAGE_DNS_ROOTS, else IANA's roots). */
   dnsRoots?: readonly string[];
+  /**
+   * Hears a progressive probe's result so far (today mtr's, after each round: the hops with their running
+   * statistics, in the final result's shape), for live streams. At most one call per round; never after
+   * the probe has returned. Probes that are not progressive ignore it.
+   */
+  onProgress?: (detail: Record<string, unknown>) => void;
 }
 
 /** The one shape every probe file exports. */

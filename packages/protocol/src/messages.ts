@@ -20,8 +20,30 @@ export const jobMessageSchema = z.object({
   /** Time the agent may spend on the job, from receipt until its reply is sent (ms). */
   budget_ms: z.int().check(z.gte(1)),
   spec: probeJobSpecSchema,
+  /**
+   * Asks for progress messages (JobProgress) before the reply, from probes that make progress (mtr: one
+   * per round). Optional and additive: an agent that predates it ignores it and sends the reply alone.
+   */
+  progress: z.optional(z.boolean()),
 });
 export type JobMessage = z.infer<typeof jobMessageSchema>;
+
+/** Most progress messages one job sends (one per mtr round; rounds are at most 100). */
+export const MAX_JOB_PROGRESS = 100;
+
+/**
+ * agent → controller, only for a job that asked for it (`progress: true`): the probe's result so far, sent
+ * on the request's reply subject (marked as progress by the transport) before the JobReply, at most once
+ * per round of the probe. `seq` counts from 1. Unsigned and never stored: the reply alone is the result.
+ */
+export const jobProgressSchema = z.object({
+  v: z.int(),
+  job_id: z.string().check(z.maxLength(64)),
+  status: z.literal("progress"),
+  seq: z.int().check(z.gte(1), z.lte(MAX_JOB_PROGRESS)),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type JobProgress = z.infer<typeof jobProgressSchema>;
 
 export const jobErrorCodes = [
   "busy",

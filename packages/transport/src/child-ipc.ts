@@ -17,6 +17,8 @@ export type ToAgentChild =
 export type FromAgentChild =
   | { t: "reply"; id: number; ok: true; value: unknown }
   | { t: "reply"; id: number; ok: false; error: string }
+  /** The job's progress before its reply (`JobMessageInfo.progress`). */
+  | { t: "progress"; id: number; message: unknown }
   | { t: "hb"; node_id: string; message: unknown };
 
 /** What of `process` (a forked child) the link uses: its IPC channel. */
@@ -53,7 +55,14 @@ export function ipcAgentLink(channel: IpcChannel): AgentLink {
       const onMessage = (raw: unknown) => {
         const m = raw as ToAgentChild;
         if (typeof m !== "object" || m === null || m.t !== "job") return;
-        const done = handler(m.message, { replyExpected: m.reply })
+        let replied = false;
+        const progress = (message: unknown) => {
+          if (!replied) send({ t: "progress", id: m.id, message });
+        };
+        const done = handler(m.message, { replyExpected: m.reply, ...(m.reply ? { progress } : {}) })
+          .finally(() => {
+            replied = true;
+          })
           .then(
             (value) => {
               if (m.reply) send({ t: "reply", id: m.id, ok: true, value: value ?? null });

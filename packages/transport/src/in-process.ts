@@ -21,7 +21,8 @@ export class InProcessBus {
   controller(): ControllerTransport {
     return {
       kind: "in-process",
-      request: (nodeId, message, timeoutMs) => this.request(nodeId, message, timeoutMs),
+      request: (nodeId, message, timeoutMs, onProgress) =>
+        this.request(nodeId, message, timeoutMs, onProgress),
       notify: (nodeId, message) => {
         const handler = this.closed ? undefined : this.handlers.get(nodeId);
         if (!handler) return; // like a NATS publish nobody hears
@@ -84,27 +85,41 @@ export class InProcessBus {
     };
   }
 
-  private request(nodeId: string, message: unknown, timeoutMs: number): Promise<unknown> {
+  private request(
+    nodeId: string,
+    message: unknown,
+    timeoutMs: number,
+    onProgress?: (message: unknown) => void,
+  ): Promise<unknown> {
     if (this.closed) return Promise.reject(new TransportError("closed", "transport is closed"));
     const handler = this.handlers.get(nodeId);
     if (!handler)
       return Promise.reject(new TransportError("no_responders", `no agent serves node ${nodeId}`));
     return new Promise((resolve, reject) => {
+      let open = true;
       const untrack = this.pending.track(nodeId, message, (err) => {
+        open = false;
         clearTimeout(timer);
         reject(err);
       });
       const timer = setTimeout(() => {
+        open = false;
         untrack();
         reject(new TransportError("timeout", `node ${nodeId} did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      handler(wire(message), { replyExpected: true }).then(
+      // As over NATS: progress reaches the requester while its request is open, never after.
+      const progress = (m: unknown) => {
+        if (open && onProgress) onProgress(wire(m));
+      };
+      handler(wire(message), { replyExpected: true, progress }).then(
         (reply) => {
+          open = false;
           untrack();
           clearTimeout(timer);
           resolve(wire(reply));
         },
         (err: unknown) => {
+          open = false;
           untrack();
           clearTimeout(timer);
           // A handler that forwards jobs elsewhere (the embedded agent's supervisor) says why with its own code.

@@ -6,7 +6,14 @@ interface Pending {
   reject(err: TransportError): void;
   timer: NodeJS.Timeout;
   subject: string;
+  onProgress: ((msg: Msg) => void) | undefined;
 }
+
+/**
+ * The header that marks a message on a reply subject as the job's progress, not its reply: the request
+ * stays open. (An agent sends progress only to a job that asked for it; see `JobMessageInfo.progress`.)
+ */
+export const PROGRESS_HEADER = "Vantage-Progress";
 
 /**
  * Request/reply over one wildcard inbox subscription, as nats.js's own `request` does, minus its cost on the
@@ -28,8 +35,16 @@ export class ReplyMux {
     this.prefix = `${createInbox(inboxPrefix)}.`;
   }
 
-  /** Publishes `data` to `subject` and resolves with the first reply, or rejects with a TransportError. */
-  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Msg> {
+  /**
+   * Publishes `data` to `subject` and resolves with the first reply, or rejects with a TransportError.
+   * Messages marked as progress (`PROGRESS_HEADER`) go to `onProgress` and leave the request open.
+   */
+  request(
+    subject: string,
+    data: Uint8Array,
+    timeoutMs: number,
+    onProgress?: (msg: Msg) => void,
+  ): Promise<Msg> {
     if (this.nc.isClosed() || this.nc.isDraining())
       return Promise.reject(new TransportError("closed", "NATS connection is closed"));
     this.sub ??= this.nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => this.onReply(err, msg) });
@@ -39,7 +54,7 @@ export class ReplyMux {
         this.pending.delete(token);
         reject(new TransportError("timeout", `no reply on ${subject} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(token, { resolve, reject, timer, subject });
+      this.pending.set(token, { resolve, reject, timer, subject, onProgress });
       try {
         this.nc.publish(subject, data, { reply: this.prefix + token });
       } catch (err) {
@@ -81,6 +96,10 @@ export class ReplyMux {
     const token = msg.subject.slice(this.prefix.length);
     const p = this.pending.get(token);
     if (!p) return; // late, after its timeout
+    if (msg.headers?.has(PROGRESS_HEADER)) {
+      p.onProgress?.(msg);
+      return;
+    }
     this.pending.delete(token);
     clearTimeout(p.timer);
     if (msg.data.length === 0 && msg.headers?.code === 503)

@@ -4,6 +4,7 @@ import {
   connect,
   credsAuthenticator,
   errors,
+  headers,
   type Msg,
   type NatsConnection,
   nkeyAuthenticator,
@@ -11,7 +12,7 @@ import {
 } from "@nats-io/transport-node";
 import { nodeIdFromSubject, subjects } from "@vantage/protocol";
 import { PendingJobs } from "./crash-notices.js";
-import { ReplyMux } from "./nats-replies.js";
+import { PROGRESS_HEADER, ReplyMux } from "./nats-replies.js";
 import { type AgentLink, type ControllerTransport, TransportError } from "./types.js";
 
 export interface NatsOptions {
@@ -139,18 +140,33 @@ export function natsControllerTransport(
     connected: () => up && !nc.isClosed(),
     // A PING after the SUBs: its PONG means the server has processed them.
     flush: () => nc.flush(),
-    async request(nodeId, message, timeoutMs) {
+    async request(nodeId, message, timeoutMs, onProgress) {
       watchHeartbeats();
       let reply: Msg;
       let untrack = () => {};
+      let open = true;
+      // Progress that is not JSON is dropped (the reply decides the job); none after the request settled.
+      const progress =
+        onProgress &&
+        ((msg: Msg) => {
+          if (!open) return;
+          let payload: unknown;
+          try {
+            payload = decode(msg.data);
+          } catch {
+            return;
+          }
+          onProgress(payload);
+        });
       try {
         reply = await new Promise<Msg>((resolve, reject) => {
           untrack = pending.track(nodeId, message, reject);
-          replies.request(subjects.job(nodeId), encode(message), timeoutMs).then(resolve, reject);
+          replies.request(subjects.job(nodeId), encode(message), timeoutMs, progress).then(resolve, reject);
         });
       } catch (err) {
         throw toTransportError(err, nodeId, timeoutMs);
       } finally {
+        open = false;
         untrack();
       }
       return decode(reply.data);
@@ -178,6 +194,13 @@ export function natsControllerTransport(
 }
 
 const crashedJobsKey = new TextEncoder().encode('"crashed_jobs"');
+
+/** The headers of a progress message (one object: nats.js only reads them when publishing). */
+const progressHeaders = (() => {
+  const h = headers();
+  h.set(PROGRESS_HEADER, "1");
+  return h;
+})();
 
 /** Whether a heartbeat's bytes could be a crash notice (a cheap test before decoding it). */
 function mentionsCrashedJobs(data: Uint8Array): boolean {
@@ -214,7 +237,14 @@ export function natsAgentLink(nc: NatsConnection, ownsConnection = true): AgentL
             inflight.add(done);
             return;
           }
-          const done = handler(payload, { replyExpected: true })
+          let replied = false;
+          const progress = (m: unknown) => {
+            if (!replied && !nc.isClosed()) msg.respond(encode(m), { headers: progressHeaders });
+          };
+          const done = handler(payload, { replyExpected: true, progress })
+            .finally(() => {
+              replied = true;
+            })
             .then(
               (reply) => void msg.respond(encode(reply)),
               (e: unknown) =>

@@ -65,6 +65,25 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
     await stop();
   });
 
+  it("passes the agent's progress to the requester, in order, before the reply and never after", async () => {
+    let late: (() => void) | undefined;
+    const stop = pair.agent.serveJobs("node-p", async (_msg, info) => {
+      for (let seq = 1; seq <= 3; seq++) info.progress?.({ seq });
+      late = () => info.progress?.({ seq: 4 });
+      return { done: true };
+    });
+    await pair.agent.flush();
+    const heard: unknown[] = [];
+    const reply = await pair.controller.request("node-p", {}, 2000, (m) => heard.push(m));
+    expect(reply).toEqual({ done: true });
+    expect(heard).toEqual([{ seq: 1 }, { seq: 2 }, { seq: 3 }]);
+    late?.();
+    // Without a listener the progress is skipped and the reply is still the answer.
+    expect(await pair.controller.request("node-p", {}, 2000)).toEqual({ done: true });
+    expect(heard).toHaveLength(3);
+    await stop();
+  });
+
   it("routes each node's job to that node only", async () => {
     const stopA = pair.agent.serveJobs("node-a", async () => "a");
     const stopB = pair.agent.serveJobs("node-b", async () => "b");

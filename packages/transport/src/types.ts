@@ -31,8 +31,17 @@ export class TransportError extends Error {
 /** What the controller uses to reach agents. Messages are JSON values; schemas live in @vantage/protocol. */
 export interface ControllerTransport {
   readonly kind: "in-process" | "nats";
-  /** Sends `message` to node `nodeId`'s job subject; resolves with its reply or rejects with TransportError. */
-  request(nodeId: string, message: unknown, timeoutMs: number): Promise<unknown>;
+  /**
+   * Sends `message` to node `nodeId`'s job subject; resolves with its reply or rejects with TransportError.
+   * `onProgress` hears the messages the agent sends before its reply (`JobMessageInfo.progress`), in order,
+   * until the request settles.
+   */
+  request(
+    nodeId: string,
+    message: unknown,
+    timeoutMs: number,
+    onProgress?: (message: unknown) => void,
+  ): Promise<unknown>;
   /**
    * Publishes `message` on node `nodeId`'s job subject without waiting for anything: no reply is asked
    * for, and nobody listening is not an error. For notices such as "your protocol version is refused".
@@ -57,6 +66,11 @@ export interface ControllerTransport {
 export interface JobMessageInfo {
   /** False for a message sent with `notify` (no reply subject): the handler's value is then discarded. */
   replyExpected: boolean;
+  /**
+   * Sends a message to the requester before the reply (the job's progress), for a request only. Nothing
+   * after the handler has resolved: the reply ends the exchange.
+   */
+  progress?: ((message: unknown) => void) | undefined;
 }
 
 export type JobHandler = (message: unknown, info: JobMessageInfo) => Promise<unknown>;

@@ -70,6 +70,8 @@ interface Pending {
   jobId: string | undefined;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
+  /** Passes the job's progress on to its requester on the bus. */
+  progress: ((message: unknown) => void) | undefined;
 }
 
 export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<EmbeddedAgent> {
@@ -119,7 +121,12 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
     }
     return new Promise((resolve, reject) => {
       const jobId = (message as { job_id?: unknown } | null)?.job_id;
-      pending.set(id, { jobId: typeof jobId === "string" ? jobId : undefined, resolve, reject });
+      pending.set(id, {
+        jobId: typeof jobId === "string" ? jobId : undefined,
+        resolve,
+        reject,
+        progress: info.progress,
+      });
       send(c, { t: "job", id, reply: true, message });
     });
   });
@@ -139,6 +146,8 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
       pending.delete(m.id);
       if (m.ok) p.resolve(m.value);
       else p.reject(new Error(m.error));
+    } else if (m.t === "progress") {
+      pending.get(m.id)?.progress?.(m.message);
     } else if (m.t === "hb") {
       const listed = (m.message as { crashed_jobs?: unknown } | null)?.crashed_jobs;
       if (Array.isArray(listed)) for (const id of listed) if (typeof id === "string") crashed.add(id);

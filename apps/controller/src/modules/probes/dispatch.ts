@@ -3,6 +3,7 @@ import {
   canonicalJson,
   type JobMessage,
   type JobReply,
+  jobProgressSchema,
   jobReplySchema,
   PROTOCOL_VERSION,
   type ResultStatement,
@@ -64,6 +65,12 @@ export interface DispatchInput {
   onBadSignature?: ((nodeId: string, why: string) => void) | undefined;
   /** The IP data that annotates traceroute and mtr hops with their networks (hop-networks.ts). */
   hopNetworks?: HopNetworks | undefined;
+  /**
+   * Hears the probe's result so far (hops annotated as in the result) each time the agent sends it, before
+   * the result: the job then asks for progress. Nothing after the result; an agent that sends no progress
+   * (older, or a probe that makes none) is answered as usual.
+   */
+  onProgress?: ((detail: Record<string, unknown>) => void) | undefined;
 }
 
 /** Sends one job to one node and turns whatever happens into a NodeResult; never rejects, never outlives the deadline. */
@@ -88,11 +95,17 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     job_id: input.jobId,
     budget_ms: jobBudgetMs(input.timeoutMs),
     spec: input.spec,
+    ...(input.onProgress ? { progress: true } : {}),
   };
   input.directory.reserve(node.id);
   let raw: unknown;
+  let answered = false;
+  const progress = input.onProgress && progressReader(input, () => answered);
   try {
-    raw = await withDeadline(input.transport.request(node.id, message, input.timeoutMs), input.timeoutMs);
+    raw = await withDeadline(
+      input.transport.request(node.id, message, input.timeoutMs, progress),
+      input.timeoutMs,
+    );
   } catch (err) {
     const code = err instanceof TransportError ? err.code : "transport_error";
     if (code === "no_responders") {
@@ -120,6 +133,7 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
     }
     return failed("node_error", `node ${node.id} could not be reached`);
   } finally {
+    answered = true;
     input.directory.release(node.id);
   }
 
@@ -199,6 +213,27 @@ function checkSignature(
     return undefined;
   }
   return { key: given.key, sig: given.sig, statement: json };
+}
+
+/**
+ * The transport's progress handler for one job: a JobProgress for this job, in order (a `seq` not above
+ * the last is dropped), its hops annotated with their networks, passed on until the job is answered.
+ */
+function progressReader(input: DispatchInput, answered: () => boolean): (raw: unknown) => void {
+  const onProgress = input.onProgress;
+  let last = 0;
+  return (raw) => {
+    const parsed = jobProgressSchema.safeParse(raw);
+    if (!onProgress || !parsed.success || parsed.data.job_id !== input.jobId || parsed.data.seq <= last)
+      return;
+    last = parsed.data.seq;
+    void withHopNetworks({ detail: parsed.data.detail }, input.hopNetworks).then(
+      (r) => {
+        if (!answered() && r.detail) onProgress(r.detail);
+      },
+      () => {},
+    );
+  };
 }
 
 /** A second fence behind the transport's own timeout: whatever the transport does, the caller is answered. */

@@ -20,8 +20,9 @@ export interface TaskFollow {
   /** The task when following began: its results so far (finished: all of them). */
   readonly task: TaskRecord;
   /**
-   * The next event: a result not in `task` nor sent before, or `finished` (after the results it holds that
-   * were not sent yet); then nothing more. Resolves undefined once `close` is called.
+   * The next event: a node's progress (before its result; only the latest when several came meanwhile), a
+   * result not in `task` nor sent before, or `finished` (after the results it holds that were not sent
+   * yet); then nothing more. Resolves undefined once `close` is called.
    */
   next(): Promise<LiveEvent | undefined>;
   /** Stops following (the client went away): the task itself runs on. */
@@ -56,6 +57,11 @@ export async function followTask(
   let finished = false;
   const take = (e: LiveEvent) => {
     if (finished) return;
+    if (e.kind === "progress") {
+      // Only before the node's result; a newer one replaces one not sent yet (a slow reader gets the latest).
+      if (!sent.has(e.progress.node_id)) events.push(e);
+      return;
+    }
     if (e.kind === "result") {
       if (sent.has(e.result.node_id)) return;
       sent.add(e.result.node_id);
@@ -137,7 +143,10 @@ async function nodesOf(deps: FollowDeps, task: TaskRecord): Promise<StreamNode[]
   });
 }
 
-/** Events in order, for one reader. */
+/**
+ * Events in order, for one reader. Progress coalesces: one not taken yet is replaced, in its place, by the
+ * same node's next one, so a slow reader holds at most one progress per node.
+ */
 class EventQueue {
   private readonly items: LiveEvent[] = [];
   private waiting: ((e: LiveEvent | undefined) => void) | undefined;
@@ -149,7 +158,17 @@ class EventQueue {
     if (w) {
       this.waiting = undefined;
       w(e);
-    } else this.items.push(e);
+      return;
+    }
+    if (e.kind === "progress") {
+      const node = e.progress.node_id;
+      const i = this.items.findIndex((q) => q.kind === "progress" && q.progress.node_id === node);
+      if (i !== -1) {
+        this.items[i] = e;
+        return;
+      }
+    }
+    this.items.push(e);
   }
 
   next(): Promise<LiveEvent | undefined> {

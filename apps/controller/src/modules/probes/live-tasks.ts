@@ -1,8 +1,22 @@
 import type { NodeResult } from "./dispatch.js";
 import type { TaskRecord } from "./repo.js";
 
-/** What a follower of a task hears: one node's result, or the task finished (every result in it). */
-export type LiveEvent = { kind: "result"; result: NodeResult } | { kind: "finished"; task: TaskRecord };
+/** A node's result so far (mtr: after a round), before its result: shown to live streams, never stored. */
+export interface NodeProgress {
+  node_id: string;
+  node_name: string;
+  /** The probe's detail so far, in its result's shape. */
+  detail: Record<string, unknown>;
+}
+
+/**
+ * What a follower of a task hears: one node's progress (only while the task runs on this controller), one
+ * node's result, or the task finished (every result in it).
+ */
+export type LiveEvent =
+  | { kind: "progress"; progress: NodeProgress }
+  | { kind: "result"; result: NodeResult }
+  | { kind: "finished"; task: TaskRecord };
 
 export type LiveListener = (event: LiveEvent) => void;
 
@@ -36,6 +50,14 @@ export class LiveTasks {
     if (!r) return;
     r.task = { ...r.task, results: [...r.task.results, result] };
     for (const l of [...r.listeners]) l({ kind: "result", result });
+  }
+
+  /** A node's progress reaches the task's followers here (kept nowhere: a follower who comes later waits). */
+  progress(id: string, progress: NodeProgress): void {
+    const r = this.running.get(id);
+    if (!r || r.listeners.size === 0) return;
+    const event: LiveEvent = { kind: "progress", progress };
+    for (const l of [...r.listeners]) l(event);
   }
 
   /** The task is finished (and handed to whatever stores it): its followers hear it, then it is forgotten. */

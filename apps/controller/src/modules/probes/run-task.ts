@@ -98,6 +98,11 @@ function dispatchAll(
           timeoutMs,
           quarantine: deps.quarantine,
           hopNetworks: deps.hopNetworks,
+          // mtr streams its rounds to the task's live followers (progress is never stored).
+          onProgress:
+            spec.type === "mtr"
+              ? (detail) => deps.live.progress(task.id, { node_id: node.id, node_name: node.name, detail })
+              : undefined,
           onBadSignature: (nodeId, why) =>
             deps.log.warn({ task_id: task.id, node_id: nodeId, why }, "result kept unsigned"),
         }),

@@ -7,6 +7,7 @@ import { sseResponse } from "../../../http/sse.js";
 import type { StreamSlots } from "../../../http/stream-slots.js";
 import type { NodeResult } from "../dispatch.js";
 import { isFinished, type TaskFollow } from "../follow-task.js";
+import type { NodeProgress } from "../live-tasks.js";
 import type { TaskRecord } from "../repo.js";
 import { toApiResult, toTaskView } from "../result-schemas.js";
 
@@ -48,6 +49,9 @@ const resultJson = new WeakMap<NodeResult, string>();
 const taskJson = new WeakMap<TaskRecord, string>();
 const resultData = (r: NodeResult) => cached(resultJson, r, () => toApiResult(r));
 const doneData = (t: TaskRecord, form: ApiForm) => cached(taskJson, t, () => toTaskView(t, form));
+const progressJson = new WeakMap<NodeProgress, string>();
+const progressData = (p: NodeProgress) =>
+  cached(progressJson, p, () => ({ node_id: p.node_id, node_name: p.node_name, ...p.detail }));
 
 function cached<K extends object>(cache: WeakMap<K, string>, key: K, view: () => unknown): string {
   let json = cache.get(key);
@@ -59,8 +63,10 @@ function cached<K extends object>(cache: WeakMap<K, string>, key: K, view: () =>
 }
 
 /**
- * Streams a followed task as Server-Sent Events: `start` (the task and its nodes), one `result` per node
- * (exactly its entry of the form's `results[]`: those it has first, then each as it arrives), then `done`
+ * Streams a followed task as Server-Sent Events: `start` (the task and its nodes), `progress` events of an
+ * mtr node before its result (the latest one when the client reads slower than the rounds come), one
+ * `result` per node (exactly its entry of the form's `results[]`: those it has first, then each as it
+ * arrives), then `done`
  * (exactly what `GET /v1/probe/tasks/{id}` answers for the finished task), and the response ends. A client
  * that goes away stops the following only: the task runs on and is stored.
  */
@@ -100,7 +106,8 @@ function streamTask(
         while (!final) {
           const event = await follow.next();
           if (!event) return;
-          if (event.kind === "result") await sse.send("result", resultData(event.result));
+          if (event.kind === "progress") await sse.send("progress", progressData(event.progress));
+          else if (event.kind === "result") await sse.send("result", resultData(event.result));
           else final = event.task;
         }
         await sse.send("done", doneData(final, form));
@@ -137,7 +144,11 @@ const example = [
 const eventsNote =
   "Events, each `data:` one line of JSON with an `id:` sequence number: `start` " +
   "`{task_id, type, status, nodes: [{node_id, node_name, country, region, provider}]}` (status `running` " +
-  "while the task is unfinished, else its final status); one `result` per node, exactly its entry of " +
+  "while the task is unfinished, else its final status); for mtr, `progress` events before a node's " +
+  "result, at most one per round: `{node_id, node_name, ...}` with the result's fields so far (`rounds` " +
+  "done, `hops` with their running `sent`, loss and times), the latest only when the client reads slower " +
+  "than rounds come, and only on the controller that runs the task (another one streams results alone); " +
+  "one `result` per node, exactly its entry of " +
   "`results[]`, sent as the node's result arrives; `done`, exactly the `data` of `GET /v1/probe/tasks/{id}` " +
   "for the finished task, after which the response ends. `: keep-alive` comment lines come every " +
   "`VANTAGE_SSE_HEARTBEAT_MS` (15 s by default). Going away cancels nothing: the task runs on and is stored.";
