@@ -195,9 +195,9 @@ export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteC
 }
 
 /** The nodes whose run failed at the change's slot, with their error codes (for the message). */
-async function failingNodes(
+export async function failingNodes(
   db: Kysely<Database>,
-  c: Change,
+  c: Pick<Change, "monitor_id" | "slot">,
 ): Promise<{ node_id: string; error_code: string | null }[]> {
   const { rows } = await sql<{ node_id: string; error_code: string | null }>`
     select r.node_id, r.error_code from monitor_runs r join monitors m on m.seq = r.monitor_seq
@@ -207,7 +207,7 @@ async function failingNodes(
 }
 
 /** `alert_policies p` covers `monitors m`: its own monitor, or any of its owner's when `monitor_id` is null. */
-const policyCovers = sql`(m.id = p.monitor_id or (p.monitor_id is null and m.owner_id = p.owner_id))`;
+export const policyCovers = sql`(m.id = p.monitor_id or (p.monitor_id is null and m.owner_id = p.owner_id))`;
 
 /**
  * Over `alert_policies p join monitors m`: the policy has a reminder due at `now` (its monitor is active and

@@ -11,6 +11,7 @@ import type { AccountsService } from "../accounts/index.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { PlansService } from "../plans/index.js";
 import { ackToken } from "./acknowledge.js";
+import { afterMaintenanceWaiting, makeAfterMaintenance } from "./after-maintenance.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
 import { escalationWaiting, makeEscalations } from "./escalation.js";
@@ -98,10 +99,16 @@ export function createAlerts(
   const tick = async () => {
     try {
       const now = new Date();
-      if (!(await alertWorkWaiting(db)) && !(await escalationWaiting(db, now, minuteMs))) return;
+      if (
+        !(await alertWorkWaiting(db)) &&
+        !(await escalationWaiting(db, now, minuteMs)) &&
+        !(mute && (await afterMaintenanceWaiting(db)))
+      )
+        return;
       // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
       while ((await makeEvents(db, 500, mute)).changes >= 500) if (stopped) return;
       await makeReminders(db, new Date(), mute);
+      if (mute) await makeAfterMaintenance(db, new Date(), mute);
       await makeEscalations(db, new Date(), minuteMs);
       for (;;) {
         const done = await deliverer.runOnce(DELIVERY_BATCH);

@@ -325,6 +325,14 @@ const eventDetail = z
           "Extension, both forms, monitor_stale events: why no run completed for two intervals (the " +
           "monitor's `state_reason`)",
       }),
+    after_maintenance: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          "Extension, both forms, down events: the maintenance window that muted the change to down; the " +
+          "event was made when the window ended with the monitor still down",
+      }),
   })
   .catchall(z.unknown())
   .openapi("AlertEventDetail");
