@@ -60,7 +60,7 @@ export {
   dnsblProfiles,
   parseDnsblZones,
 } from "./reputation/dnsbl.js";
-export { reputationLookup } from "./reputation/lookup.js";
+export { reputationLookup, reputationNow } from "./reputation/lookup.js";
 export {
   type ReputationInput,
   type ReputationOptions,

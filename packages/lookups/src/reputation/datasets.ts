@@ -152,30 +152,44 @@ function match(
   providers: readonly (readonly [string, AddressSet])[],
   ip: string,
 ): AddressMatch {
+  // Plain loops, no closure per call: this runs once per reputation lookup, tens of thousands a second.
   let v4 = parseIpv4(ip);
   if (v4 < 0) {
     if (!parseIpv6(ip)) throw new TypeError(`not an IP address: ${JSON.stringify(ip)}`);
     // IPv4-mapped (::ffff:0:0/96): the lists keep those addresses under IPv4.
     if (ipv6Words[0] === 0 && ipv6Words[1] === 0 && ipv6Words[2] === 0xffff) v4 = ipv6Words[3] as number;
   }
+  const { tor_exits: tor, datacenter_ranges: datacenter, vpn_ranges: vpn } = datasets;
   if (v4 >= 0) {
-    const has = (set: AddressSet | undefined) => set !== undefined && hasV4(set, v4);
+    let cloudProvider: string | null = null;
+    for (const [name, set] of providers) {
+      if (hasV4(set, v4)) {
+        cloudProvider = name;
+        break;
+      }
+    }
     return {
-      torExit: has(datasets.tor_exits),
-      datacenterRange: has(datasets.datacenter_ranges),
-      vpnRange: has(datasets.vpn_ranges),
-      cloudProvider: providers.find(([, set]) => hasV4(set, v4))?.[0] ?? null,
+      torExit: tor !== undefined && hasV4(tor, v4),
+      datacenterRange: datacenter !== undefined && hasV4(datacenter, v4),
+      vpnRange: vpn !== undefined && hasV4(vpn, v4),
+      cloudProvider,
     };
   }
   const a = ipv6Words[0] as number;
   const b = ipv6Words[1] as number;
   const c = ipv6Words[2] as number;
   const d = ipv6Words[3] as number;
-  const has = (set: AddressSet | undefined) => set !== undefined && hasV6(set, a, b, c, d);
+  let cloudProvider: string | null = null;
+  for (const [name, set] of providers) {
+    if (hasV6(set, a, b, c, d)) {
+      cloudProvider = name;
+      break;
+    }
+  }
   return {
-    torExit: has(datasets.tor_exits),
-    datacenterRange: has(datasets.datacenter_ranges),
-    vpnRange: has(datasets.vpn_ranges),
-    cloudProvider: providers.find(([, set]) => hasV6(set, a, b, c, d))?.[0] ?? null,
+    torExit: tor !== undefined && hasV6(tor, a, b, c, d),
+    datacenterRange: datacenter !== undefined && hasV6(datacenter, a, b, c, d),
+    vpnRange: vpn !== undefined && hasV6(vpn, a, b, c, d),
+    cloudProvider,
   };
 }

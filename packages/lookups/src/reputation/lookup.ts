@@ -1,14 +1,20 @@
 import { ProbeFailure, resolveAndCheck } from "@vantage/probes/target-guard";
-import { canonicalIp } from "../ip/address.js";
-import { classifyAddress } from "../ip/special-range.js";
+import { canonicalIp, formatIpv4 } from "../ip/address.js";
+import type { IpAttribution } from "../ip/database.js";
+import { CLASS_LOOKUP_V4, classifyParsed, parsedAddress, reservedCategories } from "../ip/special-range.js";
 import { type Deadline, startDeadline } from "../net/deadline.js";
 import { type Budget, pickResolver, type Resolver } from "../net/resolver.js";
 import { type Lookup, type LookupContext, LookupError } from "../types.js";
-import { type ReputationDataSource, reputationDatasetNames } from "./datasets.js";
+import {
+  type AddressMatch,
+  type AsnEntry,
+  type ReputationDataSource,
+  reputationDatasetNames,
+} from "./datasets.js";
 import { failureReason } from "./dns-check.js";
 import { checkDnsbl, type DnsblOutcome } from "./dnsbl.js";
 import { checkRdns, type RdnsOutcome } from "./rdns.js";
-import { type ReputationResult, reputationInputSchema } from "./schema.js";
+import { type ReputationInput, type ReputationResult, reputationInputSchema } from "./schema.js";
 import { scoreReputation } from "./score.js";
 
 /** The whole lookup, a domain's resolution and every DNS check included, unless the context says otherwise. */
@@ -29,34 +35,80 @@ export const reputationLookup: Lookup<"reputation"> = {
   kind: "reputation",
   inputSchema: reputationInputSchema,
   run: async (input, ctx) => {
-    const data = ctx.reputation?.data;
-    if (!data) throw new LookupError("unavailable", "the reputation data is not loaded");
+    // An address with no DNS check to make is answered at once: no deadline, no timer to start and stop.
+    const now = reputationNow(input, ctx);
+    if (now !== undefined) return now;
+    const data = ctx.reputation?.data as ReputationDataSource;
     const deadline = startDeadline(ctx, DEFAULT_TIMEOUT_MS);
     try {
       const query = input.kind === "ip" ? input.ip : input.domain;
       const domain = input.kind === "domain" ? input.domain : null;
       const address = input.kind === "ip" ? input.ip : await resolveDomain(input.domain, ctx, deadline);
-      return await assess({ address, query, domain }, data, ctx, deadline);
+      const found = offlineFacts(address, query, domain, data, ctx);
+      if (!("matched" in found)) return found;
+      const { dnsbl, rdns } = await networkChecks(found.ip, ctx, deadline);
+      if (ctx.signal?.aborted)
+        throw new LookupError("upstream_timeout", "the lookup was stopped before an answer came");
+      return finish(found, dnsbl, rdns);
     } finally {
       deadline.stop();
     }
   },
 };
 
-async function assess(
-  target: { address: string; query: string; domain: string | null },
+/**
+ * The reputation lookup's answer, synchronously, when it needs no network: an address (not a domain) and
+ * no DNSBL zone or reverse DNS to ask (`ctx.reputation`). The answer `run` gives; undefined when the lookup
+ * must go to the network (run it then). Throws `unavailable` without the reputation data.
+ */
+export function reputationNow(input: ReputationInput, ctx: LookupContext): ReputationResult | undefined {
+  const options = ctx.reputation;
+  if (!options?.data) throw new LookupError("unavailable", "the reputation data is not loaded");
+  if (input.kind !== "ip" || (options.dnsbl?.zones.length ?? 0) > 0 || options.rdns !== false)
+    return undefined;
+  const found = offlineFacts(input.ip, input.ip, null, options.data, ctx);
+  if (!("matched" in found)) return found;
+  if (ctx.signal?.aborted)
+    throw new LookupError("upstream_timeout", "the lookup was stopped before an answer came");
+  return finish(found, NO_DNSBL, null);
+}
+
+const NO_DNSBL: readonly DnsblOutcome[] = Object.freeze([]);
+
+/** What the datasets and the IP data say about one public address, before any DNS check. */
+interface OfflineFacts {
+  ip: string;
+  query: string;
+  domain: string | null;
+  versions: Readonly<Record<string, string>>;
+  matched: AddressMatch;
+  attribution: IpAttribution | null;
+  hostingAsn: AsnEntry | null;
+  vpnAsn: AsnEntry | null;
+  checked: string[];
+  unavailable: Unavailable[];
+}
+
+/**
+ * The datasets' and the IP data's part of the answer, read in one synchronous stretch (a reload cannot swap
+ * the data in between): a reserved address's whole answer, or the facts the DNS checks add to. The address
+ * is parsed once, here; the data read the address to look up.
+ */
+function offlineFacts(
+  address: string,
+  query: string,
+  domain: string | null,
   data: ReputationDataSource,
   ctx: LookupContext,
-  deadline: Deadline,
-): Promise<ReputationResult> {
-  const verdict = classifyAddress(target.address);
-  // Everything read from the data in one synchronous stretch: a reload cannot swap it in between.
-  const versions: Record<string, string> = { ...data.versions };
-  if (ctx.ipData) versions.ip_data = ctx.ipData.version;
-  const base = { ip: target.address, query: target.query, domain: target.domain, data_versions: versions };
-  if ("reserved" in verdict) {
+): OfflineFacts | ReputationResult {
+  const code = classifyParsed(address);
+  const fixed = fixedParts(data, ctx.ipData);
+  if (code >= 0) {
     return {
-      ...base,
+      ip: address,
+      query,
+      domain,
+      data_versions: fixed.versions,
       score: null,
       score_capped: false,
       risk_level: "not_applicable",
@@ -66,35 +118,36 @@ async function assess(
       asn: null,
       isp: null,
       reserved: true,
-      range: verdict.reserved,
+      range: reservedCategories[code] ?? "invalid",
       signals_checked: [],
       signals_unavailable: [],
     };
   }
-  const ip = verdict.lookup;
+  const ip = code === CLASS_LOOKUP_V4 ? formatIpv4(parsedAddress.embedded) : address;
   const matched = data.match(ip);
   const attribution = ctx.ipData?.find(ip) ?? null;
   const asn = attribution?.asn ?? null;
-  const hostingAsn = asn === null ? null : data.hostingAsn(asn);
-  const vpnAsn = asn === null ? null : data.vpnAsn(asn);
-  const checked: string[] = [];
-  const unavailable: Unavailable[] = [];
-  for (const name of reputationDatasetNames) {
-    if (!data.loaded.includes(name)) {
-      unavailable.push({ signal: name, reason: "dataset not loaded" });
-    } else if ((name === "hosting_asns" || name === "vpn_asns") && !ctx.ipData) {
-      unavailable.push({ signal: name, reason: "needs the AS number, and the IP data is not loaded" });
-    } else {
-      checked.push(name);
-    }
-  }
-  if (!ctx.ipData) {
-    unavailable.push({ signal: "ip_data", reason: "the IP data is not loaded: country, AS and ISP unknown" });
-  }
+  return {
+    ip,
+    query,
+    domain,
+    versions: fixed.versions,
+    matched,
+    attribution,
+    hostingAsn: asn === null ? null : data.hostingAsn(asn),
+    vpnAsn: asn === null ? null : data.vpnAsn(asn),
+    checked: fixed.checked.slice(),
+    unavailable: fixed.unavailable.slice(),
+  };
+}
 
-  const { dnsbl, rdns } = await networkChecks(ip, ctx, deadline);
-  if (ctx.signal?.aborted)
-    throw new LookupError("upstream_timeout", "the lookup was stopped before an answer came");
+/** The answer for a public address: its facts with the DNS checks' outcomes added, scored. */
+function finish(
+  facts: OfflineFacts,
+  dnsbl: readonly DnsblOutcome[],
+  rdns: RdnsOutcome | null,
+): ReputationResult {
+  const { checked, unavailable, attribution } = facts;
   for (const outcome of dnsbl) {
     const signal = `dnsbl:${outcome.zone}`;
     if (outcome.status === "unavailable") unavailable.push({ signal, reason: outcome.reason });
@@ -105,25 +158,32 @@ async function assess(
   if (rdns?.status === "answered" && rdns.forwardProblem !== null) {
     unavailable.push({ signal: "rdns_forward", reason: rdns.forwardProblem });
   }
-
+  const asn = attribution?.asn ?? null;
   const scored = scoreReputation({
-    ip,
+    ip: facts.ip,
     asn,
     asOrg: attribution?.org ?? null,
-    torExit: matched.torExit,
-    hostingAsn,
-    vpnAsn,
-    datacenterRange: matched.datacenterRange,
-    vpnRange: matched.vpnRange,
-    cloudProvider: matched.cloudProvider,
+    torExit: facts.matched.torExit,
+    hostingAsn: facts.hostingAsn,
+    vpnAsn: facts.vpnAsn,
+    datacenterRange: facts.matched.datacenterRange,
+    vpnRange: facts.matched.vpnRange,
+    cloudProvider: facts.matched.cloudProvider,
     dnsbl,
     rdns,
-    versions,
+    versions: facts.versions,
   });
+  // One literal, its keys in the order answers have always had (the reserved answer's too).
   return {
-    ...base,
-    ip,
-    ...scored,
+    ip: facts.ip,
+    query: facts.query,
+    domain: facts.domain,
+    data_versions: facts.versions,
+    score: scored.score,
+    score_capped: scored.score_capped,
+    risk_level: scored.risk_level,
+    types: scored.types,
+    evidence: scored.evidence,
     country: attribution?.country ?? null,
     asn: asn === null ? null : `AS${asn}`,
     isp: attribution?.org ?? null,
@@ -132,6 +192,51 @@ async function assess(
     signals_checked: checked,
     signals_unavailable: unavailable,
   };
+}
+
+/** What every answer from one set of data repeats: the versions, and which signals it can check. */
+interface FixedParts {
+  versions: Readonly<Record<string, string>>;
+  checked: readonly string[];
+  unavailable: readonly Unavailable[];
+}
+
+// The last data's parts: they change only when the data does (a reload or replacement makes new `versions`
+// and `loaded` objects) or the IP data's version does.
+let fixedFor: { versions: unknown; loaded: unknown; ipVersion: string | undefined; parts: FixedParts } = {
+  versions: undefined,
+  loaded: undefined,
+  ipVersion: undefined,
+  parts: { versions: {}, checked: [], unavailable: [] },
+};
+
+function fixedParts(data: ReputationDataSource, ipData: LookupContext["ipData"]): FixedParts {
+  const versions = data.versions;
+  const loaded = data.loaded;
+  const ipVersion = ipData?.version;
+  if (fixedFor.versions === versions && fixedFor.loaded === loaded && fixedFor.ipVersion === ipVersion) {
+    return fixedFor.parts;
+  }
+  const all: Record<string, string> = { ...versions };
+  if (ipVersion !== undefined) all.ip_data = ipVersion;
+  const checked: string[] = [];
+  const unavailable: Unavailable[] = [];
+  for (const name of reputationDatasetNames) {
+    if (!loaded.includes(name)) {
+      unavailable.push({ signal: name, reason: "dataset not loaded" });
+    } else if ((name === "hosting_asns" || name === "vpn_asns") && !ipData) {
+      unavailable.push({ signal: name, reason: "needs the AS number, and the IP data is not loaded" });
+    } else {
+      checked.push(name);
+    }
+  }
+  if (!ipData) {
+    unavailable.push({ signal: "ip_data", reason: "the IP data is not loaded: country, AS and ISP unknown" });
+  }
+  // Shared by every answer from this data (answers are read, never changed): frozen, so it stays shared.
+  const parts = { versions: Object.freeze(all), checked, unavailable };
+  fixedFor = { versions, loaded, ipVersion, parts };
+  return parts;
 }
 
 /**

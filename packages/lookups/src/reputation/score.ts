@@ -88,21 +88,11 @@ export function riskLevel(score: number): RiskLevel {
  * list that Tor's DNSEL lists too is one tor_exit item naming both.
  */
 export function scoreReputation(facts: ReputationFacts): ReputationScore {
+  // Module-level helpers rather than closures made per call: this runs once per lookup.
   const evidence: Evidence[] = [];
   const types = new Set<ReputationType>();
-  const add = (signal: ReputationSignal, description: string, tag?: ReputationType, weight?: number) => {
-    evidence.push({ signal, description, weight: weight ?? REPUTATION_WEIGHTS[signal] });
-    if (tag) types.add(tag);
-  };
   const as = asLabel(facts);
-
-  const listed = facts.dnsbl.filter((o) => o.status === "listed");
-  const hits = (category: DnsblListing["category"]) =>
-    listed.flatMap((o) =>
-      o.listings.filter((l) => l.category === category).map((l) => ({ zone: o.zone, l })),
-    );
-  const describe = (found: { zone: string; l: DnsblListing }[]) =>
-    found.map(({ zone, l }) => `${zone} lists it: ${l.meaning} (${l.code})`).join("; ");
+  const listed = facts.dnsbl.length === 0 ? NONE : facts.dnsbl.filter((o) => o.status === "listed");
 
   // The bulk exit list and a DNSEL zone are two sources for one family.
   const torSources: string[] = [];
@@ -110,29 +100,29 @@ export function scoreReputation(facts: ReputationFacts): ReputationScore {
     const date = facts.versions.tor_exits;
     torSources.push(`${facts.ip} is in the Tor exit list${date ? ` (data ${date})` : ""}`);
   }
-  const dnsel = hits("tor");
+  const dnsel = hits(listed, "tor");
   if (dnsel.length > 0) torSources.push(describe(dnsel));
-  if (torSources.length > 0) add("tor_exit", torSources.join("; "), "tor");
+  if (torSources.length > 0) add(evidence, types, "tor_exit", torSources.join("; "), "tor");
 
-  const proxy = hits("proxy");
-  if (proxy.length > 0) add("open_proxy", describe(proxy), "proxy");
-  const drop = hits("drop");
-  if (drop.length > 0) add("spamhaus_drop", describe(drop));
-  const xbl = hits("xbl");
-  if (xbl.length > 0) add("spamhaus_xbl", describe(xbl));
-  const sbl = hits("sbl");
-  if (sbl.length > 0) add("spamhaus_sbl", describe(sbl));
+  const proxy = hits(listed, "proxy");
+  if (proxy.length > 0) add(evidence, types, "open_proxy", describe(proxy), "proxy");
+  const drop = hits(listed, "drop");
+  if (drop.length > 0) add(evidence, types, "spamhaus_drop", describe(drop));
+  const xbl = hits(listed, "xbl");
+  if (xbl.length > 0) add(evidence, types, "spamhaus_xbl", describe(xbl));
+  const sbl = hits(listed, "sbl");
+  if (sbl.length > 0) add(evidence, types, "spamhaus_sbl", describe(sbl));
 
   const vpnReasons: string[] = [];
   if (facts.vpnAsn) vpnReasons.push(`${as ?? "its AS"} is a VPN provider's ASN`);
   if (facts.vpnRange) vpnReasons.push("it is in a known VPN range");
-  if (vpnReasons.length > 0) add("vpn", sentence(vpnReasons), "vpn");
+  if (vpnReasons.length > 0) add(evidence, types, "vpn", sentence(vpnReasons), "vpn");
 
   const hostingReasons: string[] = [];
   if (facts.hostingAsn) hostingReasons.push(`${as ?? "its AS"} is a hosting ASN`);
   if (facts.cloudProvider) hostingReasons.push(`it is in ${facts.cloudProvider}'s published cloud ranges`);
   if (facts.datacenterRange) hostingReasons.push("it is in a datacenter range");
-  if (hostingReasons.length > 0) add("hosting", sentence(hostingReasons), "hosting");
+  if (hostingReasons.length > 0) add(evidence, types, "hosting", sentence(hostingReasons), "hosting");
 
   // Listings that are none of the above, one per zone; PBL is a policy listing, read as a residential hint.
   const otherZones = listed.filter((o) => o.listings.some((l) => l.category === "other"));
@@ -144,46 +134,98 @@ export function scoreReputation(facts: ReputationFacts): ReputationScore {
       })
       .join("; ");
     const weight = Math.min(DNSBL_OTHER_MAX, REPUTATION_WEIGHTS.dnsbl_other * otherZones.length);
-    add("dnsbl_other", text, undefined, weight);
+    add(evidence, types, "dnsbl_other", text, undefined, weight);
   }
 
   const rdns = facts.rdns;
   if (rdns?.status === "answered") {
     const { hints, name } = rdns;
     if (hints.vpnProxy) {
-      add("rdns_vpn_proxy", `its PTR name ${name} contains "${hints.vpnProxy.keyword}"`, hints.vpnProxy.tag);
+      add(
+        evidence,
+        types,
+        "rdns_vpn_proxy",
+        `its PTR name ${name} contains "${hints.vpnProxy.keyword}"`,
+        hints.vpnProxy.tag,
+      );
     }
     if (hints.hosting && !types.has("hosting")) {
-      add("rdns_hosting", `its PTR name ${name} looks like a hosting name (${hints.hosting})`, "hosting");
+      add(
+        evidence,
+        types,
+        "rdns_hosting",
+        `its PTR name ${name} looks like a hosting name (${hints.hosting})`,
+        "hosting",
+      );
     }
     if (rdns.confirmed === false) {
-      add("rdns_unconfirmed", `its PTR name ${name} does not resolve back to ${facts.ip}`);
+      add(evidence, types, "rdns_unconfirmed", `its PTR name ${name} does not resolve back to ${facts.ip}`);
     }
   } else if (rdns?.status === "no_ptr") {
-    add("rdns_unconfirmed", `${facts.ip} has no PTR record`);
+    add(evidence, types, "rdns_unconfirmed", `${facts.ip} has no PTR record`);
   }
 
   // Residential only where nothing says hosting, VPN or Tor.
   if (!types.has("hosting") && !types.has("vpn") && !types.has("tor")) {
     const reasons: string[] = [];
-    const pbl = hits("pbl");
+    const pbl = hits(listed, "pbl");
     if (pbl.length > 0) reasons.push(describe(pbl));
     if (rdns?.status === "answered" && rdns.hints.residential) {
       reasons.push(`its PTR name ${rdns.name} looks like an access network's (${rdns.hints.residential})`);
     }
-    if (reasons.length > 0) add("residential", reasons.join("; "), "residential");
+    if (reasons.length > 0) add(evidence, types, "residential", reasons.join("; "), "residential");
   }
 
-  evidence.sort((a, b) => b.weight - a.weight);
-  const total = evidence.reduce((sum, e) => sum + e.weight, 0);
+  if (evidence.length > 1) evidence.sort(heaviestFirst);
+  let total = 0;
+  for (const e of evidence) total += e.weight;
   const score = Math.min(100, total);
+  const tags: ReputationType[] = [];
+  if (types.size > 0) for (const t of reputationTypes) if (types.has(t)) tags.push(t);
   return {
     score,
     score_capped: total > 100,
     risk_level: riskLevel(score),
-    types: reputationTypes.filter((t) => types.has(t)),
+    types: tags,
     evidence,
   };
+}
+
+type Listed = Extract<DnsblOutcome, { status: "listed" }>;
+const NONE: readonly Listed[] = Object.freeze([]);
+const NO_HITS: readonly { zone: string; l: DnsblListing }[] = Object.freeze([]);
+
+function add(
+  evidence: Evidence[],
+  types: Set<ReputationType>,
+  signal: ReputationSignal,
+  description: string,
+  tag?: ReputationType,
+  weight?: number,
+): void {
+  evidence.push({ signal, description, weight: weight ?? REPUTATION_WEIGHTS[signal] });
+  if (tag) types.add(tag);
+}
+
+/** The listings of `category` across the zones that list the address, each with its zone. */
+function hits(
+  listed: readonly DnsblOutcome[],
+  category: DnsblListing["category"],
+): readonly { zone: string; l: DnsblListing }[] {
+  if (listed.length === 0) return NO_HITS;
+  return listed.flatMap((o) =>
+    o.status === "listed"
+      ? o.listings.filter((l) => l.category === category).map((l) => ({ zone: o.zone, l }))
+      : [],
+  );
+}
+
+function describe(found: readonly { zone: string; l: DnsblListing }[]): string {
+  return found.map(({ zone, l }) => `${zone} lists it: ${l.meaning} (${l.code})`).join("; ");
+}
+
+function heaviestFirst(a: Evidence, b: Evidence): number {
+  return b.weight - a.weight;
 }
 
 /** `AS14061 (DigitalOcean, LLC)`: the IP data's organisation, else the list's comment; null without an ASN. */
