@@ -43,6 +43,34 @@ export class LookupCache<V> {
     }
   }
 
+  /**
+   * The kept, unexpired answer for `key`, read synchronously without counting as a use (see `touch`); a
+   * caller answering from it without `get` then calls `touch`, or `put` with what it loaded itself.
+   */
+  peek(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expiresAt > this.now() ? hit.value : undefined;
+  }
+
+  /** Whether a `get` is loading `key` now (its callers will share that answer). */
+  loading(key: string): boolean {
+    return this.inflight.has(key);
+  }
+
+  /** Marks the kept answer of `key` as just used, as a `get` answering from it does. */
+  touch(key: string): void {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return;
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+  }
+
+  /** Keeps `value` for `key` for `ttl` ms (when above 0), as a `get` keeps what its `load` answered. */
+  put(key: string, value: V, ttl: number): void {
+    this.entries.delete(key);
+    if (ttl > 0 && this.maxEntries > 0) this.keep(key, value, ttl);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -6,6 +6,7 @@ import type { Router } from "../../http/router.js";
 import type { ApiForm } from "../../http/security.js";
 import type { PlansService } from "../plans/index.js";
 import { directIpRoute } from "./direct-ip.js";
+import { directReputationRoute } from "./direct-reputation.js";
 import { IP_ATTRIBUTION, openIpDataFor } from "./ip-data.js";
 import { lookupRecordRepo } from "./repo.js";
 import { openReputationDataFor } from "./reputation-data.js";
@@ -107,6 +108,7 @@ export function createLookups(
       directIpRoute(app, ipRoute(form).path, form, service.ipData, services.plans, IP_ATTRIBUTION);
       const reputationAuth = chain(auth, services.plans.gate("reputation"));
       registerLookupRoute(app, service, openRoute("lookups", form, reputationAuth), reputationRoute(form));
+      directReputationRoute(app, reputationRoute(form).path, service);
     },
     async drain() {
       reputationData.stop();

@@ -15,6 +15,8 @@ export interface ReputationData {
   refresh(): Promise<{ replaced: string[]; failed: string[] }>;
   /** Stops the refresh timer. */
   stop(): void;
+  /** The holder, synchronously; undefined until the files have been opened (the direct route's read). */
+  loaded(): ReputationDataHolder | undefined;
 }
 
 /** A dataset older than this at start earns a warning naming `VANTAGE_REPUTATION_SOURCES`. */
@@ -135,6 +137,7 @@ export function openReputationDataFor(
       log.info({ versions: h.versions, ms }, "reputation data reloaded");
     },
     refresh,
+    loaded: () => holder,
     stop() {
       stopped = true;
       clearTimeout(timer);

@@ -1,6 +1,7 @@
 import {
   type IcpCacheStore,
   type IcpResult,
+  type IpDataSource,
   type LookupContext,
   LookupError,
   type LookupInputByKind,
@@ -10,6 +11,7 @@ import {
   parseLookupInput,
   type ReputationDataSource,
   type ReputationOptions,
+  reputationNow,
 } from "@vantage/lookups";
 import { ApiError, type ErrorCode, unavailableError } from "../../http/errors.js";
 import type { QuotaCaller, RateLimitStatus } from "../../http/rate-limit/index.js";
@@ -39,6 +41,13 @@ export interface LookupsService {
     caller: QuotaCaller,
     fieldNames?: Record<string, string>,
   ): Promise<LookupAnswer<K>>;
+  /**
+   * `lookup("reputation", …)` of the canonical address `ip` for `caller`, synchronously, when it can answer
+   * without waiting: the data in memory, the answer kept in the cache or needing no DNS check (no DNSBL
+   * zone, reverse DNS off), and the caller's limits decidable now and not reached. The same answer, quota
+   * taken and cache kept as `lookup` would; undefined when `lookup` must answer (nothing is taken then).
+   */
+  reputationNow(ip: string, caller: QuotaCaller): LookupAnswer<"reputation"> | undefined;
   /** The IP data: its version, and a reload that swaps in new files atomically (SIGHUP). */
   readonly ipData: IpData;
   /** The reputation datasets: reload (SIGHUP) and refresh from their URLs. */
@@ -47,7 +56,7 @@ export interface LookupsService {
 
 export interface LookupsDeps {
   /** The plans module's limits and meter: `lookups` for /v1/info/*, `reputation` for the reputation kind. */
-  limits: Pick<PlansService, "charge" | "record">;
+  limits: Pick<PlansService, "charge" | "chargeNow" | "record">;
   ipData: IpData;
   /** The reputation datasets and what the reputation lookup asks (DNSBL zones, resolver, rDNS, deadline). */
   reputation: {
@@ -129,6 +138,17 @@ export function infoService(deps: LookupsDeps): LookupsService {
     return ip;
   }
   let reputation: LookupContext | undefined;
+  // Its remotes are the operator's resolvers (as the DNS lookup's); a domain resolving to a private
+  // address is answered "not applicable", never probed.
+  const reputationContextOf = (data: ReputationDataSource, ipData: IpDataSource | undefined) => {
+    reputation ??= {
+      ...dns,
+      ipData,
+      timeoutMs: deps.reputation.timeoutMs,
+      reputation: { ...deps.reputation.options, data },
+    };
+    return reputation;
+  };
   async function reputationContext(): Promise<LookupContext> {
     if (reputation) return reputation;
     let data: ReputationDataSource;
@@ -139,15 +159,14 @@ export function infoService(deps: LookupsDeps): LookupsService {
     }
     // Without the IP data the answer still comes, its country, ASN and ISP null and `ip_data` unavailable.
     const ipData = await deps.ipData.current().catch(() => undefined);
-    // Its remotes are the operator's resolvers (as the DNS lookup's); a domain resolving to a private
-    // address is answered "not applicable", never probed.
-    reputation = {
-      ...dns,
-      ipData,
-      timeoutMs: deps.reputation.timeoutMs,
-      reputation: { ...deps.reputation.options, data },
-    };
-    return reputation;
+    return reputationContextOf(data, ipData);
+  }
+  /** The same context, synchronously, once both datasets are in memory (else the async one decides). */
+  function reputationContextNow(): LookupContext | undefined {
+    if (reputation) return reputation;
+    const data = deps.reputation.data.loaded();
+    const ipData = deps.ipData.loaded();
+    return data && ipData ? reputationContextOf(data, ipData) : undefined;
   }
 
   return {
@@ -169,7 +188,7 @@ export function infoService(deps: LookupsDeps): LookupsService {
         }
         const ctx = kind === "dns" ? dns : kind === "reputation" ? await reputationContext() : remote;
         const { value, cached } = await cache.get(
-          `${kind}:${JSON.stringify(parsed)}`,
+          cacheKey(kind, parsed),
           () => bounded(lookups[kind].run(parsed as never, ctx), ctx.timeoutMs),
           (v) => cacheTtlMs(kind, v as LookupResultByKind[typeof kind]),
         );
@@ -179,9 +198,31 @@ export function infoService(deps: LookupsDeps): LookupsService {
         throw toApiError(error, fieldNames);
       }
     },
+    reputationNow(ip, caller) {
+      const ctx = reputationContextNow();
+      if (ctx === undefined) return undefined;
+      const input = { kind: "ip", ip } as const;
+      const key = cacheKey("reputation", input);
+      const kept = cache.peek(key) as LookupResultByKind["reputation"] | undefined;
+      // A lookup of the same address in flight is shared by `lookup`'s callers: that one answers.
+      if (kept === undefined && cache.loading(key)) return undefined;
+      const data = kept ?? reputationNow(input, ctx);
+      if (data === undefined) return undefined;
+      const quota = deps.limits.chargeNow("reputation", caller, 1);
+      if (quota === false) return undefined;
+      if (kept !== undefined) cache.touch(key);
+      else cache.put(key, data, cacheTtlMs("reputation", data));
+      deps.limits.record(caller, "reputation", 1);
+      return { data, cached: kept !== undefined, quota };
+    },
     ipData: deps.ipData,
     reputationData: deps.reputation.data,
   };
+}
+
+/** The cache's key of a lookup: its kind and its input as the schema parsed it. */
+function cacheKey(kind: LookupKind, parsed: unknown): string {
+  return `${kind}:${JSON.stringify(parsed)}`;
 }
 
 /** Grace past the lookup's own deadline before the service stops waiting for it. */
