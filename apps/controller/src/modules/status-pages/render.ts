@@ -1,4 +1,4 @@
-import type { ComponentStatus, DayBar, Snapshot } from "./snapshot.js";
+import { BAR_DAYS, type ComponentStatus, type DayBar, type Snapshot } from "./snapshot.js";
 import { iso } from "./views.js";
 
 /** Every user-supplied text goes through this before it reaches HTML or XML. */
@@ -21,30 +21,35 @@ const colours: Record<ComponentStatus, string> = {
   unknown: "#8a8f98",
 };
 
-function barColour(d: DayBar): string {
-  if (d.uptime_percent === null) return "#d5d8dc";
-  if (d.uptime_percent >= 99.9) return colours.operational;
-  if (d.uptime_percent >= 95) return colours.degraded;
-  return colours.major_outage;
-}
-
 const fmtPct = (v: number | null) => (v === null ? "no data" : `${v.toFixed(2)}%`);
 const fmtTime = (v: Date | string) => iso(v).replace("T", " ").slice(0, 16) + " UTC";
 
+/** A day's bar colour, by index into `BAR_COLOURS`: no data, operational, degraded, outage. */
+const BAR_COLOURS = ["#d5d8dc", colours.operational, colours.degraded, colours.major_outage] as const;
+function barKind(uptime: number | null): number {
+  if (uptime === null) return 0;
+  if (uptime >= 99.9) return 1;
+  return uptime >= 95 ? 2 : 3;
+}
+/** Day i's stroke (`M<x> 0v28`), made once: a page of 50 components × 90 days makes none of its own. */
+const SEGMENTS = Array.from({ length: BAR_DAYS }, (_, i) => `M${i * 5 + 2} 0v28`);
+const segment = (i: number) => SEGMENTS[i] ?? `M${i * 5 + 2} 0v28`;
+
 /**
  * 90 bars as one inline SVG per component: no script, no external request. All days of one colour are one
- * stroked path (`M<x> 0v28` per day), so a page of 50 components stays small whatever the days look like;
- * the day-by-day figures are in the JSON.
+ * stroked path (`M<x> 0v28` per day), in the order the colours first appear, so a page of 50 components
+ * stays small whatever the days look like; the day-by-day figures are in the JSON.
  */
 function bars(days: DayBar[], uptime: number | null): string {
-  const byColour = new Map<string, string>();
-  days.forEach((d, i) => {
-    const colour = barColour(d);
-    byColour.set(colour, `${byColour.get(colour) ?? ""}M${i * 5 + 2} 0v28`);
-  });
-  const paths = [...byColour]
-    .map(([colour, d]) => `<path stroke="${colour}" stroke-width="4" d="${d}"/>`)
-    .join("");
+  const d = ["", "", "", ""];
+  const order: number[] = [];
+  for (let i = 0; i < days.length; i++) {
+    const k = barKind(days[i]!.uptime_percent);
+    if (d[k] === "") order.push(k);
+    d[k] += segment(i);
+  }
+  let paths = "";
+  for (const k of order) paths += `<path stroke="${BAR_COLOURS[k]}" stroke-width="4" d="${d[k]}"/>`;
   return `<svg class="bars" role="img" viewBox="0 0 ${days.length * 5} 28" preserveAspectRatio="none"><title>90-day uptime: ${fmtPct(uptime)}</title>${paths}</svg>`;
 }
 

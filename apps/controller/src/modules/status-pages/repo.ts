@@ -208,6 +208,19 @@ export async function listIncidents(
   return { items: await withUpdates(db, rows), total: Number(count?.n ?? 0) };
 }
 
+/** The page's newest incidents with their updates, without the count a listing needs (a public rendering). */
+export async function newestIncidents(db: Db, pageId: string, limit: number): Promise<IncidentWithUpdates[]> {
+  const rows = await db
+    .selectFrom("status_incidents")
+    .selectAll()
+    .where("page_id", "=", pageId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return withUpdates(db, rows);
+}
+
 export async function withUpdates(db: Db, rows: IncidentRow[]): Promise<IncidentWithUpdates[]> {
   if (rows.length === 0) return [];
   const updates = await db

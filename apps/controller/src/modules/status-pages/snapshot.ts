@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
-import type { MonitorStatusReader, MonitorSummary } from "../monitors/index.js";
+import type { DayTotals, MonitorStatusReader, MonitorSummary } from "../monitors/index.js";
 import * as repo from "./repo.js";
 
 export const BAR_DAYS = 90;
@@ -113,6 +113,39 @@ function statusOf(monitors: MonitorSummary[], inMaintenance: boolean): Component
   return up > 0 ? "operational" : "unknown";
 }
 
+/**
+ * A component's 90 days (its monitors' runs summed per day, `first` being the first day's number since
+ * 1970-01-01) and its 90-day uptime: two arrays per component, no map or object per day but the bars.
+ */
+function componentDays(
+  monitorIds: string[],
+  totals: Map<string, DayTotals[]>,
+  first: number,
+  dates: string[],
+): Pick<ComponentView, "uptime_90d_percent" | "days"> {
+  const runs = new Array<number>(BAR_DAYS).fill(0);
+  const failures = new Array<number>(BAR_DAYS).fill(0);
+  for (const id of monitorIds) {
+    for (const t of totals.get(id) ?? []) {
+      const i = t.day - first;
+      if (i < 0 || i >= BAR_DAYS) continue;
+      runs[i]! += t.runs;
+      failures[i]! += t.failures;
+    }
+  }
+  let allRuns = 0;
+  let allFailures = 0;
+  const days = new Array<DayBar>(BAR_DAYS);
+  for (let i = 0; i < BAR_DAYS; i++) {
+    const r = runs[i]!;
+    const f = failures[i]!;
+    allRuns += r;
+    allFailures += f;
+    days[i] = { date: dates[i]!, runs: r, failures: f, uptime_percent: pct(r, f) };
+  }
+  return { uptime_90d_percent: pct(allRuns, allFailures), days };
+}
+
 export async function buildSnapshot(
   db: Kysely<Database>,
   monitors: MonitorStatusReader,
@@ -123,7 +156,7 @@ export async function buildSnapshot(
   const ids = [...new Set(page.components.flatMap((c) => c.monitor_ids))];
   const [{ summaries, totals }, incidents, own, fromWindows] = await Promise.all([
     monitors.overview(page.owner_id, ids, BAR_DAYS, now),
-    repo.listIncidents(db, page.id, { page: 1, limit: 50 }),
+    repo.newestIncidents(db, page.id, 50),
     repo.currentMaintenance(db, page.id, new Date(now)),
     windowEntries(windows, page, ids, now),
   ]);
@@ -135,39 +168,21 @@ export async function buildSnapshot(
   const inMaintenanceOf = (monitorIds: string[]) =>
     active.some((m) => m.monitor_ids === null || m.monitor_ids.some((id) => monitorIds.includes(id)));
   const byId = new Map(summaries.map((m) => [m.id, m]));
-  const today = Math.floor(now / DAY_MS);
-  const components = page.components.map((c): ComponentView => {
-    const perDay = new Map<number, { runs: number; failures: number }>();
-    for (const id of c.monitor_ids) {
-      for (const t of totals.get(id) ?? []) {
-        const s = perDay.get(t.day) ?? { runs: 0, failures: 0 };
-        s.runs += t.runs;
-        s.failures += t.failures;
-        perDay.set(t.day, s);
-      }
-    }
-    let runs = 0;
-    let failures = 0;
-    const days: DayBar[] = [];
-    for (let day = today - BAR_DAYS + 1; day <= today; day++) {
-      const s = perDay.get(day) ?? { runs: 0, failures: 0 };
-      runs += s.runs;
-      failures += s.failures;
-      days.push({
-        date: new Date(day * DAY_MS).toISOString().slice(0, 10),
-        runs: s.runs,
-        failures: s.failures,
-        uptime_percent: pct(s.runs, s.failures),
-      });
-    }
-    const members = c.monitor_ids.flatMap((id) => byId.get(id) ?? []);
-    return {
+  const first = Math.floor(now / DAY_MS) - BAR_DAYS + 1;
+  // The 90 dates once per snapshot, not once per component and day.
+  const dates = Array.from({ length: BAR_DAYS }, (_, i) =>
+    new Date((first + i) * DAY_MS).toISOString().slice(0, 10),
+  );
+  const components = page.components.map(
+    (c): ComponentView => ({
       name: c.name,
-      status: statusOf(members, inMaintenanceOf(c.monitor_ids)),
-      uptime_90d_percent: pct(runs, failures),
-      days,
-    };
-  });
+      status: statusOf(
+        c.monitor_ids.flatMap((id) => byId.get(id) ?? []),
+        inMaintenanceOf(c.monitor_ids),
+      ),
+      ...componentDays(c.monitor_ids, totals, first, dates),
+    }),
+  );
   const worst = components.reduce<ComponentStatus>(
     (w, c) => (rank[c.status] > rank[w] ? c.status : w),
     components.length === 0 ? "unknown" : "operational",
@@ -177,7 +192,7 @@ export async function buildSnapshot(
     status:
       active.some((m) => m.monitor_ids === null) && rank[worst] < rank.maintenance ? "maintenance" : worst,
     components,
-    incidents: incidents.items.filter(
+    incidents: incidents.filter(
       (i) => i.resolved_at === null || now - new Date(i.resolved_at).getTime() < RECENT_MS,
     ),
     maintenance,
