@@ -1,14 +1,54 @@
 import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import type { Snapshot } from "./snapshot.js";
+
+const gzipAsync = promisify(gzip);
 
 /** How long a rendering is served from memory; a change made through this controller drops it at once. */
 export const CACHE_TTL_MS = 10_000;
 /** Pages kept at most (least recently filled dropped first). */
 const MAX_PAGES = 1000;
 
+/** Renderings at least this long are also kept gzip'd (the HTML page: 66 KiB, 7 KiB gzip'd). */
+export const GZIP_MIN_BYTES = 1024;
+
+/**
+ * One rendering, made once per snapshot and answered as it is: a cache hit encodes, hashes and compresses
+ * nothing (the HTML page of 50 components is 66 KiB; encoding it per request was most of a hit's cost).
+ */
 export interface Rendered {
   body: string;
+  /** `body` as UTF-8. */
+  bytes: Uint8Array<ArrayBuffer>;
   etag: string;
+  /**
+   * `bytes` gzip'd, compressed once off the event loop (zlib's thread pool); undefined for a short body,
+   * and a failed compression resolves undefined (the body then goes out as it is).
+   */
+  gzip: Promise<Uint8Array<ArrayBuffer> | undefined> | undefined;
+  /** The ETag of the gzip'd body (another representation, so another strong tag). */
+  gzipEtag: string;
+}
+
+/** `body` prepared for answering: bytes, tags and the start of its compression. */
+export function prepare(body: string): Rendered {
+  const bytes = Buffer.from(body);
+  const hash = createHash("sha1").update(bytes).digest("base64url");
+  return {
+    body,
+    bytes,
+    etag: `"${hash}"`,
+    gzip:
+      bytes.length < GZIP_MIN_BYTES
+        ? undefined
+        : gzipAsync(bytes).then(
+            // zlib's answer is a Buffer over its own ArrayBuffer.
+            (z) => z as Uint8Array<ArrayBuffer>,
+            () => undefined,
+          ),
+    gzipEtag: `"${hash}-gzip"`,
+  };
 }
 
 interface Entry {
@@ -54,8 +94,7 @@ export class RenderCache {
     if (hit) return hit;
     const snapshot = await entry.snapshot;
     if (!snapshot) return undefined;
-    const body = render(snapshot);
-    const made = { body, etag: `"${createHash("sha1").update(body).digest("base64url")}"` };
+    const made = prepare(render(snapshot));
     entry.outputs.set(kind, made);
     return made;
   }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { acceptsGzip } from "../../../http/accept-encoding.js";
 import { type AppEnv, requestIdOf } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import { notFound } from "../../../http/errors.js";
@@ -56,15 +57,24 @@ export async function answerPublic(
   );
   if (!out) throw notFound("status page");
   c.header("Cache-Control", CACHE_CONTROL);
-  c.header("ETag", out.etag);
-  if (c.req.header("if-none-match") === out.etag) return c.body(null, 304);
-  c.header("Content-Type", kind.type);
-  if (suffix === "") c.header("Content-Security-Policy", PAGE_POLICY);
   if (suffix === "/status.json") {
+    c.header("ETag", out.etag);
+    if (c.req.header("if-none-match") === out.etag) return c.body(null, 304);
+    c.header("Content-Type", kind.type);
     // The envelope around the cached data: only the request id differs between answers.
     return c.body(`{"data":${out.body},"request_id":${JSON.stringify(requestIdOf(c))}}`);
   }
-  return c.body(out.body);
+  // The prepared bytes, gzip'd for a client that takes it: the same content, so either tag is a match.
+  const zipped = out.gzip && acceptsGzip(c.req.header("accept-encoding")) ? await out.gzip : undefined;
+  if (out.gzip) c.header("Vary", "Accept-Encoding");
+  c.header("ETag", zipped ? out.gzipEtag : out.etag);
+  const match = c.req.header("if-none-match");
+  if (match !== undefined && (match === out.etag || match === out.gzipEtag)) return c.body(null, 304);
+  c.header("Content-Type", kind.type);
+  if (suffix === "") c.header("Content-Security-Policy", PAGE_POLICY);
+  if (!zipped) return c.body(out.bytes);
+  c.header("Content-Encoding", "gzip");
+  return c.body(zipped);
 }
 
 const text = (type: string, description: string) => ({
