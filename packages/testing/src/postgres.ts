@@ -15,12 +15,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates a fresh, uniquely named database so test files never see each other's rows. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Creates a fresh, uniquely named database so test files never see each other's rows; with `template`, a
+ * copy of that database (e.g. one already migrated: a copy costs a fraction of running the migrations).
+ */
+export async function createTestDatabase(opts: { template?: string } = {}): Promise<TestDatabase> {
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {}, connect_timeout: 5 });
   const name = `vt_${randomBytes(6).toString("hex")}`;
   try {
-    await admin.unsafe(`create database ${name}`);
+    await admin.unsafe(`create database ${name}${opts.template ? ` template ${opts.template}` : ""}`);
   } catch (err) {
     await admin.end();
     throw new Error(

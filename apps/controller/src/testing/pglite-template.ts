@@ -48,11 +48,19 @@ async function load(): Promise<Blob> {
 }
 
 function key(): string {
-  const hash = createHash("sha256");
   const pgliteVersion = JSON.parse(
     readFileSync(join(here, "../../node_modules/@electric-sql/pglite/package.json"), "utf8"),
   ).version;
-  hash.update(`pglite ${pgliteVersion}\n`);
+  return migrationsKey(`pglite ${pgliteVersion}`);
+}
+
+/**
+ * A short hash of every migration's name and source after `salt` (what else the template depends on): a
+ * migrated template named by it is current, and a changed migration names a new one.
+ */
+export function migrationsKey(salt: string): string {
+  const hash = createHash("sha256");
+  hash.update(`${salt}\n`);
   for (const name of readdirSync(migrationsDir).sort()) {
     hash.update(`${name}\n`);
     hash.update(readFileSync(join(migrationsDir, name)));

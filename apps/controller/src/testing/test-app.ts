@@ -11,6 +11,7 @@ import { HttpMetrics } from "../http/metrics.js";
 import type { ApiForm } from "../http/security.js";
 import type { Presence } from "../modules/nodes/index.js";
 import { contractCheck } from "./contract-check.js";
+import { migratedPgTemplate } from "./pg-template.js";
 import { migratedPgliteDump } from "./pglite-template.js";
 import { planLimitsEnv } from "./plan-limits.js";
 
@@ -28,14 +29,14 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
-/** A migrated database: in-memory PGlite, or a fresh database on the test PostgreSQL server. */
+/** A migrated database: in-memory PGlite, or a fresh database (a migrated template's copy) on the test PostgreSQL server. */
 export async function openTestDb(kind: DbKind): Promise<TestDb> {
   if (kind === "pglite") {
     const db = await connectDb({ dataDir: "memory://", pgliteDump: await migratedPgliteDump() });
     await migrate(db);
     return { kind, db, close: () => db.close() };
   }
-  const tdb = await createTestDatabase();
+  const tdb = await createTestDatabase({ template: await migratedPgTemplate() });
   const db = await connectDb({ databaseUrl: tdb.url, dataDir: "unused", maxConnections: 5 });
   await migrate(db);
   return {
