@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): App {
     lookups: lookups.service,
     nodes: nodes.service,
     monitors: monitors.service,
+    shares: probes.shares,
     authenticator,
   });
   const system = createSystem(deps);

@@ -6,7 +6,7 @@ import type { ApiForm } from "../../http/security.js";
 import type { LookupsService } from "../lookups/index.js";
 import type { MonitorCrudService } from "../monitors/index.js";
 import type { NodesService } from "../nodes/index.js";
-import type { ProbesService } from "../probes/index.js";
+import type { ProbesService, SharesService } from "../probes/index.js";
 
 /** The services the MCP tools call: the same ones the HTTP routes call. */
 export interface McpServices {
@@ -14,6 +14,7 @@ export interface McpServices {
   lookups: LookupsService;
   nodes: NodesService;
   monitors: MonitorCrudService;
+  shares: SharesService;
 }
 
 /** What one MCP request's tools act with: the services, and who is calling through which request. */
@@ -25,4 +26,6 @@ export interface ToolContext extends McpServices {
   caller: Extract<QuotaCaller, { kind: "account" }>;
   /** The HTTP request carrying the MCP message (the client's address, for Form B's own-IP lookup). */
   http: Context<AppEnv>;
+  /** VANTAGE_PUBLIC_URL: where share links point (else the request's own origin, as the share route). */
+  publicUrl: string | undefined;
 }

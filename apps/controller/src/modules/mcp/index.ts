@@ -17,7 +17,7 @@ export type McpModule = Module<McpService>;
 
 /**
  * MCP: the Model Context Protocol entry point at `/v1/mcp` (Streamable HTTP, stateless). Its tools call the
- * same services as the HTTP routes (probes, lookups, nodes, monitors), so the same validation, limits and
+ * same services as the HTTP routes (probes, shares, lookups, nodes, monitors), so the same validation, limits and
  * quotas apply, charged to the calling account by the services themselves (they charge through plans).
  */
 export function createMcp(
@@ -30,6 +30,7 @@ export function createMcp(
     routes(app: Router) {
       registerMcpRoute(app, {
         form: deps.config.VANTAGE_API_FORM,
+        publicUrl: deps.config.VANTAGE_PUBLIC_URL,
         log: deps.log,
         authenticator,
         services: tools,

@@ -29,6 +29,9 @@ const TOOLS = [
   "ip_reputation",
   "list_monitors",
   "get_monitor",
+  "share_task",
+  "revoke_share",
+  "export_task",
 ];
 
 /**
@@ -187,6 +190,39 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
     expect(s.results[0]).toMatchObject({ success: true, port, resolved_ip: "127.0.0.1" });
     expect(textOf(r)).toMatch(/: ok, [\d.]+ ms/);
     await client.close();
+  });
+
+  it("share_task, export_task and revoke_share act on the caller's own tasks only", async () => {
+    const own = await connect({ authorization: `Bearer ${(await mcpCredential("share")).secret}` });
+    const probed = await call(own, "probe_tcp", tcpArgs());
+    const taskId = (probed.structuredContent as { task_id: string }).task_id;
+
+    const shared = await call(own, "share_task", { task_id: taskId });
+    expect(shared.isError, textOf(shared)).toBeFalsy();
+    const link = shared.structuredContent as { url: string; json_url: string; share_id: string };
+    expect(link.url).toBe(`${base}/share/${link.share_id}`);
+    const jsonPath = new URL(link.json_url).pathname;
+    const open = await runtime.app.request(jsonPath);
+    expect(open.status).toBe(200);
+    expect(JSON.stringify(await open.json())).toContain(taskId);
+
+    const exported = await call(own, "export_task", { task_id: taskId });
+    expect(exported.structuredContent).toMatchObject({ format: "vantage-task/1", task: { task_id: taskId } });
+
+    // Another account: as over HTTP, its tasks do not exist for this one.
+    const other = await connect({ authorization: `Bearer ${credential}` });
+    for (const tool of ["share_task", "revoke_share", "export_task"]) {
+      const r = await call(other, tool, { task_id: taskId });
+      expect(r.isError, tool).toBe(true);
+      expect(JSON.parse(textOf(r)).error.code).toBe("not_found");
+    }
+
+    expect((await call(own, "revoke_share", { task_id: taskId })).isError).toBeFalsy();
+    expect((await runtime.app.request(jsonPath)).status).toBe(404);
+    const again = await call(own, "revoke_share", { task_id: taskId });
+    expect(JSON.parse(textOf(again)).error.code).toBe("not_found");
+    await other.close();
+    await own.close();
   });
 
   it("lookup_ip of a documentation address is answered from the local data", async () => {

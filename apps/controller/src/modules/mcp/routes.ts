@@ -12,6 +12,7 @@ import { type ApiForm, authSecurity } from "../../http/security.js";
 import type { McpServices, ToolContext } from "./context.js";
 import { registerProbeTools } from "./probe-tools.js";
 import { registerReadTools } from "./read-tools.js";
+import { registerShareTools } from "./share-tools.js";
 
 export const MCP_PATH = "/v1/mcp";
 const SERVER_INFO = { name: "vantage", version: "1.0.0" };
@@ -34,8 +35,9 @@ const mcpRoute = (form: ApiForm) =>
     description:
       "For MCP clients (AI assistants): JSON-RPC messages (`initialize`, `tools/list`, `tools/call`); send " +
       "`Accept: application/json, text/event-stream`. Tools: probe_http, probe_ping, probe_dns, probe_tcp, " +
-      "probe_traceroute, list_nodes, lookup_ip, lookup_whois, lookup_ssl, lookup_dns, lookup_icp, " +
-      "ip_reputation, list_monitors, get_monitor, with the same validation, limits and quotas as the routes, " +
+      "probe_traceroute, probe_mtr, list_nodes, lookup_ip, lookup_whois, lookup_ssl, lookup_dns, lookup_icp, " +
+      "ip_reputation, list_monitors, get_monitor, share_task, revoke_share, export_task, with the same " +
+      "validation, limits, quotas and ownership rules as the routes, " +
       "charged to the caller's account. Credentials are required and need the `write` scope" +
       (form === "a" ? "; Form A also takes MCP tokens (`vantage_mcp_…`), which work nowhere else." : ".") +
       " Stateless: no session, so GET and DELETE answer 405. See docs/mcp.md.",
@@ -57,11 +59,12 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
     capabilities: { tools: {} },
     instructions:
       "Vantage network diagnostics: probes (http, ping, dns, tcp, traceroute) from distributed nodes, IP/WHOIS/" +
-      "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors. Probes and lookups count against " +
-      "your account's quotas.",
+      "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors; share links and exports of your " +
+      "probe tasks. Probes and lookups count against your account's quotas.",
   });
   registerProbeTools(server, ctx);
   registerReadTools(server, ctx);
+  registerShareTools(server, ctx);
   return server;
 }
 
@@ -102,7 +105,13 @@ const noQuery: ReadonlySet<string> = new Set();
 
 export function registerMcpRoute(
   app: Router,
-  opts: { form: ApiForm; log: Logger; authenticator: Authenticator; services: McpServices },
+  opts: {
+    form: ApiForm;
+    publicUrl: string | undefined;
+    log: Logger;
+    authenticator: Authenticator;
+    services: McpServices;
+  },
 ): void {
   // Documented, not validated by the router: the body is a JSON-RPC message the MCP transport checks and
   // answers in JSON-RPC's own terms.
@@ -123,6 +132,7 @@ export function registerMcpRoute(
         credentialId: principal.credentialId,
       },
       http: c,
+      publicUrl: opts.publicUrl,
     });
     // No `sessionIdGenerator`: stateless mode.
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });

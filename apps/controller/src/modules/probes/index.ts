@@ -22,7 +22,7 @@ import { registerGetTask } from "./routes/get-task.js";
 import { registerPublicShare } from "./routes/public-share.js";
 import { registerShareTask } from "./routes/share-task.js";
 import { getProbeTask, type ProbeDeps, type ProbesService, probesService } from "./service.js";
-import { sharesService } from "./shares.js";
+import { type SharesService, sharesService } from "./shares.js";
 import { SWEEP_EVERY_MS, startTaskSweeper, type TaskSweeper } from "./sweeper.js";
 import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
@@ -37,8 +37,11 @@ export type { LiveEvent } from "./live-tasks.js";
 export type { ProbeCaller } from "./quota.js";
 export type { TaskRecord } from "./repo.js";
 export { type ApiResult, toApiResult } from "./result-schemas.js";
+export { toExportView } from "./routes/export-task.js";
+export { originOf, toShareView } from "./routes/share-task.js";
 export { MAX_NODE_IDS } from "./select-nodes.js";
 export type { Created, ProbeInput, ProbePlan, ProbeRequest, ProbesService, Started } from "./service.js";
+export type { SharesService } from "./shares.js";
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
 
 export interface ProbesModule extends Module<ProbesService> {
@@ -47,6 +50,8 @@ export interface ProbesModule extends Module<ProbesService> {
    * answered tasks a killed one left in the results write-ahead log are stored (ADR 0012).
    */
   readonly sweeper: Worker;
+  /** Share links and exports (the share and export routes' service; MCP's share tools call it too). */
+  readonly shares: SharesService;
   /**
    * Form A dispatches and Form B writes in flight: awaited on shutdown. Writes
    * still failing `graceMs` after the call (the database away) are given up, logged with their task ids.
@@ -136,6 +141,7 @@ export function createProbes(
 
   return {
     service,
+    shares,
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);

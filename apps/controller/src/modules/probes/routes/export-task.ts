@@ -3,7 +3,7 @@ import { envelope, errorResponses, jsonContent, ok } from "../../../http/envelop
 import type { SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { SharesService } from "../shares.js";
-import { taskDocumentShape } from "../task-document.js";
+import { type TaskDocument, taskDocumentShape } from "../task-document.js";
 
 const exportSchema = z
   .object({
@@ -12,6 +12,11 @@ const exportSchema = z
     ...taskDocumentShape,
   })
   .openapi("ProbeTaskExport");
+
+/** The export's body: the task document under its format name and the time of export (route and MCP). */
+export function toExportView(doc: TaskDocument) {
+  return { format: "vantage-task/1" as const, exported_at: new Date().toISOString(), ...doc };
+}
 
 /** `GET /v1/probe/tasks/{id}/export`: the same contract in both forms (an extension). */
 export function registerExportTask(app: Router, shares: SharesService, common: SecuredRoute): void {
@@ -36,7 +41,7 @@ export function registerExportTask(app: Router, shares: SharesService, common: S
     async (c) => {
       const doc = await shares.export(c.req.valid("param").id, c.get("principal")?.userId, form);
       c.header("Content-Disposition", `attachment; filename="${doc.task.task_id}.json"`);
-      return ok(c, { format: "vantage-task/1" as const, exported_at: new Date().toISOString(), ...doc }, 200);
+      return ok(c, toExportView(doc), 200);
     },
   );
 }
