@@ -14,20 +14,20 @@ export interface Call {
 /**
  * A JSON request to a controller started by the suite. Its JSON answer is checked against the OpenAPI
  * document of the controller's form (as `TestApp.call` does in process): a field the document does not
- * promise fails the test, naming the field.
+ * promise fails the test, naming the field. `headers` adds to it, e.g. a user's `authorization`.
  */
 export async function call(
   to: Pick<Controller, "url" | "form">,
   method: string,
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<Call> {
   const started = performance.now();
   const res = await fetch(`${to.url}${path}`, {
     method,
-    ...(body === undefined
-      ? {}
-      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   const ms = performance.now() - started;
