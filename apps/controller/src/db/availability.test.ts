@@ -63,7 +63,9 @@ describe("InFlight: no operation waits on a lost connection forever", () => {
 /**
  * Against a PostgreSQL cluster of the test's own, stopped and started again: requests that need the
  * database answer 503 at once for as long as it is away (postgres.js's own reconnect backoff once held them
- * up to 20 s), and the controller recovers by itself when it is back.
+ * up to 20 s), and the controller recovers by itself when it is back. This block holds answers to a
+ * bound, so it runs alone; the two after it, each on a cluster of its own, run side by side
+ * (`describe.concurrent`, the tests inside one block one after another: `it.sequential`).
  */
 describe("PostgreSQL away and back", () => {
   const pg = usePgCluster();
@@ -114,6 +116,10 @@ describe("PostgreSQL away and back", () => {
     await t.drain();
     await t.presence.stop();
   });
+});
+
+describe.concurrent("PostgreSQL stopped under queries in flight", () => {
+  const pg = usePgCluster();
 
   it("queries and transactions in flight when PostgreSQL stops fail, and the process goes on", async () => {
     // postgres.js put a connection the server had closed back into its pool when a reserved connection was
@@ -180,10 +186,10 @@ describe("PostgreSQL away and back", () => {
  * once it accepts sessions. The cluster is made a standby without hot standby, which answers every
  * connection so for as long as it runs, then started again as a primary.
  */
-describe("PostgreSQL up but not accepting connections (57P03)", () => {
+describe.concurrent("PostgreSQL up but not accepting connections (57P03)", () => {
   const pg = usePgCluster();
 
-  it("the server's error on a connection it ended is not taken for the next connection's (postgres.js patch)", async () => {
+  it.sequential("the server's error on a connection it ended is not taken for the next connection's (postgres.js patch)", async () => {
     // postgres.js kept the FATAL error (57P01 here, 57P03 while starting up) of a connection the server
     // closed under a query, and failed the first query of that connection's next session with it, on a
     // healthy server, however much later that came: the spurious 503 of issue #27 item 6.
@@ -225,7 +231,7 @@ describe("PostgreSQL up but not accepting connections (57P03)", () => {
     }
   });
 
-  it("is the database away: 503 with Retry-After, gate closed, not an unexpected error", async () => {
+  it.sequential("is the database away: 503 with Retry-After, gate closed, not an unexpected error", async () => {
     const t = makeTestApp(pg.testDb, "b");
     const read = () => t.call("GET", "/v1/probe/tasks/task_mhb0v3k2x9a1b2c3d4e5f6a7");
     expect((await read()).status).toBe(404);
