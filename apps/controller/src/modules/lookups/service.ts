@@ -187,6 +187,17 @@ export function infoService(deps: LookupsDeps): LookupsService {
           return { data: data as LookupResultByKind[typeof kind], cached: false, quota };
         }
         const ctx = kind === "dns" ? dns : kind === "reputation" ? await reputationContext() : remote;
+        if (kind === "reputation") {
+          // An address needing no DNS check, not kept or in flight: answered at once, and kept as `get` keeps.
+          const key = cacheKey(kind, parsed);
+          const now =
+            cache.peek(key) === undefined && !cache.loading(key) ? answerNow(parsed, ctx) : undefined;
+          if (now !== undefined) {
+            cache.put(key, now, cacheTtlMs("reputation", now));
+            deps.limits.record(caller, family, 1);
+            return { data: now as LookupResultByKind[typeof kind], cached: false, quota };
+          }
+        }
         const { value, cached } = await cache.get(
           cacheKey(kind, parsed),
           () => bounded(lookups[kind].run(parsed as never, ctx), ctx.timeoutMs),
@@ -218,6 +229,11 @@ export function infoService(deps: LookupsDeps): LookupsService {
     ipData: deps.ipData,
     reputationData: deps.reputation.data,
   };
+}
+
+/** reputationNow of parsed reputation input: its synchronous answer, undefined when it must wait on DNS. */
+function answerNow(parsed: unknown, ctx: LookupContext): LookupResultByKind["reputation"] | undefined {
+  return reputationNow(parsed as LookupInputByKind["reputation"], ctx);
 }
 
 /** The cache's key of a lookup: its kind and its input as the schema parsed it. */
