@@ -70,7 +70,8 @@ export function answerIp(ip: string, data: IpDataSource | undefined): IpResult {
     country: hit.country,
     country_name: hit.country === null ? null : countryName(hit.country),
     isp: hit.org,
-    asn: hit.asn === null ? null : asnText(hit.asn),
+    // `AS<n>` made afresh: a short string is cheaper to make than to look up among ~80,000 kept ones.
+    asn: hit.asn === null ? null : `AS${hit.asn}`,
     reserved: false,
     range: null,
     data_version: data.version,
@@ -88,15 +89,4 @@ function reservedAnswer(ip: string, range: string, version: string): IpResult {
     range,
     data_version: version,
   };
-}
-
-// `AS<n>` made once per AS number seen (about 80,000 in the data), not once per answer.
-const asnTexts = new Map<number, string>();
-function asnText(asn: number): string {
-  let text = asnTexts.get(asn);
-  if (text === undefined) {
-    text = `AS${asn}`;
-    asnTexts.set(asn, text);
-  }
-  return text;
 }
