@@ -162,38 +162,38 @@ export function createMonitorStatusReader(db: Kysely<Database>): MonitorStatusRe
         past.set(seq, { key: pastKey, rows: list });
       }
     }
-    const pastRows = {
-      rows: seqs.flatMap((seq) =>
-        (dayDone > from ? (past.get(seq)?.rows ?? []) : []).map((r) => ({ seq, ...r })),
-      ),
-    };
-    const parts = await Promise.all([
-      pastRows,
+    const [hourRows, rawRows] = await Promise.all([
       hourDone > dayDone ? buckets("hour", dayDone, hourDone) : undefined,
       raw,
     ]);
-    const sums = new Map<string, Map<number, DayTotals>>();
-    for (const part of parts) {
-      for (const r of part?.rows ?? []) {
-        const id = idOf.get(String(r.seq));
-        if (id === undefined) continue;
-        let perDay = sums.get(id);
-        if (!perDay) {
-          perDay = new Map();
-          sums.set(id, perDay);
-        }
-        const day = Number(r.day);
-        const t = perDay.get(day) ?? { day, runs: 0, failures: 0 };
-        t.runs += Number(r.runs);
-        t.failures += Number(r.failures);
-        perDay.set(day, t);
+    // Each monitor's days in arrays indexed from the window's first day, so a status page of 50 monitors
+    // × 90 days makes no object per row read; every read is bounded by the window.
+    const first = Math.floor(from / DAY_MS);
+    const sums = new Map<string, { runs: number[]; failures: number[]; seen: Uint8Array }>();
+    const add = (seq: string, day: number, runs: number, failures: number) => {
+      const id = idOf.get(seq);
+      const i = day - first;
+      if (id === undefined || i < 0 || i >= days) return;
+      let s = sums.get(id);
+      if (!s) {
+        s = { runs: new Array(days).fill(0), failures: new Array(days).fill(0), seen: new Uint8Array(days) };
+        sums.set(id, s);
       }
+      s.runs[i]! += runs;
+      s.failures[i]! += failures;
+      s.seen[i] = 1;
+    };
+    if (dayDone > from)
+      for (const seq of seqs) for (const r of past.get(seq)?.rows ?? []) add(seq, r.day, r.runs, r.failures);
+    for (const r of hourRows?.rows ?? [])
+      add(String(r.seq), Number(r.day), Number(r.runs), Number(r.failures));
+    for (const r of rawRows.rows) add(String(r.seq), Number(r.day), Number(r.runs), Number(r.failures));
+    for (const [id, s] of sums) {
+      const list: DayTotals[] = [];
+      for (let i = 0; i < days; i++)
+        if (s.seen[i] === 1) list.push({ day: first + i, runs: s.runs[i]!, failures: s.failures[i]! });
+      out.set(id, list);
     }
-    for (const [id, perDay] of sums)
-      out.set(
-        id,
-        [...perDay.values()].sort((a, b) => a.day - b.day),
-      );
     return out;
   }
 }
