@@ -79,4 +79,39 @@ describe("LookupCache", () => {
     expect((await put("a")).cached).toBe(true);
     expect((await put("b")).cached).toBe(false);
   });
+
+  it("peek, put and touch work on the same entries as get, for a caller answering synchronously", async () => {
+    let now = 1_000;
+    const cache = new LookupCache<string>(2, () => now);
+    expect(cache.peek("a")).toBeUndefined();
+    cache.put("a", "A", 5_000);
+    cache.put("b", "B", 5_000);
+    expect(cache.peek("a")).toBe("A");
+    // peek is no use: "a" stays the least recently used and goes first; touch is one.
+    cache.touch("a");
+    cache.put("c", "C", 5_000);
+    expect([cache.peek("a"), cache.peek("b"), cache.peek("c")]).toEqual(["A", undefined, "C"]);
+    expect(
+      await cache.get(
+        "c",
+        async () => "new",
+        () => 5_000,
+      ),
+    ).toEqual({ value: "C", cached: true });
+    now += 5_000;
+    expect(cache.peek("a")).toBeUndefined();
+    cache.put("zero", "Z", 0);
+    expect(cache.peek("zero")).toBeUndefined();
+    let release: (v: string) => void = () => {};
+    const loading = cache.get(
+      "slow",
+      () => new Promise<string>((r) => (release = r)),
+      () => 5_000,
+    );
+    expect(cache.loading("slow")).toBe(true);
+    release("S");
+    expect(await loading).toEqual({ value: "S", cached: false });
+    expect(cache.loading("slow")).toBe(false);
+    expect(cache.peek("slow")).toBe("S");
+  });
 });

@@ -217,7 +217,7 @@ export function infoService(deps: LookupsDeps): LookupsService {
       const kept = cache.peek(key) as LookupResultByKind["reputation"] | undefined;
       // A lookup of the same address in flight is shared by `lookup`'s callers: that one answers.
       if (kept === undefined && cache.loading(key)) return undefined;
-      const data = kept ?? reputationNow(input, ctx);
+      const data = kept ?? answerNow(input, ctx);
       if (data === undefined) return undefined;
       const quota = deps.limits.chargeNow("reputation", caller, 1);
       if (quota === false) return undefined;
