@@ -1,19 +1,31 @@
+import { readdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 /** The network lab's fidelity tests compare timings with iputils, dig and curl: they run last, one file at a time. */
 const fidelity = "packages/netlab/src/fidelity/**/*.test.ts";
 
+const e2e = "apps/controller/src/e2e";
+
+/**
+ * End-to-end files that only wait on events (an outage's end, a lease gone stale, a reconnect) with
+ * deadlines far above need, and hold no answer to a wall-clock bound: they run beside the main project's
+ * files, where their long waits overlap other work instead of holding up the serial queue.
+ */
+const e2eWaitingOnEvents = ["reconnect.e2e.test.ts", "results-wal.e2e.test.ts", "role-split.e2e.test.ts"];
+
 /**
  * Files that hold every answer to a wall-clock bound while they load the machine themselves (the fuzz's
  * 500 ms per request with bcrypt logins, outages and kills of real processes): one at a time, after the
- * rest, so another file's work on the second core cannot push them past their bounds.
+ * rest, so another file's work on the second core cannot push them past their bounds. Every end-to-end
+ * file is one unless listed above (a new one starts here).
  */
 const serial = [
   "apps/controller/src/fuzz.test.ts",
-  "apps/controller/src/e2e/**/*.test.ts",
+  ...readdirSync(new URL(`./${e2e}/`, import.meta.url))
+    .filter((f) => f.endsWith(".test.ts") && !e2eWaitingOnEvents.includes(f))
+    .map((f) => `${e2e}/${f}`),
   "apps/controller/src/db/availability.test.ts",
   "apps/controller/src/modules/probes/result-writer.test.ts",
-  "apps/controller/src/modules/probes/probes-outage.test.ts",
   "apps/controller/src/modules/probes/probes-quota.test.ts",
   "apps/controller/src/modules/plans/shared-limits.test.ts",
   "apps/controller/src/modules/monitors/embedded.test.ts",
