@@ -5,6 +5,7 @@ import type { DirectoryNode } from "../components/api-types.js";
 import { ProbeResults } from "../components/probe-results.js";
 import { RawJson } from "../components/raw-json.js";
 import { ShareLink } from "../components/share-link.js";
+import { SharePublish } from "../components/share-publish.js";
 import { useLiveTask } from "../components/use-live-task.js";
 import { messages } from "../i18n.js";
 import "../public.css";
@@ -40,6 +41,7 @@ export function TaskPage({ route }: { route: Route }) {
         <Card>
           <ShareLink taskId={id} />
           <ProbeResults task={task} {...(directory.data ? { directory: directory.data.items } : {})} />
+          {task.phase === "finished" ? <SharePublish taskId={id} /> : null}
           {task.phase === "finished" ? (
             <RawJson
               value={{
