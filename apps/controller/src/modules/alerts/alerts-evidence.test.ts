@@ -11,25 +11,49 @@ import { makeEvents } from "./events.js";
 const found = {
   node_id: "fra-1",
   host: "shop.example",
-  traceroute: {
+  mtr: {
     success: true,
     error: null,
     detail: {
       reached: false,
+      rounds: 5,
       hops: [
-        { hop: 1, ip: "198.51.100.1" },
-        { hop: 2, ip: null },
+        { hop: 1, ip: "198.51.100.1", loss_pct: 40 },
+        { hop: 2, ip: null, loss_pct: 100 },
       ],
     },
   },
+  traceroute: null,
   dns: { success: true, error: null, detail: { rcode: "NOERROR", answers: [{ value: "203.0.113.7" }] } },
+};
+/** A node without mtr (an older agent) traced instead; its DNS query could not run. */
+const traced = {
+  node_id: "nyc-1",
+  host: "shop.example",
+  mtr: null,
+  traceroute: {
+    success: true,
+    error: null,
+    detail: { reached: true, hops: [{ hop: 1, ip: "203.0.113.7" }] },
+  },
+  dns: { success: false, error: { code: "timeout", message: "no answer" }, detail: null },
 };
 
 describe("evidence in messages", () => {
-  it("reads as one line per node", () => {
+  it("reads as one line per node, naming the probe that ran", () => {
     expect(evidenceLine(found)).toBe(
-      "fra-1: traceroute shop.example, 2 hops, last 198.51.100.1 (not reached); DNS 203.0.113.7",
+      "fra-1: mtr shop.example, 2 hops, last 198.51.100.1 40% loss (not reached); DNS 203.0.113.7",
     );
+    expect(evidenceLine(traced)).toBe("nyc-1: traceroute shop.example, 1 hop, last 203.0.113.7; DNS timeout");
+    // An event stored before mtr existed has no `mtr` key at all.
+    const { mtr: _, ...older } = traced;
+    expect(evidenceLine(older)).toBe(evidenceLine(traced));
+    expect(
+      evidenceLine({
+        ...found,
+        mtr: { success: false, error: { code: "target_not_allowed" }, detail: null },
+      }),
+    ).toBe("fra-1: mtr shop.example: target_not_allowed; DNS 203.0.113.7");
   });
 });
 
@@ -79,7 +103,7 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
 
     await k
       .updateTable("monitor_state_changes")
-      .set({ evidence: jsonb([found]) })
+      .set({ evidence: jsonb([found, traced]) })
       .where("id", "=", `msc_eva_${kind}`)
       .execute();
     expect(await makeEvents(k)).toMatchObject({ changes: 1, events: 1, deliveries: 1 });
@@ -90,7 +114,7 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
       .executeTakeFirstOrThrow();
     expect(event.type).toBe("down");
     const evidence = (event.detail as { evidence: unknown[] }).evidence;
-    expect(evidence).toEqual([found]);
+    expect(evidence).toEqual([found, traced]);
 
     const text = alertText({
       kind: "down",
@@ -102,6 +126,7 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
       event_url: "https://vantage.example/v1/alert-events/evt_x",
     });
     expect(text.lines).toContain(`Evidence: ${evidenceLine(found)}`);
+    expect(text.lines).toContain(`Evidence: ${evidenceLine(traced)}`);
     expect(text.lines).toContain("Details and full evidence: https://vantage.example/v1/alert-events/evt_x");
   });
 });

@@ -286,9 +286,14 @@ export const eventTypes = ["down", "up", "reminder", "escalation", "test", "moni
 const evidenceProbe = z.object({
   success: z.boolean(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  detail: z.record(z.string(), z.unknown()).nullable().openapi({
-    description: "The probe's result detail (traceroute: `hops`, `reached`; dns: `answers`, `rcode`)",
-  }),
+  detail: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .openapi({
+      description:
+        "The probe's result detail (mtr: `hops` with loss and round-trip times, `reached`; traceroute: `hops`, " +
+        "`reached`; dns: `answers`, `rcode`)",
+    }),
 });
 
 const eventDetail = z
@@ -305,7 +310,19 @@ const eventDetail = z
         z.object({
           node_id: z.string(),
           host: z.string().openapi({ description: "The target's host the probes reached for" }),
-          traceroute: evidenceProbe,
+          mtr: evidenceProbe
+            .nullable()
+            .optional()
+            .openapi({
+              description:
+                "The node's mtr to the host (a few rounds: per hop `ip`, `loss_pct`, round-trip times); null " +
+                "where the node does not offer mtr and traced instead (absent on events from before mtr)",
+            }),
+          traceroute: evidenceProbe
+            .nullable()
+            .openapi({
+              description: "The node's traceroute, where it does not offer mtr; null when mtr ran",
+            }),
           dns: evidenceProbe.nullable().openapi({ description: "null when the target is an IP address" }),
         }),
       )
@@ -313,7 +330,8 @@ const eventDetail = z
       .openapi({
         description:
           "Extension, both forms, down events: evidence from each failing node (up to 5), run at once when " +
-          "the monitor went down: a traceroute to the target's host and an `A` query for its name through " +
+          "the monitor went down: an mtr to the target's host (a traceroute on nodes without mtr) and an `A` " +
+          "query for its name through " +
           "the node's resolver, as the probes returned them (an error where one could not run). Absent when " +
           "none was collected within 20 s (the event then goes out without it)",
       }),

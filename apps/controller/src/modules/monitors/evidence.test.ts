@@ -8,7 +8,7 @@ import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { planMonitorProbe } from "./config.js";
-import { collectEvidence, type DownChange, hostOf } from "./evidence.js";
+import { collectEvidence, type DownChange, EVIDENCE_MTR, hostOf, offersMtr } from "./evidence.js";
 import { startScheduler } from "./scheduler.js";
 import { RunWriter } from "./writer.js";
 
@@ -19,19 +19,32 @@ describe("evidence", () => {
     expect(hostOf("tcp", "db.example:5432")).toBe("db.example");
     expect(hostOf("ping", "192.0.2.1")).toBe("192.0.2.1");
   });
+
+  it("mtr only where the node advertises it", () => {
+    const online = [
+      { id: "new", capabilities: ["ipv4", "traceroute", "mtr"] },
+      { id: "old", capabilities: ["ipv4", "traceroute"] },
+    ];
+    expect(offersMtr(online, "new")).toBe(true);
+    expect(offersMtr(online, "old")).toBe(false);
+    expect(offersMtr(online, "gone")).toBe(false);
+  });
 });
 
 describe.each(dbKinds)("evidence on alert on %s", (kind) => {
   const db = useTestDb(kind);
   const log = pino({ level: "silent" });
 
-  it("a monitor going down: each failing node's traceroute and DNS, kept with the state change", async () => {
+  it("a monitor going down: each failing node's mtr (traceroute on an older agent) and DNS, kept with the change", async () => {
     const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
-    const nodeId = `evd-${kind}`;
-    // The node cannot reach the site (http fails) but runs traceroute and DNS as asked.
-    const seen: string[] = [];
-    serveNode(t.bus, { id: nodeId }, (job: JobMessage) => {
-      seen.push(job.spec.type);
+    const withMtr = `evd-mtr-${kind}`;
+    const older = `evd-old-${kind}`;
+    // Neither node can reach the site (http fails) but each runs what else it is asked.
+    const seen: Record<string, string[]> = { [withMtr]: [], [older]: [] };
+    const mtrParams: unknown[] = [];
+    const behaviour = (nodeId: string) => (job: JobMessage) => {
+      seen[nodeId]?.push(job.spec.type);
+      if (job.spec.type === "mtr") mtrParams.push(job.spec.params);
       return job.spec.type === "http"
         ? {
             ...(doneReply(job) as object),
@@ -43,14 +56,21 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
             },
           }
         : doneReply(job);
-    });
+    };
+    serveNode(t.bus, { id: withMtr }, behaviour(withMtr));
+    // An agent from before mtr: it advertises its probe types, mtr not among them.
+    serveNode(
+      t.bus,
+      { id: older, capabilities: ["ipv4", "http", "dns", "tcp", "ping", "traceroute", "icmp"] },
+      behaviour(older),
+    );
     await settle();
     const u = await newUser(t, "evd");
     const id = `mon_evd_${kind}`;
     await insertMonitor(t.db.kysely, id, u.userId, {
       type: "http",
       target: "http://shop.example/",
-      config: { failure_threshold: 1 },
+      config: { failure_threshold: 1, nodes: [withMtr, older] },
       next_run_at: new Date(Date.now() - 1000),
     });
     await t.db.kysely
@@ -88,7 +108,8 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
       flushMs: 5,
       onDown: (changes) => {
         downs.push(...changes);
-        for (const c of changes) collected.push(collectEvidence(ctx, t.modules.probes.service, c));
+        for (const c of changes)
+          collected.push(collectEvidence(ctx, t.modules.probes.service, c, t.modules.nodes.service));
       },
     });
     const s = startScheduler(ctx, t.modules.probes.service, writer, {
@@ -98,10 +119,14 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
     });
     for (let i = 0; i < 400 && downs.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
     await s.stop();
-    expect(downs).toEqual([expect.objectContaining({ monitorId: id, failingNodes: [nodeId] })]);
+    expect(downs).toEqual([expect.objectContaining({ monitorId: id })]);
+    expect([...(downs[0]?.failingNodes ?? [])].sort()).toEqual([older, withMtr].sort());
     await Promise.all(collected);
-    expect(seen.sort()).toEqual(["dns", "http", "traceroute"]);
-    // The change carries what the failing node found; the alerts module puts it in the down event
+    expect(seen[withMtr]?.sort()).toEqual(["dns", "http", "mtr"]);
+    expect(seen[older]?.sort()).toEqual(["dns", "http", "traceroute"]);
+    // A few short rounds: the evidence is there well inside the notifier's 20 s hold.
+    expect(mtrParams).toEqual([expect.objectContaining(EVIDENCE_MTR)]);
+    // The change carries what the failing nodes found; the alerts module puts it in the down event
     // (modules/alerts/alerts-evidence.test.ts).
     const change = await t.db.kysely
       .selectFrom("monitor_state_changes")
@@ -110,14 +135,21 @@ describe.each(dbKinds)("evidence on alert on %s", (kind) => {
       .executeTakeFirstOrThrow();
     expect(change.to_state).toBe("down");
     const evidence = change.evidence as Record<string, unknown>[];
-    expect(evidence).toHaveLength(1);
-    expect(evidence[0]).toMatchObject({
-      node_id: nodeId,
+    const byNode = Object.fromEntries(evidence.map((e) => [e.node_id as string, e]));
+    expect(evidence).toHaveLength(2);
+    expect(byNode[withMtr]).toMatchObject({
       host: "shop.example",
+      mtr: { success: true, error: null },
+      traceroute: null,
+      dns: { success: true, error: null },
+    });
+    expect(byNode[older]).toMatchObject({
+      host: "shop.example",
+      mtr: null,
       traceroute: { success: true, error: null },
       dns: { success: true, error: null },
     });
-    const route = evidence[0]?.traceroute as { detail: { hops: unknown[] } } | undefined;
+    const route = byNode[older]?.traceroute as { detail: { hops: unknown[] } } | undefined;
     expect(route?.detail.hops.length).toBeGreaterThan(0);
   });
 });

@@ -5,6 +5,7 @@ import { jsonb } from "../../db/json.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import type { NodeResult, ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
+import type { LocatedNode } from "./locations.js";
 
 /** What one probe of the evidence found on one node. */
 export interface EvidenceProbe {
@@ -14,14 +15,35 @@ export interface EvidenceProbe {
   detail: Record<string, unknown> | null;
 }
 
-/** Per failing node: the path to the target and what the node's resolver said of its name. */
+/**
+ * Per failing node: the path to the target and what the node's resolver said of its name. The path is an
+ * mtr run where the node offers mtr, else a traceroute (an older agent): exactly one of the two is set.
+ */
 export interface NodeEvidence {
   node_id: string;
   host: string;
-  traceroute: EvidenceProbe;
+  /** The node's mtr to the host (per hop: loss and round-trip times over a few rounds); null: traceroute. */
+  mtr: EvidenceProbe | null;
+  /** The node's traceroute to the host, where it does not offer mtr; null when mtr ran. */
+  traceroute: EvidenceProbe | null;
   /** null when the target is an IP address (nothing to resolve). */
   dns: EvidenceProbe | null;
 }
+
+/**
+ * The evidence's mtr: 5 rounds 400 ms apart, each probe waiting at most 400 ms, 30 hops: about 2 s on the
+ * node (the probe's budget is 4 × 400 + 400 ms), so the results arrive well inside the 20 s the notifier
+ * holds a down change for, while five rounds still tell a lossy hop from a single lost probe.
+ */
+export const EVIDENCE_MTR = {
+  mode: "icmp",
+  rounds: 5,
+  interval_ms: 400,
+  timeout_ms: 400,
+  max_hops: 30,
+} as const;
+/** The traceroute for nodes without mtr, as before mtr existed. */
+export const EVIDENCE_TRACEROUTE = { max_hops: 30 } as const;
 
 /** A monitor that went down at a slot, and the nodes whose runs failed there. */
 export interface DownChange {
@@ -50,9 +72,21 @@ const probeOf = (r: NodeResult | undefined): EvidenceProbe =>
     : { success: false, error: { code: "node_error", message: "no result" }, detail: null };
 
 /**
+ * Whether a node runs mtr for the evidence: only one that says so in its heartbeat's capabilities (agents
+ * advertise `mtr` since it exists). An older agent, or a node not known online, gets a traceroute.
+ */
+export function offersMtr(
+  online: readonly Pick<LocatedNode, "id" | "capabilities">[],
+  nodeId: string,
+): boolean {
+  return online.find((n) => n.id === nodeId)?.capabilities.includes("mtr") ?? false;
+}
+
+/**
  * Evidence on alert (issue #29 item 3): when a monitor goes down, each of the nodes whose run failed runs,
- * at once and in parallel, a traceroute to the target's host and (for a name) a DNS `A` query for it
- * through its own resolver, with the same target guard as any probe. The results go on the state change
+ * at once and in parallel, an mtr to the target's host (a traceroute on a node without mtr, per `nodes`:
+ * the online nodes and their capabilities; without it every node traces) and (for a name) a DNS `A` query
+ * for it through its own resolver, with the same target guard as any probe. The results go on the state change
  * (`monitor_state_changes.evidence`), where the notifier, which holds a down change back for at most 20 s
  * while they are pending, puts them in the alert event's `detail.evidence` and every channel's
  * message. A probe that cannot run is recorded with its error: evidence is never what keeps an alert back.
@@ -61,6 +95,7 @@ export async function collectEvidence(
   ctx: MonitorsContext,
   probes: Pick<ProbesService, "plan" | "execute">,
   change: DownChange,
+  nodes?: { online(): Promise<Pick<LocatedNode, "id" | "capabilities">[]> },
 ): Promise<NodeEvidence[]> {
   const m = await ctx.db
     .selectFrom("monitors")
@@ -69,7 +104,7 @@ export async function collectEvidence(
     .executeTakeFirst();
   if (!m) return [];
   const host = hostOf(m.type, m.target);
-  const run = async (type: "traceroute" | "dns", nodeId: string, params: Record<string, unknown>) => {
+  const run = async (type: "mtr" | "traceroute" | "dns", nodeId: string, params: Record<string, unknown>) => {
     try {
       const plan = probes.plan(type, { target: host, node_ids: [nodeId], params }, "evidence");
       const jobId = `evd.${change.changeId}.${type}.${nodeId}`;
@@ -83,14 +118,16 @@ export async function collectEvidence(
       };
     }
   };
-  const nodes = change.failingNodes.slice(0, 5);
-  const evidence = await Promise.all(
-    nodes.map(async (nodeId) => {
-      const [traceroute, dns] = await Promise.all([
-        run("traceroute", nodeId, { max_hops: 30 }),
+  // Which nodes offer mtr: the live node set (no database); unreadable, every node traces.
+  const online = nodes ? await nodes.online().catch(() => []) : [];
+  const evidence: NodeEvidence[] = await Promise.all(
+    change.failingNodes.slice(0, 5).map(async (nodeId) => {
+      const mtr = offersMtr(online, nodeId);
+      const [path, dns] = await Promise.all([
+        mtr ? run("mtr", nodeId, { ...EVIDENCE_MTR }) : run("traceroute", nodeId, { ...EVIDENCE_TRACEROUTE }),
         isIP(host) ? Promise.resolve(null) : run("dns", nodeId, { record_type: "A" }),
       ]);
-      return { node_id: nodeId, host, traceroute, dns };
+      return { node_id: nodeId, host, mtr: mtr ? path : null, traceroute: mtr ? null : path, dns };
     }),
   );
   await sql`update monitor_state_changes set evidence = ${jsonb(evidence)}

@@ -47,8 +47,8 @@ export interface MonitorsModule extends Module<MonitorCrudService> {
 const SCHEDULER_IDLE_MAX_MS = 10_000;
 
 /**
- * How often the scheduler role looks for stale monitors (no completed run for two intervals, stale.ts):
- * twenty ticks, 1–5 s (5 s at the default tick). A stale spell is seen at most this long after it begins.
+ * The longest pause of the stale sweep (no completed run for two intervals, stale.ts): twenty ticks, 1–5 s
+ * (5 s at the default tick). The sweep sleeps until the next monitor's stale deadline, at most this long.
  */
 const staleSweepMs = (tickMs: number) => Math.min(Math.max(tickMs * 20, 1000), 5000);
 
@@ -92,12 +92,12 @@ export function createMonitors(
   const schedulerWorker: Worker = {
     async start() {
       if (running) return;
-      // Evidence on alert: a change to down starts the failing nodes' traceroute and DNS (evidence.ts).
+      // Evidence on alert: a change to down starts the failing nodes' mtr (or traceroute) and DNS (evidence.ts).
       const collecting = new Set<Promise<unknown>>();
       const writer = new RunWriter(deps.db.kysely, deps.log, {
         onDown: (changes) => {
           for (const change of changes) {
-            const p = collectEvidence(ctx, services.probes, change)
+            const p = collectEvidence(ctx, services.probes, change, services.nodes)
               .catch((err) =>
                 deps.log.warn({ err, monitor_id: change.monitorId }, "alert evidence not collected"),
               )

@@ -96,7 +96,10 @@ export function newWebhookSecret(): string {
 export interface EventEvidence {
   node_id: string;
   host: string;
-  traceroute: EvidenceProbe;
+  /** The node's mtr to the host; null (or absent, older events) where it traced instead. */
+  mtr?: EvidenceProbe | null;
+  /** A node without mtr: its traceroute; null when mtr ran. */
+  traceroute: EvidenceProbe | null;
   dns: EvidenceProbe | null;
 }
 

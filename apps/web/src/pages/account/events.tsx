@@ -82,15 +82,17 @@ function Evidence({ evidence }: { evidence: EventEvidence[] }) {
       <summary>{t("evidence")}</summary>
       <ul>
         {evidence.map((e) => {
-          const hops = e.traceroute.detail?.hops ?? [];
+          // mtr where the node has it, else its traceroute: the same hops (mtr adds loss per hop).
+          const path = e.mtr ?? e.traceroute;
+          const hops = path?.detail?.hops ?? [];
           const answers = e.dns?.detail?.answers ?? [];
           return (
             <li key={e.node_id}>
-              <strong>{e.node_id}</strong> → {e.host}:{" "}
-              {e.traceroute.error
-                ? e.traceroute.error.code
+              <strong>{e.node_id}</strong> → {e.host} ({e.mtr ? "mtr" : "traceroute"}):{" "}
+              {path?.error
+                ? path.error.code
                 : `${hops.length} ${t("hops")} (${hops.map((h) => h.ip ?? "*").join(" › ")})${
-                    e.traceroute.detail?.reached === false ? ` ${t("notReached")}` : ""
+                    path?.detail?.reached === false ? ` ${t("notReached")}` : ""
                   }`}
               {e.dns
                 ? ` · DNS ${e.dns.error ? e.dns.error.code : answers.map((a) => a.value).join(" ") || (e.dns.detail?.rcode ?? "")}`

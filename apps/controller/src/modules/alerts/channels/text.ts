@@ -16,7 +16,7 @@ interface Phrases {
   more: (n: number) => string;
   separator: string;
   dashboard: string;
-  /** Before the failing nodes' traceroute and DNS summary, and before the event's link. */
+  /** Before the failing nodes' mtr (or traceroute) and DNS summary, and before the event's link. */
   evidence: string;
   details: string;
   /** Before the signed acknowledgement link. */
@@ -126,18 +126,20 @@ export function alertText(message: AlertMessage): AlertText {
 }
 
 /**
- * One failing node's evidence in a line: `fra-1: traceroute 203.0.113.7, 9 hops, last 198.51.100.1 (not
- * reached); DNS 203.0.113.7` (an error code where a probe failed).
+ * One failing node's evidence in a line: `fra-1: mtr 203.0.113.7, 9 hops, last 198.51.100.1 40% loss (not
+ * reached); DNS 203.0.113.7` (`traceroute …` from a node without mtr; an error code where a probe failed).
  */
 export function evidenceLine(e: AlertEvidence): string {
-  const t = e.traceroute;
-  let route = `traceroute ${e.host}: ${t.error?.code ?? "failed"}`;
-  const hops = t.detail?.hops;
-  if (t.success && Array.isArray(hops)) {
+  const name = e.mtr ? "mtr" : "traceroute";
+  const t = e.mtr ?? e.traceroute;
+  let route = `${name} ${e.host}: ${t?.error?.code ?? "failed"}`;
+  const hops = t?.detail?.hops;
+  if (t?.success && Array.isArray(hops)) {
     const last = [...hops].reverse().find((h: { ip?: unknown }) => typeof h.ip === "string") as
-      | { ip: string }
+      | { ip: string; loss_pct?: unknown }
       | undefined;
-    route = `traceroute ${e.host}, ${hops.length} hops, last ${last?.ip ?? "*"}${t.detail?.reached === false ? " (not reached)" : ""}`;
+    const loss = typeof last?.loss_pct === "number" && last.loss_pct > 0 ? ` ${last.loss_pct}% loss` : "";
+    route = `${name} ${e.host}, ${hops.length} hop${hops.length === 1 ? "" : "s"}, last ${last?.ip ?? "*"}${loss}${t.detail?.reached === false ? " (not reached)" : ""}`;
   }
   if (!e.dns) return `${e.node_id}: ${route}`;
   const answers = e.dns.detail?.answers;

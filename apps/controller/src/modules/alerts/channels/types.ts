@@ -18,7 +18,7 @@ export interface AlertMessage {
   occurred_at: string;
   error?: string | null;
   /**
-   * A down alert's evidence: per failing node, its traceroute to the target's host and its resolver's
+   * A down alert's evidence: per failing node, its mtr (or traceroute) to the target's host and its resolver's
    * answer for the name (null for an IP target), as the probes returned them (issue #29 item 3).
    */
   evidence?: AlertEvidence[];
@@ -34,12 +34,22 @@ export interface AlertMessage {
   ack_url?: string | null;
 }
 
+/** One probe of the evidence, as the probes returned it. */
+export interface EvidenceProbeResult {
+  success: boolean;
+  error: { code: string } | null;
+  detail: Record<string, unknown> | null;
+}
+
 /** One failing node's evidence (the monitors module's NodeEvidence, as stored on the event). */
 export interface AlertEvidence {
   node_id: string;
   host: string;
-  traceroute: { success: boolean; error: { code: string } | null; detail: Record<string, unknown> | null };
-  dns: { success: boolean; error: { code: string } | null; detail: Record<string, unknown> | null } | null;
+  /** The node's mtr to the host; null where the node had no mtr and traced instead. */
+  mtr?: EvidenceProbeResult | null;
+  /** The node's traceroute (a node without mtr); null when mtr ran. */
+  traceroute: EvidenceProbeResult | null;
+  dns: EvidenceProbeResult | null;
 }
 
 export type ChannelType =
