@@ -318,11 +318,9 @@ const eventDetail = z
                 "The node's mtr to the host (a few rounds: per hop `ip`, `loss_pct`, round-trip times); null " +
                 "where the node does not offer mtr and traced instead (absent on events from before mtr)",
             }),
-          traceroute: evidenceProbe
-            .nullable()
-            .openapi({
-              description: "The node's traceroute, where it does not offer mtr; null when mtr ran",
-            }),
+          traceroute: evidenceProbe.nullable().openapi({
+            description: "The node's traceroute, where it does not offer mtr; null when mtr ran",
+          }),
           dns: evidenceProbe.nullable().openapi({ description: "null when the target is an IP address" }),
         }),
       )
