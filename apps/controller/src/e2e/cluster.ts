@@ -228,8 +228,13 @@ export async function startCluster(
       const exited = new Promise<never>((_, reject) =>
         child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
       );
+      // Two minutes: a start compiles the controller through tsx, and with other test processes on the two
+      // cores (load 20 and more here) that alone has taken over one.
+      const startMs = 120_000;
       await Promise.race([
-        serves ? waitForPort(port, "127.0.0.1", 60_000) : logged(child, '"msg":"controller running"', 60_000),
+        serves
+          ? waitForPort(port, "127.0.0.1", startMs)
+          : logged(child, '"msg":"controller running"', startMs),
         exited,
       ]);
       const form = env.VANTAGE_API_FORM === "a" ? "a" : "b";

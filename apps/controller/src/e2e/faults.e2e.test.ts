@@ -9,7 +9,9 @@ import { startTargets, type Targets } from "./targets.js";
  * The fault suite, with real processes: a PostgreSQL cluster of its own (stopped and started), nats-server
  * with per-agent credentials, three agents, and two controllers on them (Form A and Form B). Each scenario
  * runs traffic through a fault and asserts what the callers saw (statuses, how fast) and what is stored
- * afterwards: every answered result present, nothing duplicated, no task left unfinished.
+ * afterwards: every answered result present, nothing duplicated, no task left unfinished. The controller
+ * killed mid-task is one of its own, so the NATS restart runs while that test waits out the dead
+ * controller's lease (gates order the two where they would meet).
  */
 const agents = [
   { id: "ft-fra", country: "DE", region: "eu-central", provider: "hetzner" },
@@ -24,20 +26,27 @@ describe("fault suite (real processes)", () => {
   let targets: Targets;
   let formA: Controller;
   let formB: Controller;
+  /** The Form A controller the kill scenario kills and restarts; the traffic goes to `formA`. */
+  let formK: Controller;
   let sql: postgres.Sql;
 
   beforeAll(async () => {
     [pg, targets] = await Promise.all([startPostgresCluster(), startTargets()]);
     cluster = await startCluster(agents, { databaseUrl: pg.url });
     const env = { VANTAGE_REGISTER_LIMIT_IP: "0", VANTAGE_REGISTER_LIMIT_EMAIL: "0" };
-    formB = await cluster.startController({ ...env, VANTAGE_API_FORM: "b" });
-    formA = await cluster.startController({ ...env, VANTAGE_API_FORM: "a" });
-    await cluster.waitForNodes(formB.url, ids);
-    await cluster.waitForNodes(formA.url, ids);
+    // Two side by side (migrations are safe from several controllers at once), not three: each start
+    // compiles the controller through tsx, and three at once on a loaded machine can pass the minute.
+    [formB, formA] = await Promise.all([
+      cluster.startController({ ...env, VANTAGE_API_FORM: "b" }),
+      cluster.startController({ ...env, VANTAGE_API_FORM: "a" }),
+    ]);
+    formK = await cluster.startController({ ...env, VANTAGE_API_FORM: "a" });
+    await Promise.all([formB, formA, formK].map((c) => cluster.waitForNodes(c.url, ids)));
     sql = postgres(pg.url, { max: 2, onnotice: () => {} });
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await sql?.end({ timeout: 5 });
+    await formK?.stop();
     await formA?.stop();
     await formB?.stop();
     await targets?.close();
@@ -167,7 +176,22 @@ describe("fault suite (real processes)", () => {
     120_000,
   );
 
-  it("NATS restarted during traffic: answers are 200 or a prompt 503, and every answer is stored once", async () => {
+  // The kill scenario waits about a lease lifetime (20 s) for the sweeper; the NATS restart runs meanwhile,
+  // once the killed controller's replacement is up (it connects at start), and before the kill scenario's
+  // last probe (which needs every node).
+  const replaced = gate();
+  const natsBack = gate();
+
+  it.concurrent("NATS restarted during traffic: answers are 200 or a prompt 503, and every answer is stored once", async () => {
+    await replaced.opened;
+    try {
+      await natsRestart();
+    } finally {
+      natsBack.open();
+    }
+  }, 120_000);
+
+  async function natsRestart() {
     let end!: () => void;
     const ended = new Promise<void>((r) => {
       end = r;
@@ -192,10 +216,18 @@ describe("fault suite (real processes)", () => {
     // reached for may end failed; they are stored like any other.
     const stored = await assertStored({ a: calls.a, b: calls.b }, { nodesMayFail: true });
     expect(stored.answeredB).toBeGreaterThan(5);
-  }, 90_000);
+  }
 
-  it("a Form A controller killed mid-task: its task fails soon after its deadline, on a restarted controller", async () => {
-    const created = await call(formA, "POST", "/v1/probe/http", {
+  it.concurrent("a Form A controller killed mid-task: its task fails soon after its deadline, on a restarted controller", async () => {
+    try {
+      await controllerKilled();
+    } finally {
+      replaced.open();
+    }
+  }, 120_000);
+
+  async function controllerKilled() {
+    const created = await call(formK, "POST", "/v1/probe/http", {
       target: `${targets.httpUrl}/slow?ms=3000`,
       node_ids: ids,
       params: { timeout_ms: 5000 },
@@ -203,10 +235,11 @@ describe("fault suite (real processes)", () => {
     expect(created.status).toBe(202);
     const id = created.body.data.task_id as string;
     await new Promise((r) => setTimeout(r, 500));
-    await formA.kill("SIGKILL");
-    formA = await cluster.startController({ VANTAGE_API_FORM: "a" });
+    await formK.kill("SIGKILL");
+    formK = await cluster.startController({ VANTAGE_API_FORM: "a" });
+    replaced.open();
     const started = Date.now();
-    const task = await pollFinished(formA, id, 60_000);
+    const task = await pollFinished(formK, id, 60_000);
     // The task's deadline (5 s + 1 s) and the dead controller's lease (20 s) have passed, and the restarted
     // controller's sweeper has seen the database for a whole lease lifetime before judging leases.
     expect(task.body.data.status).toBe("failed");
@@ -214,10 +247,11 @@ describe("fault suite (real processes)", () => {
     const rows = await sql`select node_id from probe_results where task_id = ${id}`;
     expect(rows.length).toBeLessThanOrEqual(ids.length);
     expect(new Set(rows.map((r) => r.node_id)).size).toBe(rows.length);
-    // The new controller serves Form A tasks to the end.
-    const again = await call(formA, "POST", "/v1/probe/tcp", tcpA());
-    expect((await pollFinished(formA, again.body.data.task_id)).body.data.status).toBe("done");
-  }, 90_000);
+    // The new controller serves Form A tasks to the end (once NATS is back from its restart).
+    await natsBack.opened;
+    const again = await call(formK, "POST", "/v1/probe/tcp", tcpA());
+    expect((await pollFinished(formK, again.body.data.task_id)).body.data.status).toBe("done");
+  }
 
   it("an agent killed mid-probe: its entry fails within the deadline and is stored; the others succeed", async () => {
     const pending = call(formB, "POST", "/v1/probe/http", {
@@ -236,3 +270,12 @@ describe("fault suite (real processes)", () => {
     await assertStored({ a: [], b: [res] });
   }, 60_000);
 });
+
+/** A one-way signal between two concurrent tests: `opened` resolves at the first `open()`. */
+function gate(): { open: () => void; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { open, opened };
+}
