@@ -3,6 +3,7 @@
  * where counters live — the shared table (exact), this process (cheap), or this process synced to the
  * table in the background (hot paths such as probe quotas).
  */
+export { consumeAll, giveBack, mailboxBucket } from "./all-or-none.js";
 export { quotaCallerOf, setQuotaHeaders } from "./caller.js";
 export { dbRateLimitStore } from "./db-store.js";
 export { ipBucket } from "./ip-bucket.js";

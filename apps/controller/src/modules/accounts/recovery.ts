@@ -1,12 +1,18 @@
 import type { Principal } from "../../http/context.js";
 import { ApiError, fieldError } from "../../http/errors.js";
-import { ipBucket, type RateLimiter, rateLimitedError } from "../../http/rate-limit/index.js";
+import {
+  consumeAll,
+  giveBack,
+  ipBucket,
+  mailboxBucket,
+  rateLimitedError,
+} from "../../http/rate-limit/index.js";
 import { newId } from "../../lib/ids.js";
 import { announceAccountChange } from "./account-changes.js";
 import type { AccountsContext } from "./context.js";
 import * as repo from "./repo.js";
 import { generateSecret, hashSecret } from "./secrets.js";
-import { giveBack, type IssuedToken, issueSession, mailboxKey } from "./service.js";
+import { type IssuedToken, issueSession } from "./service.js";
 import { checkNewPassword, PASSWORD_MAX_BYTES } from "./validation.js";
 
 /** A mailed password reset token works once, within 30 minutes. */
@@ -133,16 +139,13 @@ export async function requestPasswordReset(
   input: { email: string; clientIp: string },
 ): Promise<void> {
   const email = input.email.trim().toLowerCase();
-  const counters: [RateLimiter, string][] = [
-    [ctx.resetsPerIp, ipBucket(input.clientIp)],
-    [ctx.resetsPerAddress, mailboxKey(email)],
-  ];
-  const statuses = await Promise.all(counters.map(([limiter, key]) => limiter.consume(key)));
-  const blocked = statuses.filter((s) => s.exceeded);
-  if (blocked.length > 0) {
-    await Promise.all(counters.map(([limiter, key], i) => giveBack(limiter, key, statuses[i]!)));
-    throw rateLimitedError(blocked, "too many password reset requests from this client or for this address");
-  }
+  await consumeAll(
+    [
+      [ctx.resetsPerIp, ipBucket(input.clientIp)],
+      [ctx.resetsPerAddress, mailboxBucket(email)],
+    ],
+    "too many password reset requests from this client or for this address",
+  );
   const user = await repo.findUserByEmail(ctx.db, email);
   const token = generateSecret("");
   if (user?.status !== "active") return;

@@ -1,9 +1,11 @@
 import type { Principal } from "../../http/context.js";
 import { ApiError, fieldError, notFound } from "../../http/errors.js";
 import {
+  consumeAll,
+  giveBack,
   ipBucket,
+  mailboxBucket,
   type RateLimiter,
-  type RateLimitStatus,
   rateLimitedError,
 } from "../../http/rate-limit/index.js";
 import { newId } from "../../lib/ids.js";
@@ -61,15 +63,6 @@ function verificationMail(ctx: AccountsContext, email: string, token: string) {
 }
 
 /**
- * The per-address limit's key: lower-cased, with a `+tag` dropped from the local part, since
- * `ada+1@x.io` and `Ada+2@x.io` reach one mailbox.
- */
-export function mailboxKey(email: string): string {
-  const at = email.lastIndexOf("@");
-  return `${email.slice(0, at).replace(/\+.*$/, "")}@${email.slice(at + 1)}`.toLowerCase();
-}
-
-/**
  * Counts a registration attempt per client IP (IPv6: per /64) and per address, before any password is
  * hashed or mail queued; over either limit → 429 and the hits are given back (a refused attempt costs
  * nothing). Counting first, like login, means a burst of concurrent attempts cannot all pass the check.
@@ -77,12 +70,8 @@ export function mailboxKey(email: string): string {
 async function countRegistration(ctx: AccountsContext, email: string, clientIp: string): Promise<void> {
   const counters: [RateLimiter, string][] = [];
   if (ctx.registrationsPerIp) counters.push([ctx.registrationsPerIp, ipBucket(clientIp)]);
-  if (ctx.registrationsPerAddress) counters.push([ctx.registrationsPerAddress, mailboxKey(email)]);
-  const statuses = await Promise.all(counters.map(([limiter, key]) => limiter.consume(key)));
-  const blocked = statuses.filter((s) => s.exceeded);
-  if (blocked.length === 0) return;
-  await Promise.all(counters.map(([limiter, key], i) => giveBack(limiter, key, statuses[i]!)));
-  throw rateLimitedError(blocked, "too many registrations from this client or for this email address");
+  if (ctx.registrationsPerAddress) counters.push([ctx.registrationsPerAddress, mailboxBucket(email)]);
+  await consumeAll(counters, "too many registrations from this client or for this email address");
 }
 
 /**
@@ -110,11 +99,6 @@ export async function register(
 }
 
 let loginsSinceSweep = 0;
-
-/** Takes back a hit counted by `consume`, unless its window has ended meanwhile (it would land in the next). */
-export async function giveBack(limiter: RateLimiter, key: string, counted: RateLimitStatus): Promise<void> {
-  if (Date.now() < counted.resetAt) await limiter.consume(key, -1);
-}
 
 /**
  * Checks email and password. Every failure is the same 401, and an unknown email costs the same bcrypt

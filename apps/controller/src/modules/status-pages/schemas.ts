@@ -7,6 +7,10 @@ export const LIMITS = {
   pagesPerAccount: 20,
   openEntries: 200,
   subscribersPerPage: 10_000,
+  /** Confirmation mails asked for by one client (IPv6: its /64) per hour, over every page. */
+  subscribeMailsPerClientHour: 10,
+  /** Confirmation mails to one mailbox (`+tags` folded) per hour, over every page. */
+  subscribeMailsPerAddressHour: 3,
 } as const;
 
 const iso = z.string().openapi({ format: "date-time" });

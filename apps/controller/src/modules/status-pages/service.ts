@@ -4,6 +4,13 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/schema.js";
 import type { IncidentImpact, IncidentStatus, StoredComponent } from "../../db/tables/status-pages.js";
 import { ApiError, fieldError, notFound } from "../../http/errors.js";
+import {
+  consumeAll,
+  dbRateLimitStore,
+  ipBucket,
+  mailboxBucket,
+  RateLimiter,
+} from "../../http/rate-limit/index.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { MonitorStatusReader } from "../monitors/index.js";
@@ -46,6 +53,14 @@ export const secretAad = (id: string) => `status_subscribers:${id}`;
 /** The status pages' verbs: the owner's API, the public renderings' data, subscribers, automatic incidents. */
 export function createStatusPagesService(d: StatusPagesDeps) {
   const { db } = d;
+  // The public subscribe route mails whatever address it is given: counted per client and per mailbox, in
+  // the shared table, so that neither one client nor many pages can turn it into a mail cannon.
+  const hourly = (name: string, limit: number) =>
+    new RateLimiter(dbRateLimitStore(db), { name, limit, windowMs: 3_600_000 }, d.now);
+  const subscribeMails = {
+    perClient: hourly("status-subscribe:ip", LIMITS.subscribeMailsPerClientHour),
+    perAddress: hourly("status-subscribe:email", LIMITS.subscribeMailsPerAddressHour),
+  };
 
   async function owned(ownerId: string, id: string): Promise<repo.PageRow> {
     const p = await repo.findPage(db, id);
@@ -263,7 +278,14 @@ export function createStatusPagesService(d: StatusPagesDeps) {
      * Public, double opt-in: a pending subscriber and a confirmation mail with a one-time link. The answer is
      * the same whether the address was new, pending or confirmed (no address is revealed).
      */
-    async subscribeEmail(slug: string, email: string): Promise<void> {
+    async subscribeEmail(slug: string, email: string, clientIp: string): Promise<void> {
+      await consumeAll(
+        [
+          [subscribeMails.perClient, ipBucket(clientIp)],
+          [subscribeMails.perAddress, mailboxBucket(email)],
+        ],
+        "too many subscription requests from this client or for this address",
+      );
       const p = await repo.findPageBySlug(db, slug);
       if (!p) throw notFound("status page");
       if ((await repo.countSubscribers(db, p.id)) >= LIMITS.subscribersPerPage)

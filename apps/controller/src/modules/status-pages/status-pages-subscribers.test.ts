@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
+import { freshWindow } from "../../testing/fresh-window.js";
 import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { createPage, monitorOf, uniqueSlug } from "./testing/status-api.js";
@@ -92,6 +93,35 @@ describe.each(dbKinds)("status page subscribers on %s", (kind) => {
       expect((await t.call("GET", unsubscribe as string)).text).toContain("Unsubscribed");
       const after = await t.call("GET", `/v1/status-pages/${p.id}/subscribers`, { headers: u.headers });
       expect(after.body.data.total).toBe(0);
+    });
+
+    it("limits confirmation mails per client and per mailbox over every page: 429, nothing mailed", async () => {
+      await freshWindow(3_600_000, 30_000);
+      const t = db.app(form, { VANTAGE_TRUSTED_PROXIES: "127.0.0.1" });
+      const u = await newUser(t, "owner");
+      const pages = [uniqueSlug(), uniqueSlug()];
+      for (const slug of pages) await createPage(t, u, { slug, title: "Limited", auto_incidents: false });
+      const ask = (slug: string, email: string, ip: string) =>
+        t.call("POST", `/status/${slug}/subscribe`, { headers: { "x-forwarded-for": ip }, body: { email } });
+      // One client (its own address per form: both forms share the database), ten addresses over two pages.
+      const client = form === "a" ? "198.51.100.61" : "198.51.100.62";
+      const addresses = Array.from({ length: 11 }, () => `${uniqueSlug("many")}@example.com`);
+      const statuses: number[] = [];
+      for (const [i, email] of addresses.entries())
+        statuses.push((await ask(pages[i % 2]!, email, client)).status);
+      expect(statuses).toEqual([...Array<number>(10).fill(202), 429]);
+      expect(await mailTo(t, addresses[10]!)).toHaveLength(0);
+      // One mailbox, three times in an hour from different clients, `+tags` and case folded.
+      const box = uniqueSlug("box");
+      const one = await ask(pages[0]!, `${box}+a@example.com`, "203.0.113.61");
+      const two = await ask(pages[1]!, `${box}+b@example.com`, "203.0.113.62");
+      const three = await ask(pages[0]!, `${box.toUpperCase()}@example.com`, "203.0.113.63");
+      const four = await ask(pages[1]!, `${box}+d@example.com`, "203.0.113.64");
+      expect([one.status, two.status, three.status, four.status]).toEqual([202, 202, 202, 429]);
+      expect(four.body.error.code).toBe("rate_limited");
+      expect(Number(four.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await mailTo(t, `${box}@example.com`)).toHaveLength(1);
+      expect(await mailTo(t, `${box}+d@example.com`)).toHaveLength(0);
     });
 
     it("signs incident news to webhook subscribers per Standard Webhooks", async () => {

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { acceptsGzip } from "../../../http/accept-encoding.js";
-import { type AppEnv, requestIdOf } from "../../../http/context.js";
+import { type AppEnv, clientIpOf, requestIdOf } from "../../../http/context.js";
 import { envelope, errorResponses, jsonBody, jsonContent, ok } from "../../../http/envelope.js";
 import { notFound } from "../../../http/errors.js";
 import type { Router } from "../../../http/router.js";
 import { htmlPolicy } from "../../../http/security-headers.js";
 import type { RenderCache, Rendered } from "../cache.js";
 import { messagePage, renderAtom, renderHtml, statusBadge, uptimeBadge } from "../render.js";
-import { emailSubscribeBody, publicView, slugParam } from "../schemas.js";
+import { emailSubscribeBody, LIMITS, publicView, slugParam } from "../schemas.js";
 import type { StatusPagesService } from "../service.js";
 import type { Snapshot } from "../snapshot.js";
 import { toPublic } from "../views.js";
@@ -124,18 +124,21 @@ export function registerPublicRoutes(
       summary: "Subscribe to a status page's incidents by email (double opt-in)",
       description:
         "Mails a confirmation link; nothing more is sent until it is followed. The answer is the same for a " +
-        "new, pending or confirmed address. Unknown slug → 404.",
+        "new, pending or confirmed address. Unknown slug → 404. At most " +
+        `${LIMITS.subscribeMailsPerClientHour} requests per client (IPv6: per /64) and ` +
+        `${LIMITS.subscribeMailsPerAddressHour} per mailbox (\`+tags\` folded) per hour over every page; ` +
+        "beyond → 429 with Retry-After.",
       request: { params: slugParam, ...jsonBody(emailSubscribeBody) },
       responses: {
         202: {
           description: "Confirmation mailed",
           ...jsonContent(envelope(z.object({ status: z.literal("confirmation_sent") }))),
         },
-        ...errorResponses(400, 404, 409),
+        ...errorResponses(400, 404, 409, 429),
       },
     }),
     async (c) => {
-      await svc.subscribeEmail(c.req.valid("param").slug, c.req.valid("json").email);
+      await svc.subscribeEmail(c.req.valid("param").slug, c.req.valid("json").email, clientIpOf(c));
       return ok(c, { status: "confirmation_sent" as const }, 202);
     },
   );
