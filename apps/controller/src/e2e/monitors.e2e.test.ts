@@ -9,7 +9,8 @@ import { type Cluster, type Controller, startCluster } from "./cluster.js";
 /**
  * Monitors end to end with real processes: nats-server, 2 agents, 2 controllers both running the scheduler
  * role on one PostgreSQL. A 1 s HTTP monitor on a loopback server goes down when the server stops, up when
- * it is back; pause and delete stop its runs; and over more than 60 s no slot runs twice.
+ * it is back; pause and delete stop a monitor's runs; and over more than 60 s no slot runs twice. The pause,
+ * resume and delete run on a second monitor inside the first one's 60 s, not after them.
  */
 const agents = [
   { id: "mo-fra", country: "DE", region: "eu-central", provider: "hetzner" },
@@ -46,7 +47,7 @@ describe("monitors across two controllers (real processes)", () => {
     });
     const token = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
     headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await sql?.end({ timeout: 5 });
     await site.stop();
@@ -79,15 +80,18 @@ describe("monitors across two controllers (real processes)", () => {
   };
 
   it("down after 2 failing runs, up again, paused and deleted stop runs; no slot runs twice in 60 s", async () => {
-    const created = await api(a, "POST", "/v1/monitors", {
-      name: "loopback site",
-      type: "http",
-      url: site.url,
-      interval: 1,
-      config: { nodes: ids },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.data.id as string;
+    const create = async (name: string) => {
+      const created = await api(a, "POST", "/v1/monitors", {
+        name,
+        type: "http",
+        url: site.url,
+        interval: 1,
+        config: { nodes: ids },
+      });
+      expect(created.status).toBe(201);
+      return created.body.data.id as string;
+    };
+    const id = await create("loopback site");
     const startedAt = Date.now();
     await until("up", async () => (await stateOf(id)) === "up");
 
@@ -105,8 +109,10 @@ describe("monitors across two controllers (real processes)", () => {
       select from_state, to_state from monitor_state_changes where monitor_id = ${id} order by slot`;
     expect(changes.map((c) => `${c.from_state}→${c.to_state}`)).toEqual(["unknown→up", "up→down", "down→up"]);
 
-    // Keep it running past 60 s, then look at every slot it had.
+    // Pause, resume and delete a second monitor while the first keeps running past 60 s.
+    await pausedAndDeleted(await create("paused and deleted"));
     await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 62_000 - Date.now())));
+    // Then look at every slot the first one had.
     const all = await runs(id);
     for (const r of all) expect(r.nodes).toBe(2);
     const gaps = all.slice(1).map((r, i) => r.slot - (all[i] as { slot: number }).slot);
@@ -117,7 +123,11 @@ describe("monitors across two controllers (real processes)", () => {
     const byA = await metric(a.url, "vantage_monitor_runs_total");
     const byB = await metric(b.url, "vantage_monitor_runs_total");
     expect(byA + byB).toBeGreaterThanOrEqual(all.length);
+  }, 150_000);
 
+  /** Paused, a monitor has no more runs; resumed, it runs again; deleted, none of its runs appear. */
+  async function pausedAndDeleted(id: string) {
+    await until("running", async () => (await runs(id)).length > 0);
     expect((await api(b, "POST", `/v1/monitors/${id}/pause`)).body.data).toEqual({
       id,
       status: "paused",
@@ -132,15 +142,17 @@ describe("monitors across two controllers (real processes)", () => {
       status: "active",
     });
     await until("running again", async () => (await runs(id)).length > atPause);
+    const seqOf = await sql<{ seq: string }[]>`select seq::text as seq from monitors where id = ${id}`;
+    const seq = (seqOf[0] as { seq: string }).seq;
+    const stored = async () => {
+      const rows = await sql<{ n: number }[]>`
+        select count(*)::int as n from monitor_runs where monitor_seq = ${seq}`;
+      return (rows[0] as { n: number }).n;
+    };
     expect((await api(a, "DELETE", `/v1/monitors/${id}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1500));
-    const { n } = (await sql<{ n: number }[]>`select count(*)::int as n from monitor_runs`)[0] as {
-      n: number;
-    };
+    const n = await stored();
     await new Promise((r) => setTimeout(r, 3000));
-    const after = (await sql<{ n: number }[]>`select count(*)::int as n from monitor_runs`)[0] as {
-      n: number;
-    };
-    expect(after.n).toBe(n);
-  }, 150_000);
+    expect(await stored()).toBe(n);
+  }
 });
