@@ -8,7 +8,8 @@ import { call } from "./http-call.js";
  * The results write-ahead log (ADR 0012), with real processes: nats-server with JetStream, PostgreSQL, an
  * agent and two Form B controllers. A controller killed with SIGKILL in the middle of its answers loses
  * none of them: every task it answered is stored by the other controller from the log and read there.
- * Without JetStream, a controller serves as before (write-behind alone).
+ * Without JetStream, a controller serves as before (write-behind alone). The two blocks have a cluster
+ * each, so they run side by side (`describe.concurrent`): the second fits in the first one's lease wait.
  */
 const agents = [{ id: "wal-fra", country: "DE", region: "eu-central", provider: "hetzner" }];
 const nodeIds = agents.map((a) => a.id);
@@ -27,7 +28,7 @@ afterAll(async () => {
 
 const probe = () => ({ host: "127.0.0.1", port: targetPort, timeout: 5 });
 
-describe("results write-ahead log, nats-server with JetStream", () => {
+describe.concurrent("results write-ahead log, nats-server with JetStream", () => {
   let cluster: Cluster;
   let killed: Controller;
   let survivor: Controller;
@@ -42,7 +43,7 @@ describe("results write-ahead log, nats-server with JetStream", () => {
       cluster.waitForNodes(killed.url, nodeIds),
       cluster.waitForNodes(survivor.url, nodeIds),
     ]);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await cluster?.stop();
@@ -88,7 +89,7 @@ describe("results write-ahead log, nats-server with JetStream", () => {
   }, 180_000);
 });
 
-describe("results write-ahead log, nats-server without JetStream", () => {
+describe.concurrent("results write-ahead log, nats-server without JetStream", () => {
   let cluster: Cluster;
   let controller: Controller;
 
@@ -96,7 +97,7 @@ describe("results write-ahead log, nats-server without JetStream", () => {
     cluster = await startCluster(agents, { jetstream: false });
     controller = await cluster.startController({ VANTAGE_API_FORM: "b" });
     await cluster.waitForNodes(controller.url, nodeIds);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await cluster?.stop();
