@@ -17,7 +17,7 @@ import type { MonitorStatusReader } from "../monitors/index.js";
 import { incidentNotice } from "./notices.js";
 import * as repo from "./repo.js";
 import { LIMITS } from "./schemas.js";
-import { buildSnapshot, type Snapshot, type WindowSource } from "./snapshot.js";
+import { buildSnapshot, monitorsInMaintenance, type Snapshot, type WindowSource } from "./snapshot.js";
 
 export interface StatusPagesDeps {
   db: Kysely<Database>;
@@ -349,9 +349,13 @@ export function createStatusPagesService(d: StatusPagesDeps) {
         if (ids.length === 0) continue;
         const monitors = await d.monitors.summaries(p.owner_id, ids);
         const open = await repo.openAutoIncidents(db, p.id);
+        // Down inside announced maintenance is what the page already says: no incident unless it outlasts it.
+        const maintained = monitors.some((m) => m.state === "down" && !open.has(m.id))
+          ? await monitorsInMaintenance(db, p, ids, d.now(), d.windows)
+          : new Set<string>();
         for (const m of monitors) {
           const incidentId = open.get(m.id);
-          if (m.state === "down" && m.status === "active" && !incidentId) {
+          if (m.state === "down" && m.status === "active" && !incidentId && !maintained.has(m.id)) {
             const made = await openIncident(p, {
               title: `${m.name} is down`,
               status: "investigating",

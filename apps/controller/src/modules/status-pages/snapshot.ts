@@ -83,6 +83,27 @@ async function windowEntries(
   });
 }
 
+/**
+ * The page's monitors (of `ids`) under maintenance at `now`: those a current monitors' window covers, and
+ * all of them while one of the page's own maintenance entries is on.
+ */
+export async function monitorsInMaintenance(
+  db: Kysely<Database>,
+  page: repo.PageRow,
+  ids: string[],
+  now: number,
+  windows?: WindowSource,
+): Promise<Set<string>> {
+  const [own, fromWindows] = await Promise.all([
+    repo.currentMaintenance(db, page.id, new Date(now)),
+    windowEntries(windows, page, ids, now),
+  ]);
+  const on = (m: { starts_at: Date | string; ends_at: Date | string }) =>
+    new Date(m.starts_at).getTime() <= now && new Date(m.ends_at).getTime() > now;
+  if (own.some(on)) return new Set(ids);
+  return new Set(fromWindows.filter(on).flatMap((m) => m.monitor_ids ?? []));
+}
+
 export interface Snapshot {
   page: repo.PageRow;
   status: ComponentStatus;

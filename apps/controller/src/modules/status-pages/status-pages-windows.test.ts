@@ -57,5 +57,68 @@ describe.each(dbKinds)("maintenance windows on status pages on %s", (kind) => {
       expect(html.text).toContain("Under maintenance");
       expect(html.text).not.toContain("Unrelated work");
     });
+
+    it("opens no automatic incident for a monitor down inside maintenance, and one once it outlasts it", async () => {
+      const t = db.app(form);
+      const u = await newUser(t, "owner");
+      const search = await monitorOf(t, u, "Search", "down");
+      const login = await monitorOf(t, u, "Login", "down");
+      const p = await createPage(t, u, {
+        slug: uniqueSlug(),
+        title: "Quiet work",
+        components: [
+          { name: "Search", monitor_ids: [search.id] },
+          { name: "Login", monitor_ids: [login.id] },
+        ],
+      });
+      const now = Date.now();
+      const window = await t.call("POST", "/v1/maintenance-windows", {
+        headers: u.headers,
+        body: {
+          title: "Index rebuild",
+          monitor_ids: [search.id],
+          starts_at: new Date(now - 60_000).toISOString(),
+          ends_at: new Date(now + 3_600_000).toISOString(),
+        },
+      });
+      expect(window.status, window.text).toBe(201);
+      const incidents = async () =>
+        (
+          await t.call("GET", `/v1/status-pages/${p.id}/incidents`, { headers: u.headers })
+        ).body.data.items.map((i: { title: string }) => i.title);
+      await t.modules.statusPages.runOnce();
+      expect(await incidents()).toEqual(["Login is down"]);
+      // The window ends with Search still down: now it is an incident.
+      const ended = await t.call("PATCH", `/v1/maintenance-windows/${window.body.data.id}`, {
+        headers: u.headers,
+        body: { ends_at: new Date(Date.now() - 1000).toISOString() },
+      });
+      expect(ended.status, ended.text).toBe(200);
+      await t.modules.statusPages.runOnce();
+      expect((await incidents()).sort()).toEqual(["Login is down", "Search is down"]);
+    });
+
+    it("a page's own maintenance entry holds back automatic incidents for all its components", async () => {
+      const t = db.app(form);
+      const u = await newUser(t, "owner");
+      const mon = await monitorOf(t, u, "Checkout", "down");
+      const p = await createPage(t, u, {
+        slug: uniqueSlug(),
+        title: "Planned",
+        components: [{ name: "Checkout", monitor_ids: [mon.id] }],
+      });
+      const entry = await t.call("POST", `/v1/status-pages/${p.id}/maintenance`, {
+        headers: u.headers,
+        body: {
+          title: "Database upgrade",
+          starts_at: new Date(Date.now() - 60_000).toISOString(),
+          ends_at: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+      });
+      expect(entry.status, entry.text).toBe(201);
+      await t.modules.statusPages.runOnce();
+      const list = await t.call("GET", `/v1/status-pages/${p.id}/incidents`, { headers: u.headers });
+      expect(list.body.data.total).toBe(0);
+    });
   });
 });
