@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import { newId } from "../../lib/ids.js";
-import { type EventsReport, failingNodes, type MuteCheck, policyCovers } from "./events.js";
+import { type EventsReport, failingNodes, insertEventOnce, type MuteCheck, policyCovers } from "./events.js";
 
 /**
  * The outage a maintenance window hid (issue #29 item 4): a monitor that went down inside a window (its
@@ -69,9 +69,9 @@ export async function makeAfterMaintenance(
     const id = newId("evt");
     await db.transaction().execute(async (tx) => {
       const nodes = await failingNodes(tx, r);
-      const made = await tx
-        .insertInto("alert_events")
-        .values({
+      const made = await insertEventOnce(
+        tx,
+        {
           id,
           owner_id: r.owner_id,
           policy_id: r.policy_id,
@@ -86,22 +86,12 @@ export async function makeAfterMaintenance(
             after_maintenance: r.maintenance_id,
             ...(Array.isArray(r.evidence) ? { evidence: r.evidence } : {}),
           }),
-        })
-        .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
-        .returning("id")
-        .executeTakeFirst();
-      if (!made) return;
+        },
+        r.channel_ids,
+      );
+      if (made === undefined) return;
       events++;
-      const channels = [...new Set(r.channel_ids)];
-      if (channels.length === 0) return;
-      await tx
-        .insertInto("alert_deliveries")
-        .values(
-          channels.map((c) => ({ id: newId("dlv"), event_id: id, channel_id: c, log: jsonb<string>([]) })),
-        )
-        .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
-        .execute();
-      deliveries += channels.length;
+      deliveries += made;
     });
   }
   return { changes: 0, events, deliveries };

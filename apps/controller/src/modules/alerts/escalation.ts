@@ -3,6 +3,7 @@ import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { EscalationStep } from "../../db/tables/alerts.js";
 import { newId } from "../../lib/ids.js";
+import { insertEventOnce } from "./events.js";
 
 /**
  * Escalation (issue #29 item 6): a down event nobody has acknowledged, of a monitor still down since it,
@@ -54,9 +55,9 @@ export async function makeEscalations(
       if (since + step.after_minutes * minuteMs > now.getTime()) break;
       const id = newId("evt");
       await db.transaction().execute(async (tx) => {
-        const made = await tx
-          .insertInto("alert_events")
-          .values({
+        const made = await insertEventOnce(
+          tx,
+          {
             id,
             owner_id: e.owner_id,
             policy_id: e.policy_id,
@@ -65,22 +66,12 @@ export async function makeEscalations(
             state_change_id: `escalation:${e.id}:${i}`,
             // The down event's detail (its slot and failing nodes): the message is the outage's.
             detail: jsonb<string>({ ...e.detail, escalates: e.id, step: i + 1 }),
-          })
-          .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
-          .returning("id")
-          .executeTakeFirst();
-        if (!made) return;
+          },
+          step.channel_ids,
+        );
+        if (made === undefined) return;
         events++;
-        const channels = [...new Set(step.channel_ids)];
-        if (channels.length === 0) return;
-        await tx
-          .insertInto("alert_deliveries")
-          .values(
-            channels.map((c) => ({ id: newId("dlv"), event_id: id, channel_id: c, log: jsonb<string>([]) })),
-          )
-          .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
-          .execute();
-        deliveries += channels.length;
+        deliveries += made;
       });
     }
   }

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type InsertObject, type Kysely, sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { AlertEventType } from "../../db/tables/alerts.js";
@@ -194,6 +194,34 @@ export async function makeEvents(db: Kysely<Database>, batch = 500, mute?: MuteC
   });
 }
 
+/**
+ * Inserts `event` unless its policy already has one under its `state_change_id` (another notifier made it
+ * first), then a delivery per distinct channel. The deliveries made, or undefined when the event existed.
+ */
+export async function insertEventOnce(
+  tx: Kysely<Database>,
+  event: InsertObject<Database, "alert_events"> & { id: string },
+  channelIds: readonly string[],
+): Promise<number | undefined> {
+  const made = await tx
+    .insertInto("alert_events")
+    .values(event)
+    .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (!made) return undefined;
+  const channels = [...new Set(channelIds)];
+  if (channels.length === 0) return 0;
+  await tx
+    .insertInto("alert_deliveries")
+    .values(
+      channels.map((c) => ({ id: newId("dlv"), event_id: event.id, channel_id: c, log: jsonb<string>([]) })),
+    )
+    .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
+    .execute();
+  return channels.length;
+}
+
 /** The nodes whose run failed at the change's slot, with their error codes (for the message). */
 export async function failingNodes(
   db: Kysely<Database>,
@@ -281,9 +309,9 @@ export async function makeReminders(
     if (n < 1) continue;
     const id = newId("evt");
     await db.transaction().execute(async (tx) => {
-      const made = await tx
-        .insertInto("alert_events")
-        .values({
+      const made = await insertEventOnce(
+        tx,
+        {
           id,
           owner_id: r.owner_id,
           policy_id: r.policy_id,
@@ -297,22 +325,12 @@ export async function makeReminders(
             reminder: n,
             slot: now.toISOString(),
           }),
-        })
-        .onConflict((oc) => oc.columns(["policy_id", "state_change_id"]).doNothing())
-        .returning("id")
-        .executeTakeFirst();
-      if (!made) return;
+        },
+        r.channel_ids,
+      );
+      if (made === undefined) return;
       events++;
-      const channels = [...new Set(r.channel_ids)];
-      if (channels.length === 0) return;
-      await tx
-        .insertInto("alert_deliveries")
-        .values(
-          channels.map((c) => ({ id: newId("dlv"), event_id: id, channel_id: c, log: jsonb<string>([]) })),
-        )
-        .onConflict((oc) => oc.columns(["event_id", "channel_id"]).doNothing())
-        .execute();
-      deliveries += channels.length;
+      deliveries += made;
     });
   }
   return { changes: 0, events, deliveries };
