@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { answerIp, canonicalIp } from "@vantage/lookups";
 import { directRoute } from "../../http/direct-routes.js";
 import { rateLimitHeaders } from "../../http/rate-limit/index.js";
@@ -10,6 +11,34 @@ import type { IpData } from "./ip-data.js";
 const MAX_VALUE = 1024;
 /** The IP lookup's input limit (ipAddressSchema), before trimming. */
 const MAX_ADDRESS = 64;
+
+/**
+ * The address of a plain anonymous lookup, as a direct route may answer it: no credentials, and a query of
+ * exactly one `<name>=` parameter (`prefix`) holding, once percent-decoded, a valid IP address within the
+ * route's input limit (`maxLength`, before trimming). Undefined for anything else: the router validates
+ * it, checks credentials and answers (a `+`, a space in a query, is left to the router's decoding too).
+ */
+export function plainAddressQuery(
+  headers: IncomingHttpHeaders,
+  query: string,
+  prefix: string,
+  maxLength: number,
+): string | undefined {
+  if (headers.authorization !== undefined || headers["x-api-key"] !== undefined) return undefined;
+  if (!query.startsWith(prefix) || query.indexOf("&") >= 0) return undefined;
+  let raw = query.slice(prefix.length);
+  if (raw.length === 0 || raw.length > MAX_VALUE * 3 || raw.indexOf("+") >= 0) return undefined;
+  if (raw.indexOf("%") >= 0) {
+    try {
+      raw = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+  }
+  if (raw.length > MAX_VALUE || raw.length > maxLength || raw.trim() === "") return undefined;
+  const address = canonicalIp(raw);
+  return address.ok ? address.ip : undefined;
+}
 
 /**
  * `GET /v1/info/ip?ip=…` (Form A `?q=…`) answered before the router (http/direct-routes.ts): the route a
@@ -35,26 +64,12 @@ export function directIpRoute(
     app,
     path,
     (requestId, headers, request) => {
-      if (headers.authorization !== undefined || headers["x-api-key"] !== undefined) return undefined;
       const data = ipData.loaded();
       if (data === undefined) return undefined;
-      const query = request.query;
       // One parameter, of the form's name; a second one (or none) is the router's to refuse or default.
-      if (!query.startsWith(prefix) || query.indexOf("&") >= 0) return undefined;
-      let raw = query.slice(prefix.length);
-      // `+` is a space in a query: the router decodes those (and the address is then refused or trimmed).
-      if (raw.length === 0 || raw.length > MAX_VALUE * 3 || raw.indexOf("+") >= 0) return undefined;
-      if (raw.indexOf("%") >= 0) {
-        try {
-          raw = decodeURIComponent(raw);
-        } catch {
-          return undefined;
-        }
-      }
-      if (raw.length > MAX_VALUE || raw.length > MAX_ADDRESS || raw.trim() === "") return undefined;
-      const address = canonicalIp(raw);
-      if (!address.ok) return undefined;
-      const result = answerIp(address.ip, data);
+      const ip = plainAddressQuery(headers, request.query, prefix, MAX_ADDRESS);
+      if (ip === undefined) return undefined;
+      const result = answerIp(ip, data);
       const quota = plans.chargeNow("lookups", { kind: "ip", ip: request.clientIp() }, 1);
       if (quota === false) return undefined;
       const json = JSON.stringify(result);

@@ -1,11 +1,9 @@
-import { canonicalIp } from "@vantage/lookups";
 import { directRoute } from "../../http/direct-routes.js";
 import { rateLimitHeaders } from "../../http/rate-limit/index.js";
 import type { Router } from "../../http/router.js";
+import { plainAddressQuery } from "./direct-ip.js";
 import type { LookupsService } from "./service.js";
 
-/** The router's query limit (lookup-route.ts `required`). */
-const MAX_VALUE = 1024;
 /** The reputation query's input limit (reputationQuerySchema), before trimming. */
 const MAX_QUERY = 255;
 
@@ -32,24 +30,10 @@ export function directReputationRoute(
     app,
     path,
     (requestId, headers, request) => {
-      if (headers.authorization !== undefined || headers["x-api-key"] !== undefined) return undefined;
-      const query = request.query;
       // One parameter, `q`; a second one (or none) is the router's to refuse.
-      if (!query.startsWith("q=") || query.indexOf("&") >= 0) return undefined;
-      let raw = query.slice(2);
-      // `+` is a space in a query: the router decodes those (and the address is then refused or trimmed).
-      if (raw.length === 0 || raw.length > MAX_VALUE * 3 || raw.indexOf("+") >= 0) return undefined;
-      if (raw.indexOf("%") >= 0) {
-        try {
-          raw = decodeURIComponent(raw);
-        } catch {
-          return undefined;
-        }
-      }
-      if (raw.length > MAX_QUERY || raw.trim() === "") return undefined;
-      const address = canonicalIp(raw);
-      if (!address.ok) return undefined;
-      const answer = lookups.reputationNow(address.ip, { kind: "ip", ip: request.clientIp() });
+      const ip = plainAddressQuery(headers, request.query, "q=", MAX_QUERY);
+      if (ip === undefined) return undefined;
+      const answer = lookups.reputationNow(ip, { kind: "ip", ip: request.clientIp() });
       if (answer === undefined) return undefined;
       const json = JSON.stringify(answer.data);
       return {
