@@ -15,7 +15,7 @@ const e2eWaitingOnEvents = ["reconnect.e2e.test.ts", "results-wal.e2e.test.ts", 
 
 /**
  * Files that hold every answer to a wall-clock bound while they load the machine themselves (the fuzz's
- * 500 ms per request with bcrypt logins, outages and kills of real processes): one at a time, after the
+ * 1 s per request with bcrypt logins, outages and kills of real processes): one at a time, after the
  * rest, so another file's work on the second core cannot push them past their bounds. Every end-to-end
  * file is one unless listed above (a new one starts here).
  */
