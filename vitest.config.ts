@@ -36,6 +36,8 @@ const serial = [
 export default defineConfig({
   test: {
     pool: "forks",
+    // Builds the agent and controller bundles the tests start as deployed (packages/testing/src/app-entry.ts).
+    globalSetup: ["packages/testing/src/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

@@ -19,20 +19,12 @@ import {
   PROTOCOL_VERSION,
   subjects,
 } from "@vantage/protocol";
-import { captureLog, type NatsServer, startNatsServer } from "@vantage/testing";
+import { appArgs, captureLog, type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsAgentLink, natsControllerTransport } from "@vantage/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAgent } from "./agent.js";
 import type { AgentSettings } from "./config.js";
-import {
-  agentEnv,
-  job,
-  linesAtLeast,
-  mainPath,
-  runUntilExit,
-  threadpoolPreload,
-  until,
-} from "./testing/agent-process.js";
+import { agentEnv, job, linesAtLeast, runUntilExit, until } from "./testing/agent-process.js";
 
 /**
  * A real nats-server with per-agent nkey users: what each agent's credentials may and may not do, and a
@@ -210,7 +202,7 @@ describe("agent process", () => {
     const seedFile = join(dir, "proc-1.nk");
     writeFileSync(seedFile, `${creds.proc.seed}\n`, { mode: 0o600 });
     // Started as the systemd unit should start it: the preload sizes libuv's thread pool first.
-    child = spawn(process.execPath, ["--require", threadpoolPreload, "--import", "tsx", mainPath], {
+    child = spawn(process.execPath, appArgs("agent"), {
       env: agentEnv(nats.url, seedFile),
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jobReplySchema } from "@vantage/protocol";
-import { type NatsServer, startNatsServer } from "@vantage/testing";
+import { appArgs, type NatsServer, startNatsServer } from "@vantage/testing";
 import { type ControllerTransport, natsControllerTransport } from "@vantage/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnv, job, linesAtLeast, mainPath, runUntilExit, until } from "./testing/agent-process.js";
+import { agentEnv, job, linesAtLeast, runUntilExit, until } from "./testing/agent-process.js";
 
 /** An agent refuses a NATS server that enforces no permissions, unless told it is for development. */
 const open: NatsConnection[] = [];
@@ -48,7 +48,7 @@ describe("agent process on a NATS server without authorization", () => {
   });
 
   it("with VANTAGE_ALLOW_OPEN_NATS=true warns once and serves jobs", async () => {
-    const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
+    const agent = spawn(process.execPath, appArgs("agent", { preload: false }), {
       env: openEnv({ VANTAGE_ALLOW_OPEN_NATS: "true" }),
       stdio: ["ignore", "pipe", "pipe"],
     });

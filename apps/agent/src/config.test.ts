@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { appArgs } from "@vantage/testing";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.js";
 
@@ -84,8 +84,7 @@ describe("agent config", () => {
   });
 
   it("makes the process exit 2 with that line", () => {
-    const main = fileURLToPath(new URL("./main.ts", import.meta.url));
-    const res = spawnSync(process.execPath, ["--import", "tsx", main], {
+    const res = spawnSync(process.execPath, appArgs("agent"), {
       env: { PATH: process.env.PATH ?? "", ...base, VANTAGE_HEARTBEAT_MS: "soon" },
       encoding: "utf8",
       timeout: 20_000,

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { captureLog, createTestDatabase } from "@vantage/testing";
+import { appArgs, captureLog, createTestDatabase } from "@vantage/testing";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { connectDb } from "./db/connect.js";
@@ -10,13 +10,12 @@ import type { SealedColumn } from "./lib/sealed-columns.js";
 import { createSecretBox, SecretKey } from "./lib/secret-box.js";
 import { secretsRotate } from "./secret-rotate.js";
 
-const cliPath = new URL("./secret-rotate-cli.ts", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "vantage-rotate-cli-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** `pnpm secrets:rotate …` as a child process; its exit code, stdout and stderr. */
 function rotate(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", cliPath, ...args], {
+  const child = spawn(process.execPath, [...appArgs("secrets:rotate"), ...args], {
     env: {
       ...process.env,
       DATABASE_URL: "",

@@ -29,7 +29,22 @@ export interface LabAgentOptions {
   env?: Record<string, string>;
   /** Node id of a client's agent (default `lab-<client>`). */
   nodeId?: (client: string) => string;
+  /**
+   * Node's arguments for each agent, paths absolute or from the repository's root (default the sources
+   * through tsx, with the thread-pool preload; the suite passes the bundles it built: @vantage/testing's
+   * appArgs).
+   */
+  args?: string[];
 }
+
+/** An agent from its TypeScript sources, as `pnpm netlab:up` starts them. */
+const sourceArgs = [
+  "--require",
+  "./apps/agent/src/threadpool.cjs",
+  "--import",
+  "tsx",
+  "apps/agent/src/main.ts",
+];
 
 /** Host side of the NATS path: a unix socket in the lab directory piped to the NATS server's TCP port. */
 function startHostRelay(lab: Lab, natsUrl: string): Promise<{ path: string; server: Server }> {
@@ -87,26 +102,21 @@ export async function startLabAgents(
       children.push(relay);
       const spec = labNodes.find((n) => n.name === client);
       const nodeId = opts.nodeId?.(client) ?? `lab-${client}`;
-      const agent = lab.spawn(
-        client,
-        process.execPath,
-        ["--require", "./apps/agent/src/threadpool.cjs", "--import", "tsx", "apps/agent/src/main.ts"],
-        {
-          ...process.env,
-          VANTAGE_NODE_ID: nodeId,
-          VANTAGE_NODE_NAME: `lab ${client} (${spec?.region ?? "lab"})`,
-          VANTAGE_NODE_COUNTRY: spec?.country ?? "ZZ",
-          VANTAGE_NODE_REGION: spec?.region ?? "lab",
-          VANTAGE_NODE_PROVIDER: "netlab",
-          NATS_URL: `nats://127.0.0.1:${labNatsPort}`,
-          VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-          VANTAGE_HEARTBEAT_MS: "1000",
-          // The lab's agents carry no credentials and the lab's NATS server has no users: without this an
-          // agent refuses a server that does not enforce permissions (exit 2).
-          VANTAGE_ALLOW_OPEN_NATS: "true",
-          ...opts.env,
-        },
-      );
+      const agent = lab.spawn(client, process.execPath, opts.args ?? sourceArgs, {
+        ...process.env,
+        VANTAGE_NODE_ID: nodeId,
+        VANTAGE_NODE_NAME: `lab ${client} (${spec?.region ?? "lab"})`,
+        VANTAGE_NODE_COUNTRY: spec?.country ?? "ZZ",
+        VANTAGE_NODE_REGION: spec?.region ?? "lab",
+        VANTAGE_NODE_PROVIDER: "netlab",
+        NATS_URL: `nats://127.0.0.1:${labNatsPort}`,
+        VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+        VANTAGE_HEARTBEAT_MS: "1000",
+        // The lab's agents carry no credentials and the lab's NATS server has no users: without this an
+        // agent refuses a server that does not enforce permissions (exit 2).
+        VANTAGE_ALLOW_OPEN_NATS: "true",
+        ...opts.env,
+      });
       // Keep only a tail: enough to explain a failure, never a full pipe blocking a chatty agent.
       let tail = "";
       const keep = (d: Buffer): void => {

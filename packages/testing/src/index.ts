@@ -3,6 +3,7 @@ export {
   createAgentCredentials,
   createControllerCredentials,
 } from "@vantage/nats-auth";
+export { type App, appArgs, deployedArgs, repoRoot, runsBuilt } from "./app-entry.js";
 export { captureLog } from "./capture-log.js";
 export {
   type NatsPermissions,

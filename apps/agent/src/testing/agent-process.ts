@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PROTOCOL_VERSION } from "@vantage/protocol";
+import { appArgs } from "@vantage/testing";
 
 /** What the agent's NATS tests share: the agent process, its environment, its log and job messages. */
 
@@ -37,7 +38,7 @@ export function agentEnv(natsUrl: string, seedFile: string): NodeJS.ProcessEnv {
 
 /** An agent process started without the preload, run until it exits: its exit code and log. */
 export async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> {
-  const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
+  const agent = spawn(process.execPath, appArgs("agent", { preload: false }), {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

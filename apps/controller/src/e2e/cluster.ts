@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentCredentials, createControllerCredentials } from "@vantage/nats-auth";
 import {
+  appArgs,
   createTestDatabase,
+  deployedArgs,
   freePort,
   type NatsServer,
   type NatsUser,
@@ -24,8 +26,6 @@ import { formContract } from "../testing/test-app.js";
  */
 
 const root = new URL("../../../../", import.meta.url).pathname;
-const controllerMain = join(root, "apps/controller/src/main.ts");
-const agentMain = join(root, "apps/agent/src/main.ts");
 
 export interface AgentSpec {
   id: string;
@@ -59,32 +59,8 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Agents start as `pnpm agent` starts them: the thread-pool preload first (apps/agent/src/threadpool.cjs). */
-const agentPreload = ["--require", "./apps/agent/src/threadpool.cjs"];
-
-/**
- * The node arguments (flags and entry) of a run script of package.json (`agent`, `controller`): what follows
- * the last `&& node`, e.g. the agent's production flags and its bundle. For clusters run as deployed.
- */
-export function deployedArgs(script: "agent" | "controller"): string[] {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    scripts: Record<string, string>;
-  };
-  const run = (pkg.scripts[script] ?? "").split("&&").pop()?.trim().split(/\s+/) ?? [];
-  if (run[0] !== "node" || run.length < 2)
-    throw new Error(`package.json's ${script} script does not end in a node run`);
-  return run.slice(1);
-}
-
-/** `entry` through tsx after `preload`, or with `deployed` those arguments as they are (a built bundle). */
-function spawnTs(
-  entry: string,
-  env: Record<string, string>,
-  name: string,
-  preload: string[] = [],
-  deployed?: string[],
-): ChildProcess {
-  const args = deployed ?? [...preload, "--import", "tsx", entry];
+/** A process of the cluster started with these node arguments (appArgs or deployedArgs), from the root. */
+function spawnApp(args: string[], env: Record<string, string>, name: string): ChildProcess {
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
@@ -148,7 +124,8 @@ export interface ClusterOptions {
   /**
    * Run the built bundles as deployed (`node scripts/build.mjs agent controller` first): the controller and
    * agents with the arguments of package.json's `controller` and `agent` scripts (the agent's production
-   * flags); default the TypeScript sources through tsx.
+   * flags), whatever the run; default as the suite starts apps (appArgs: the bundles its global set-up
+   * built, or the TypeScript sources through tsx outside it).
    */
   built?: boolean;
 }
@@ -174,8 +151,8 @@ export async function startCluster(
   for (const { spec, creds } of agentCreds) {
     agents.set(
       spec.id,
-      spawnTs(
-        agentMain,
+      spawnApp(
+        opts.built ? deployedArgs("agent") : appArgs("agent"),
         {
           VANTAGE_NODE_ID: spec.id,
           VANTAGE_NODE_NAME: `Agent ${spec.id}`,
@@ -189,8 +166,6 @@ export async function startCluster(
           ...opts.agentEnv?.(spec.id),
         },
         `agent ${spec.id}`,
-        agentPreload,
-        opts.built ? deployedArgs("agent") : undefined,
       ),
     );
   }
@@ -204,8 +179,8 @@ export async function startCluster(
       const port = await freePort();
       const roles = env.VANTAGE_ROLES?.split(",").map((r) => r.trim());
       const serves = !roles || roles.includes("api");
-      const child = spawnTs(
-        controllerMain,
+      const child = spawnApp(
+        opts.built ? deployedArgs("controller") : appArgs("controller"),
         {
           PORT: String(port),
           HOST: "127.0.0.1",
@@ -221,14 +196,12 @@ export async function startCluster(
           ...env,
         },
         "controller",
-        [],
-        opts.built ? deployedArgs("controller") : undefined,
       );
       controllers.add(child);
       const exited = new Promise<never>((_, reject) =>
         child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
       );
-      // Two minutes: a start compiles the controller through tsx, and with other test processes on the two
+      // Two minutes: a start through tsx compiles the controller, and with other test processes on the two
       // cores (load 20 and more here) that alone has taken over one.
       const startMs = 120_000;
       await Promise.race([

@@ -2,12 +2,11 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { appArgs } from "@vantage/testing";
 
-const mainPath = new URL("../main.ts", import.meta.url).pathname;
-
-/** `main.ts` as a child process (as `pnpm controller` runs it), stdout and stderr piped. */
+/** The controller as a child process (as `pnpm controller` runs it: appArgs), stdout and stderr piped. */
 export function startController(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", mainPath], {
+  return spawn(process.execPath, appArgs("controller"), {
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

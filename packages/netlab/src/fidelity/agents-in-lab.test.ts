@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, type NatsServer, startNatsServer, waitForPort } from "@vantage/testing";
+import { appArgs, freePort, type NatsServer, startNatsServer, waitForPort } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LabAgents, startLabAgents } from "../agents.js";
 import { expectedHops } from "../describe.js";
@@ -28,9 +28,12 @@ beforeAll(async () => {
     if (!existsSync(join(repoRoot, entry))) throw new Error(`the lab agents test needs ${entry}`);
   }
   nats = await startNatsServer();
-  agents = await startLabAgents(fx.lab, nats.url, { env: { VANTAGE_LOG_LEVEL: "warn" } });
+  agents = await startLabAgents(fx.lab, nats.url, {
+    env: { VANTAGE_LOG_LEVEL: "warn" },
+    args: appArgs("agent"),
+  });
   const port = await freePort();
-  controller = spawn(process.execPath, ["--import", "tsx", "apps/controller/src/main.ts"], {
+  controller = spawn(process.execPath, appArgs("controller"), {
     cwd: repoRoot,
     env: {
       ...process.env,

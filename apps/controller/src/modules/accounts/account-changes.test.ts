@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createTestDatabase, type TestDatabase } from "@vantage/testing";
+import { appArgs, createTestDatabase, type TestDatabase } from "@vantage/testing";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -222,10 +222,9 @@ describe("account changes reach every controller at once (PostgreSQL LISTEN/NOTI
     const key = await issueKey(b, u.userId);
     const headers = keyHeaders("b", key.secret);
     expect(await planSeen(b, headers)).toBe("free");
-    const cli = new URL("../../account-plan-cli.ts", import.meta.url).pathname;
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--import", "tsx", cli, u.email, "business"],
+      [...appArgs("account:plan"), u.email, "business"],
       { env: { ...process.env, DATABASE_URL: tdb!.url, VANTAGE_LOG_LEVEL: "silent" }, encoding: "utf8" },
     );
     expect(stdout).toContain("plan free → business");

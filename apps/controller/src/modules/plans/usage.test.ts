@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { createTestDatabase } from "@vantage/testing";
+import { appArgs, createTestDatabase } from "@vantage/testing";
 import { describe, expect, it } from "vitest";
 import { connectDb, migrate } from "../../db/connect.js";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
@@ -132,14 +132,10 @@ describe("pnpm account:plan (a real process on PostgreSQL)", () => {
         .values({ id: "usr_plan_cli", email: "Plan.Owner@example.com", password_hash: "x" } as never)
         .execute();
       const run = (...args: string[]) =>
-        spawnSync(
-          process.execPath,
-          ["--import", "tsx", new URL("../../account-plan-cli.ts", import.meta.url).pathname, ...args],
-          {
-            env: { ...process.env, DATABASE_URL: tdb.url, VANTAGE_LOG_LEVEL: "silent" },
-            encoding: "utf8",
-          },
-        );
+        spawnSync(process.execPath, [...appArgs("account:plan"), ...args], {
+          env: { ...process.env, DATABASE_URL: tdb.url, VANTAGE_LOG_LEVEL: "silent" },
+          encoding: "utf8",
+        });
       const ok = run("plan.owner@example.com", "pro");
       expect(ok.stderr).toBe("");
       expect(ok.status).toBe(0);

@@ -1,0 +1,22 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { BUILT_ENV, repoRoot } from "./app-entry.js";
+
+/**
+ * Vitest's global set-up (vitest.config.ts): builds the agent and controller bundles from the sources under
+ * test (`--if-stale`: a few file stats when nothing changed, about 5 s when something did) and tells the
+ * test workers, which inherit this environment, to start those processes as deployed (app-entry.ts).
+ */
+export default function setup(): void {
+  const run = spawnSync(
+    process.execPath,
+    [join(repoRoot, "scripts/build.mjs"), "--if-stale", "agent", "controller"],
+    {
+      cwd: repoRoot,
+      encoding: "utf8",
+    },
+  );
+  if (run.status !== 0)
+    throw new Error(`the bundles the tests start did not build (exit ${run.status}):\n${run.stderr}`);
+  process.env[BUILT_ENV] = "1";
+}
