@@ -7,7 +7,7 @@ import { useLab } from "./lab-fixture.js";
 import { referenceMtr } from "./reference-runs.js";
 
 /**
- * mtr vs Debian's `mtr` (mtr-tiny 0.95) over 100 rounds from c2 (c2 → r3 → r1 → r2 → t1), with loss on
+ * mtr vs Debian's `mtr` (mtr-tiny 0.95) over 50 rounds from c2 (c2 → r3 → r1 → r2 → t1), with loss on
  * the middle router r1 and at the target:
  * - r1 drops every 4th ICMP time exceeded it would send (`numgen inc mod 4`): 25 % loss at hop 2 only, as
  *   a router that rate-limits its ICMP shows;
@@ -16,13 +16,13 @@ import { referenceMtr } from "./reference-runs.js";
  * (hop lists identical, per-hop loss within ±10 points) measures the probe, not the dice.
  */
 const fx = useLab({ services: true, lossPercent: 0 });
-const ROUNDS = 100;
+const ROUNDS = 50;
 
 async function nft(node: string, rules: string): Promise<void> {
   await must(tool("ip"), ["netns", "exec", fx.lab.ns(node), tool("nft"), "-f", "-"], rules);
 }
 
-describe("mtr fidelity (100 rounds, loss on a middle router)", () => {
+describe("mtr fidelity (50 rounds, loss on a middle router)", () => {
   beforeAll(async () => {
     await nft(
       "r1",
