@@ -29,6 +29,7 @@ import { printTable, startServer } from "./lib/run.js";
  * BENCH_JETSTREAM=0 runs it without (write-behind alone, as before the log). BENCH_JETSTREAM=both runs the
  * two side by side in one run (before and after, issue #27): two deployments, the sequential samples
  * alternated request by request and the load phases alternated, so both see the same host.
+ * BENCH_CONTROLLER_NODE_OPTIONS: NODE_OPTIONS for the controller alone (e.g. a `--require` of a profiling preload).
  * BENCH_SIM_NODES=10000 runs, side by side in the same way, the three agents alone and the three agents
  * beside that many simulated nodes (heartbeats only, bench/lib/node-sim.ts; issue #34).
  */
@@ -97,6 +98,10 @@ async function startSide(spec: (typeof sides)[number], suffix: string): Promise<
     // The quota is checked and counted on every request, as deployed; its limit is just out of reach.
     VANTAGE_PLAN_LIMITS: JSON.stringify({ anonymous: { node_probes_per_hour: null } }),
     VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
+    // E.g. `--require ./profiler.cjs` (a preload that starts inspector's profiler): the controller alone.
+    ...(process.env.BENCH_CONTROLLER_NODE_OPTIONS
+      ? { NODE_OPTIONS: process.env.BENCH_CONTROLLER_NODE_OPTIONS }
+      : {}),
   });
   await cluster.waitForNodes(
     controller.url,
