@@ -27,6 +27,11 @@ export interface MonitorsTable {
   /** Type-specific settings (see modules/monitors/config.ts), nodes included. */
   config: Json<Record<string, unknown>>;
   interval_s: number;
+  /**
+   * How long one run may take, seconds (the probe's budget and the dispatch grace); 0 on rows from before
+   * it was kept. The stale sweep waits for the longer of this and the interval (modules/monitors/stale.ts).
+   */
+  run_budget_s: ColumnType<number, number | undefined, number>;
   status: MonitorStatus;
   /** Why it is paused when the system paused it (`agent_crash`); null when a person did, or it runs. */
   paused_reason: ColumnType<

@@ -31,6 +31,8 @@ export interface NewMonitorRow {
   target: string;
   config: Record<string, unknown>;
   intervalS: number;
+  /** See the column `run_budget_s`. */
+  runBudgetS: number;
   nextRunAt: Date;
   createdAt: Date;
 }
@@ -46,6 +48,7 @@ export async function insertMonitor(db: Executor, m: NewMonitorRow): Promise<Mon
       target: m.target,
       config: jsonb(m.config),
       interval_s: m.intervalS,
+      run_budget_s: m.runBudgetS,
       status: "active",
       next_run_at: m.nextRunAt,
       created_at: m.createdAt,
@@ -76,6 +79,8 @@ export interface MonitorChanges {
   name?: string;
   config?: Record<string, unknown>;
   intervalS?: number;
+  /** Set with `config`: see the column `run_budget_s`. */
+  runBudgetS?: number;
   status?: MonitorStatus;
   /** Set with `status`: null for a person's pause and for a resume. */
   pausedReason?: MonitorPausedReason | null;
@@ -96,6 +101,7 @@ export async function updateMonitor(
       ...(changes.name !== undefined ? { name: changes.name } : {}),
       ...(changes.config !== undefined ? { config: jsonb(changes.config) } : {}),
       ...(changes.intervalS !== undefined ? { interval_s: changes.intervalS } : {}),
+      ...(changes.runBudgetS !== undefined ? { run_budget_s: changes.runBudgetS } : {}),
       ...(changes.status !== undefined ? { status: changes.status } : {}),
       ...(changes.pausedReason !== undefined ? { paused_reason: changes.pausedReason } : {}),
       ...(changes.nextRunAt !== undefined ? { next_run_at: changes.nextRunAt } : {}),

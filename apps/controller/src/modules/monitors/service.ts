@@ -4,7 +4,7 @@ import type { MonitorType } from "../../db/tables/monitors.js";
 import { ApiError, fieldError, notFound, validationError } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { type PlanLimits, planOf } from "../../lib/plans.js";
-import type { ProbesService } from "../probes/index.js";
+import { dispatchTimeoutMs, type ProbesService } from "../probes/index.js";
 import { configKeys, type MonitorConfig, monitorConfigSchema, planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
 import * as repo from "./repo.js";
@@ -119,7 +119,9 @@ export function createMonitorCrud(
     }
     const stored: Record<string, unknown> = { ...config };
     if (type === "tcp") delete stored.port;
-    return { target: plan.target, config: stored };
+    // How long a run may take (the stale sweep waits for it when it is longer than the interval).
+    const runBudgetS = Math.ceil(dispatchTimeoutMs(plan.spec) / 1000);
+    return { target: plan.target, config: stored, runBudgetS };
   }
 
   function checkInterval(limits: PlanLimits, plan: string, intervalS: number, paths: FieldPaths): void {
@@ -198,6 +200,7 @@ export function createMonitorCrud(
           target: stored.target,
           config: stored.config,
           intervalS,
+          runBudgetS: stored.runBudgetS,
           nextRunAt: new Date(slotAtOrAfter(id, intervalS, now)),
           createdAt: new Date(now),
         });
@@ -236,7 +239,9 @@ export function createMonitorCrud(
         }
         if (patch.config !== undefined) {
           const config = parseConfig(row.type, merged(row, patch.config, paths), paths);
-          changes.config = checked(row.type, row.target, config, paths).config;
+          const stored = checked(row.type, row.target, config, paths);
+          changes.config = stored.config;
+          if (stored.runBudgetS !== row.run_budget_s) changes.runBudgetS = stored.runBudgetS;
         }
         if (Object.keys(changes).length === 0) return row;
         if (changes.nextRunAt !== undefined) await notify(tx, MONITORS_CHANNEL, id);

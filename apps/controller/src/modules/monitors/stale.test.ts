@@ -6,6 +6,7 @@ import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { createMonitorResults } from "./results-service.js";
 import { markStale, staleGraceS, staleOutlook, staleSpells, sweepPauseMs, unknownMs } from "./stale.js";
+import { createBody } from "./testing/monitors-api.js";
 import { RunWriter } from "./writer.js";
 
 describe("stale spells", () => {
@@ -196,5 +197,59 @@ describe.each(dbKinds)("honest state on %s", (kind) => {
     const next = await staleOutlook(k, new Date(now));
     expect(next.untilNextMs).toBeGreaterThan(499);
     expect(next.untilNextMs).toBeLessThanOrEqual(500);
+  });
+
+  it("a run that may outlast its interval is waited for: a 31 s budget every 10 s is stale after 43.5 s, not 22.5", async () => {
+    const t = db.app("b");
+    const k = t.db.kysely;
+    const u = await newUser(t, "stalelong");
+    // The business plan allows 10 s.
+    await k.updateTable("users").set({ plan: "business" }).where("id", "=", u.userId).execute();
+    // Made through the API: the budget is the probe's timeout (30 s) plus the dispatch grace (1 s).
+    const created = await t.call("POST", "/v1/monitors", {
+      body: createBody("b", "tcp", "example.com:443", { interval: 10, config: { timeout_ms: 30_000 } }),
+      headers: u.headers,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = (created.body as { data: { id: string } }).data.id;
+    const row = await k
+      .selectFrom("monitors")
+      .select("run_budget_s")
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row.run_budget_s).toBe(31);
+    const patched = await t.call("PATCH", `/v1/monitors/${id}`, {
+      body: { config: { timeout_ms: 5000 } },
+      headers: u.headers,
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const after = await k
+      .selectFrom("monitors")
+      .select("run_budget_s")
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(after.run_budget_s).toBe(6);
+    const now = Date.now();
+    const ago = (s: number) => new Date(now - s * 1000);
+    const base = {
+      interval_s: 10,
+      run_budget_s: 31,
+      created_at: ago(3600),
+      updated_at: ago(3600),
+      state: "up" as const,
+    };
+    await insertMonitor(k, `mon_stl_in_${kind}`, u.userId, { ...base, last_slot: ago(40) });
+    await insertMonitor(k, `mon_stl_out_${kind}`, u.userId, { ...base, last_slot: ago(44) });
+    await markStale(k, new Date(now));
+    const rows = await k
+      .selectFrom("monitors")
+      .select(["id", "state"])
+      .where("id", "in", [`mon_stl_in_${kind}`, `mon_stl_out_${kind}`])
+      .orderBy("id")
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.state]))).toEqual({
+      [`mon_stl_in_${kind}`]: "up",
+      [`mon_stl_out_${kind}`]: "unknown",
+    });
   });
 });

@@ -27,10 +27,14 @@ export const staleGraceS = (intervalS: number): number =>
 const sweepable = sql`(status = 'active' or (status = 'paused' and paused_reason is not null))
   and state_reason is null`;
 
-/** When a monitor becomes stale: its clock's start plus two intervals and the grace (`staleGraceS`). */
+/**
+ * When a monitor becomes stale: its clock's start plus two intervals and the grace (`staleGraceS`). A run
+ * that may take longer than the interval (`run_budget_s`, e.g. a 30 s timeout every 10 s) is waited for in
+ * full: the second interval is then that run's budget.
+ */
 const staleAt = sql`greatest(coalesce(last_slot, created_at), updated_at)
-  + make_interval(secs => interval_s * ${sql.lit(2 + STALE_GRACE.fraction)}
-    - greatest(interval_s * ${sql.lit(STALE_GRACE.fraction)} - ${sql.lit(STALE_GRACE.maxS)}, 0))`;
+  + make_interval(secs => interval_s + greatest(interval_s, run_budget_s)
+    + least(interval_s * ${sql.lit(STALE_GRACE.fraction)}, ${sql.lit(STALE_GRACE.maxS)}))`;
 
 /**
  * Honest state: a monitor whose newest completed run's slot is more than two intervals old, plus a grace
