@@ -105,7 +105,8 @@ describe("honest state and quorum (real processes)", () => {
         type: "http",
         url: site.url,
         interval: INTERVAL_S,
-        config: { nodes },
+        // A run fits in the interval (timeout 3 s + the 1 s dispatch grace), so stale means two intervals.
+        config: { nodes, timeout_ms: 3000 },
       });
       expect(m.status).toBe(201);
       return m.body.data.id as string;
