@@ -1,5 +1,7 @@
+import type { Kysely } from "kysely";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import type { Database } from "../../db/schema.js";
 import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
@@ -46,6 +48,12 @@ describe("stale timing", () => {
     }
   });
 });
+
+/** The monitors' states by id. */
+async function statesOf(k: Kysely<Database>, ids: string[]): Promise<Record<string, string>> {
+  const rows = await k.selectFrom("monitors").select(["id", "state"]).where("id", "in", ids).execute();
+  return Object.fromEntries(rows.map((r) => [r.id, r.state]));
+}
 
 describe.each(dbKinds)("honest state on %s", (kind) => {
   const db = useTestDb(kind);
@@ -183,13 +191,7 @@ describe.each(dbKinds)("honest state on %s", (kind) => {
     expect(outlook.shortestIntervalS).toBe(4);
     expect(outlook.untilNextMs).toBeLessThanOrEqual(-499);
     await markStale(k, new Date(now));
-    const rows = await k
-      .selectFrom("monitors")
-      .select(["id", "state"])
-      .where("id", "in", [`mon_st4_in_${kind}`, `mon_st4_out_${kind}`])
-      .orderBy("id")
-      .execute();
-    expect(Object.fromEntries(rows.map((r) => [r.id, r.state]))).toEqual({
+    expect(await statesOf(k, [`mon_st4_in_${kind}`, `mon_st4_out_${kind}`])).toEqual({
       [`mon_st4_in_${kind}`]: "up",
       [`mon_st4_out_${kind}`]: "unknown",
     });
@@ -241,13 +243,7 @@ describe.each(dbKinds)("honest state on %s", (kind) => {
     await insertMonitor(k, `mon_stl_in_${kind}`, u.userId, { ...base, last_slot: ago(40) });
     await insertMonitor(k, `mon_stl_out_${kind}`, u.userId, { ...base, last_slot: ago(44) });
     await markStale(k, new Date(now));
-    const rows = await k
-      .selectFrom("monitors")
-      .select(["id", "state"])
-      .where("id", "in", [`mon_stl_in_${kind}`, `mon_stl_out_${kind}`])
-      .orderBy("id")
-      .execute();
-    expect(Object.fromEntries(rows.map((r) => [r.id, r.state]))).toEqual({
+    expect(await statesOf(k, [`mon_stl_in_${kind}`, `mon_stl_out_${kind}`])).toEqual({
       [`mon_stl_in_${kind}`]: "up",
       [`mon_stl_out_${kind}`]: "unknown",
     });
