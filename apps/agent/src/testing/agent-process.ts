@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PROTOCOL_VERSION } from "@vantage/protocol";
-import { appArgs } from "@vantage/testing";
 
 /** What the agent's NATS tests share: the agent process, its environment, its log and job messages. */
 
@@ -36,9 +35,13 @@ export function agentEnv(natsUrl: string, seedFile: string): NodeJS.ProcessEnv {
   };
 }
 
-/** An agent process started without the preload, run until it exits: its exit code and log. */
+/**
+ * An agent process started from its sources without the preload, run until it exits: its exit code and log.
+ * The sources, not the bundle: only there is the pool left at libuv's 4 on every Node (the bundle sizes it
+ * itself where Node reads the entry synchronously, Node 24: release.test.ts checks that).
+ */
 export async function runUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; log: string }> {
-  const agent = spawn(process.execPath, appArgs("agent", { preload: false }), {
+  const agent = spawn(process.execPath, ["--import", "tsx", mainPath], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
