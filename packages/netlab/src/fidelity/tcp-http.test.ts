@@ -64,13 +64,14 @@ describe("http fidelity", () => {
     `https://${at.web4}/delay/50`,
   ];
   /**
-   * Totals agree within 2× or 2 ms, whichever is wider (as ping's RTTs within 10 % or 0.2 ms): on the lab's
-   * sub-millisecond paths a total is 1–2 ms, and a late wake-up of either process on two shared cores moves
-   * it by a millisecond or two (Node 24 once: 3.7 ms against curl's 1.7); over real paths the ratio rules.
+   * Totals agree within 2× + 1 ms or 3 ms, whichever is wider (as ping's RTTs within 10 % or 0.2 ms): on the
+   * lab's sub-millisecond paths a total is 1–2 ms, and a late wake-up of either process on two shared cores
+   * moves it by a millisecond or two (Node 24: 3.7 ms against curl's 1.7, and 4.7 against 2.0 beside another
+   * test run); a machine twice as slow doubles both. Over real paths (tens of ms) the ratio rules.
    */
-  const within = (a: number, b: number) => a <= Math.max(2 * b, b + 2);
+  const within = (a: number, b: number) => a <= Math.max(2 * b + 1, b + 3);
   for (const url of urls) {
-    it(`${url}: same status as curl, phases ordered, total within 2× (or 2 ms)`, async () => {
+    it(`${url}: same status as curl, phases ordered, total within 2× + 1 ms (or 3 ms)`, async () => {
       const runner = await fx.runner("c2");
       // Totals here are about 1 ms, where one sample of either tool can be off by 2× from scheduling
       // alone (2 shared cores): compare the medians of five interleaved runs.
