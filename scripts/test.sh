@@ -45,6 +45,13 @@ node -e '
   console.log(`==> slowest test files (sum of file times ${Math.round(total)} s over ${files.length} files)`);
   for (const t of files.sort((a, b) => b.s - a.s).slice(0, 12))
     console.log(`${t.s.toFixed(1).padStart(8)} s  ${require("path").relative(process.cwd(), t.f)}`);
+  // What failed, by name, just above the summary: a log cut to its tail (CI) still says which test it was.
+  for (const t of r.testResults ?? []) {
+    const file = require("path").relative(process.cwd(), t.name ?? "");
+    const failedTests = (t.assertionResults ?? []).filter((a) => a.status === "failed");
+    if (t.status === "failed" && failedTests.length === 0) console.log(`FAILED: ${file} (outside any test)`);
+    for (const a of failedTests) console.log(`FAILED: ${file} > ${a.fullName ?? a.title}`);
+  }
   console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$json"
 rm -f "$json"
