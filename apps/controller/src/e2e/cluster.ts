@@ -10,6 +10,7 @@ import {
   freePort,
   type NatsServer,
   type NatsUser,
+  repoRoot,
   startNatsServer,
   type TestDatabase,
   waitForPort,
@@ -24,8 +25,6 @@ import { formContract } from "../testing/test-app.js";
  * credentials, a fresh PostgreSQL database, agent processes and a controller process (restartable, e.g.
  * once per API form).
  */
-
-const root = new URL("../../../../", import.meta.url).pathname;
 
 export interface AgentSpec {
   id: string;
@@ -62,7 +61,7 @@ export interface Cluster {
 /** A process of the cluster started with these node arguments (appArgs or deployedArgs), from the root. */
 function spawnApp(args: string[], env: Record<string, string>, name: string): ChildProcess {
   const child = spawn(process.execPath, args, {
-    cwd: root,
+    cwd: repoRoot,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
