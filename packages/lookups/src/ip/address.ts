@@ -107,12 +107,15 @@ export function formatIpv4(value: number): string {
  * (the first on a tie) as `::`, and IPv4-mapped addresses in mixed notation (`::ffff:8.8.8.8`, §5).
  */
 export function formatIpv6(words: ArrayLike<number>): string {
-  const g: number[] = [];
+  // Into a scratch array and one string built by appending: this runs once per IPv6 lookup request
+  // (canonicalIp), where arrays, slices and a closure per call cost more than the lookup itself.
+  const g = formatGroups;
   for (let w = 0; w < 4; w++) {
     const word = words[w] ?? 0;
-    g.push(word >>> 16, word & 0xffff);
+    g[2 * w] = word >>> 16;
+    g[2 * w + 1] = word & 0xffff;
   }
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+  if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) {
     return `::ffff:${formatIpv4(words[3] ?? 0)}`;
   }
   let best = -1;
@@ -130,10 +133,20 @@ export function formatIpv6(words: ArrayLike<number>): string {
     }
     k = end;
   }
-  const hex = (part: number[]) => part.map((x) => x.toString(16)).join(":");
-  if (best < 0) return hex(g);
-  return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`;
+  let out = "";
+  if (best < 0) {
+    for (let k = 0; k < 8; k++) out += k === 0 ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
+    return out;
+  }
+  for (let k = 0; k < best; k++) out += k === 0 ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
+  out += "::";
+  const after = best + bestLen;
+  for (let k = after; k < 8; k++) out += k === after ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
+  return out;
 }
+
+const formatGroups = new Uint16Array(8);
+const hexGroup = (g: Uint16Array, k: number): string => (g[k] as number).toString(16);
 
 export type CanonicalIp = { ok: true; ip: string; family: 4 | 6 } | { ok: false; problem: string };
 
