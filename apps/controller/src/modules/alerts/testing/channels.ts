@@ -107,7 +107,7 @@ export function sampleMessage(
   return {
     kind,
     event_id: `evt_${kind}1`,
-    monitor,
+    monitor: { ...monitor },
     occurred_at,
     error: kind === "up" ? null : "connection refused",
     nodes:
