@@ -21,13 +21,16 @@ export interface AideConfig {
 }
 
 function pipe(inbound: Socket, outbound: Socket): void {
+  // Each side's end is passed on by `pipe` once what was read from it is written: a relay that destroyed
+  // both sockets on the first `close` dropped the tail of a large answer still queued for the caller
+  // (the OpenAPI document, read as "aborted"). Only an error cuts both at once.
   inbound.pipe(outbound).pipe(inbound);
-  const close = (): void => {
+  const cut = (): void => {
     inbound.destroy();
     outbound.destroy();
   };
-  inbound.on("error", close).on("close", close);
-  outbound.on("error", close).on("close", close);
+  inbound.on("error", cut);
+  outbound.on("error", cut);
 }
 
 function listen(server: Server, where: string | number): Promise<void> {
