@@ -37,12 +37,20 @@ const serial = [
  * Files that replace a module with `vi.mock`: a mock holds only in a fresh module graph, so these run
  * isolated. Every other file of a project shares its worker's graph with the files before it.
  */
-const mocking = ["apps", "packages"].flatMap((top) =>
-  readdirSync(new URL(`./${top}/`, import.meta.url), { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".test.ts") && !f.includes("node_modules"))
-    .map((f) => `${top}/${f}`)
-    .filter((f) => /\bvi\.(do)?mock\(/.test(readFileSync(new URL(`./${f}`, import.meta.url), "utf8"))),
+const mocking = testFiles(["apps", "packages"]).filter((f) =>
+  /\bvi\.(do)?mock\(/.test(readFileSync(new URL(`./${f}`, import.meta.url), "utf8")),
 );
+
+/** The `.test.ts` files under `dirs`, relative to the repository, node_modules left out (not walked). */
+function testFiles(dirs: string[]): string[] {
+  return dirs.flatMap((dir) =>
+    readdirSync(new URL(`./${dir}/`, import.meta.url), { withFileTypes: true }).flatMap((e) => {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory()) return e.name === "node_modules" ? [] : testFiles([path]);
+      return e.name.endsWith(".test.ts") ? [path] : [];
+    }),
+  );
+}
 
 export default defineConfig({
   test: {
