@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answerIp, ipLookup, openIpData } from "@vantage/lookups";
 import { publicAddresses } from "./lib/addresses.js";
-import { load, printTable, startServer } from "./lib/run.js";
+import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:lookups`:
@@ -14,7 +14,8 @@ import { load, printTable, startServer } from "./lib/run.js";
  * 2. the resident memory the loaded IP data adds to a fresh process (RSS after a GC, before and after
  *    opening from the compiled cache);
  * 3. HTTP `GET /v1/info/ip` req/s against a bare Hono hello-world, each server in its own process, loaded
- *    by autocannon (32 connections, 5 s after 1 s warm-up). The controller runs as a newcomer runs it
+ *    by autocannon (32 connections, 5 s after 1 s warm-up; the best of BENCH_HTTP_ROUNDS (2) rounds, the
+ *    two addresses alternating). The controller runs as a newcomer runs it
  *    (embedded PGlite, access log on), its lookup quota lifted so every request is answered.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -115,8 +116,13 @@ printTable(
 process.stdout.write("\n");
 
 const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-"));
+/** Rounds of each HTTP figure; the best round counts, as in the in-process figures above. */
+const httpRounds = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 2));
+const best = (a: LoadResult, b: LoadResult): LoadResult => (a.rps >= b.rps ? a : b);
 const hello = await startServer(join(root, "bench/servers/hello.ts"));
-const baseline = await load("hono hello-world", `${hello.url}/`, { seconds });
+const loadHello = () => load("hono hello-world", `${hello.url}/`, { seconds });
+let baseline = await loadHello();
+for (let round = 1; round < httpRounds; round++) baseline = best(baseline, await loadHello());
 await hello.stop();
 const controller = await startServer(join(root, "apps/controller/src/main.ts"), {
   VANTAGE_DATA_DIR: dataDir,
@@ -124,18 +130,17 @@ const controller = await startServer(join(root, "apps/controller/src/main.ts"), 
   VANTAGE_LOG_LEVEL: process.env.VANTAGE_LOG_LEVEL ?? "info",
 });
 const query = process.env.VANTAGE_API_FORM === "a" ? "q" : "ip";
-const v4 = await load(
-  "controller GET /v1/info/ip (8.8.8.8)",
-  `${controller.url}/v1/info/ip?${query}=8.8.8.8`,
-  {
-    seconds,
-  },
-);
-const v6 = await load(
-  "controller GET /v1/info/ip (2001:4860:4860::8888)",
-  `${controller.url}/v1/info/ip?${query}=2001:4860:4860::8888`,
-  { seconds },
-);
+const loadIp = (ip: string) =>
+  load(`controller GET /v1/info/ip (${ip})`, `${controller.url}/v1/info/ip?${query}=${ip}`, { seconds });
+// The two addresses alternate, round after round: in single runs the first load after the controller's
+// start ran at half the second's rate or less (start-up work and compilation still going on), which made
+// whichever address went first look slow.
+let v4 = await loadIp("8.8.8.8");
+let v6 = await loadIp("2001:4860:4860::8888");
+for (let round = 1; round < httpRounds; round++) {
+  v4 = best(v4, await loadIp("8.8.8.8"));
+  v6 = best(v6, await loadIp("2001:4860:4860::8888"));
+}
 await controller.stop();
 rmSync(dataDir, { recursive: true, force: true });
 
