@@ -133,20 +133,19 @@ export function formatIpv6(words: ArrayLike<number>): string {
     }
     k = end;
   }
-  let out = "";
-  if (best < 0) {
-    for (let k = 0; k < 8; k++) out += k === 0 ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
-    return out;
-  }
-  for (let k = 0; k < best; k++) out += k === 0 ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
-  out += "::";
-  const after = best + bestLen;
-  for (let k = after; k < 8; k++) out += k === after ? hexGroup(g, k) : `:${hexGroup(g, k)}`;
-  return out;
+  if (best < 0) return groupsText(g, 0, 8);
+  return `${groupsText(g, 0, best)}::${groupsText(g, best + bestLen, 8)}`;
 }
 
 const formatGroups = new Uint16Array(8);
-const hexGroup = (g: Uint16Array, k: number): string => (g[k] as number).toString(16);
+
+/** Groups `from`..`to` of `g` in hex, joined by `:` (no array or closure made per call). */
+function groupsText(g: Uint16Array, from: number, to: number): string {
+  let out = "";
+  for (let k = from; k < to; k++)
+    out += k === from ? (g[k] as number).toString(16) : `:${(g[k] as number).toString(16)}`;
+  return out;
+}
 
 export type CanonicalIp = { ok: true; ip: string; family: 4 | 6 } | { ok: false; problem: string };
 
