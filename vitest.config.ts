@@ -21,9 +21,7 @@ const e2eWaitingOnEvents = ["reconnect.e2e.test.ts", "results-wal.e2e.test.ts", 
  */
 const serial = [
   "apps/controller/src/fuzz.test.ts",
-  ...readdirSync(new URL(`./${e2e}/`, import.meta.url))
-    .filter((f) => f.endsWith(".test.ts") && !e2eWaitingOnEvents.includes(f))
-    .map((f) => `${e2e}/${f}`),
+  ...testFiles([e2e]).filter((f) => !e2eWaitingOnEvents.some((name) => f.endsWith(`/${name}`))),
   "apps/controller/src/db/availability.test.ts",
   "apps/controller/src/modules/probes/result-writer.test.ts",
   "apps/controller/src/modules/probes/probes-quota.test.ts",
