@@ -215,7 +215,9 @@ describe("fault suite (real processes)", () => {
     // Answers during the reconnect may carry node errors (Form B), or a Form A task no node could be
     // reached for may end failed; they are stored like any other.
     const stored = await assertStored({ a: calls.a, b: calls.b }, { nodesMayFail: true });
-    expect(stored.answeredB).toBeGreaterThan(5);
+    // Several answers went through the fault, so the checks above are not empty: 6–20 on a quiet machine,
+    // 5 with two CPU hogs and another test file beside this one.
+    expect(stored.answeredB).toBeGreaterThanOrEqual(3);
   }
 
   it.concurrent("a Form A controller killed mid-task: its task fails soon after its deadline, on a restarted controller", async () => {
