@@ -22,7 +22,7 @@ const e2eWaitingOnEvents = ["reconnect.e2e.test.ts", "results-wal.e2e.test.ts", 
  */
 const alone = [
   "apps/controller/src/fuzz.test.ts",
-  "apps/controller/src/e2e/faults.e2e.test.ts",
+  `${e2e}/faults.e2e.test.ts`,
   "apps/controller/src/db/availability.test.ts",
   "apps/controller/src/modules/accounts/password-hashing.test.ts",
 ];

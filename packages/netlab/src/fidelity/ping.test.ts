@@ -2,6 +2,7 @@ import type { PingResult } from "@vantage/probes";
 import { describe, expect, it } from "vitest";
 import { labAddresses as at } from "../topology.js";
 import { useLab } from "./lab-fixture.js";
+import { median } from "./median.js";
 import { referencePing } from "./reference-runs.js";
 
 /**
@@ -13,15 +14,6 @@ import { referencePing } from "./reference-runs.js";
  */
 const fx = useLab({ lossPercent: 10 });
 const rttTolerance = (ref: number): number => Math.max(0.3, ref * 0.1);
-/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 describe("ping fidelity", () => {
   for (const [client, host] of [

@@ -2,6 +2,7 @@ import type { HttpResult, TcpResult } from "@vantage/probes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { labAddresses as at } from "../topology.js";
 import { useLab } from "./lab-fixture.js";
+import { median } from "./median.js";
 import { referenceCurl } from "./reference-runs.js";
 
 /** tcp outcomes on open/refused/blackholed ports; http vs `curl -w` on status, phases and total time. */
@@ -83,7 +84,6 @@ describe("http fidelity", () => {
         expect(o.detail, JSON.stringify(o.error)).not.toBeNull();
         outs.push(o.detail as HttpResult);
       }
-      const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
       const tls = url.startsWith("https:");
       // An IP literal has no lookup: curl reports ~0 there, the probe may report 0 or null.
       const literal = /^https?:\/\/[\d[]/.test(url);
