@@ -6,7 +6,8 @@
 // Entry points: main.mjs (the server) and the operator commands beside it, migrate.mjs, account-plan.mjs,
 // secrets-rotate.mjs, add-agent.mjs (`pnpm agent:add`, `pnpm nats:controller-user`), password-worker.mjs
 // (the bcrypt worker threads piscina starts from beside the bundle), embedded-agent.mjs (the embedded
-// mode's agent child process) and compile-worker.mjs (the thread a data reload runs on); shared code in
+// mode's agent child process), compile-worker.mjs (the thread a data reload runs on) and pglite-template.mjs
+// (run at the end of the build: the migrated template new embedded databases load); shared code in
 // chunk-*.mjs.
 //
 // The workspace packages (@vantage/*, whose exports are TypeScript sources) are bundled; npm packages stay
@@ -24,6 +25,7 @@
 //   point), so their `import.meta.url` stays the bundle's.
 // --if-stale skips the build when the outputs are newer than every file the last build read (dist/
 // build-meta.json lists them), this script, the lockfile and node_modules' install state.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
@@ -46,6 +48,8 @@ const entryPoints = {
   "embedded-agent": join(here, "src/embedded-agent/child.ts"),
   // The worker thread a SIGHUP reload compiles the IP and reputation data on (@vantage/lookups' off-thread.ts).
   "compile-worker": join(root, "packages/lookups/src/worker/compile-worker.ts"),
+  // Makes the migrated template new embedded databases start from (src/db/pglite-template.ts); run below.
+  "pglite-template": join(here, "src/db/pglite-template-cli.ts"),
 };
 
 /** Sources whose `import.meta.url` names a file built into dist/: `new URL("./password-worker.mjs", …)`. */
@@ -129,6 +133,17 @@ writeFileSync(
     2,
   )}\n`,
 );
+// The migrated template of new embedded databases, made by the bundle just built (a no-op when the
+// migrations have not changed). Without it a first embedded start makes its database from scratch: slower,
+// not wrong, so a failure here is a warning.
+const template = spawnSync(process.execPath, [join(dist, "pglite-template.mjs")], {
+  stdio: ["ignore", 2, 2],
+});
+if (template.status !== 0) {
+  console.warn(
+    `warning: the embedded database template was not made (${template.signal ?? `exit ${template.status}`})`,
+  );
+}
 console.log(`controller built into ${dist} in ${Date.now() - started} ms`);
 
 /** Fresh when every output exists and no input changed since the build that wrote them started. */

@@ -16,8 +16,9 @@
 #   - the `deps` stage installs the workspace again with `pnpm install --prod` from the same lockfile, which
 #     gives the same node_modules/.pnpm directory names the bundle points at (checked: every relative import
 #     of the bundle resolves in such a tree) and leaves out esbuild, TypeScript, vitest, playwright-core, …;
-#   - the `build` stage's outputs are copied on top: apps/controller/dist, apps/web/dist and the compiled ASN
-#     table (node_modules/.cache/vantage-ip-data; without it each start compiles it in memory, about 3 s).
+#   - the `build` stage's outputs are copied on top: apps/controller/dist, apps/web/dist, the compiled ASN
+#     table (node_modules/.cache/vantage-ip-data; without it each start compiles it in memory, about 3 s)
+#     and the migrated template of new embedded databases (node_modules/.cache/vantage-pglite).
 # `pnpm prune --prod` on the build stage would be shorter, but in a workspace it empties every project's
 # node_modules (tried: the controller then fails with "Cannot find package 'zod'"); `pnpm deploy` (not tried)
 # makes a standalone copy of one package, which would break the bundle's relative paths into the workspace.
@@ -94,6 +95,9 @@ COPY --from=deps /app /app
 COPY --from=build /app/apps/controller/dist /app/apps/controller/dist
 COPY --from=build /app/apps/web/dist /app/apps/web/dist
 COPY --from=build /app/node_modules/.cache/vantage-ip-data /app/node_modules/.cache/vantage-ip-data
+# The migrated template a new embedded database starts from (made by the controller's build; see
+# apps/controller/src/db/pglite-template.ts). Without it an embedded start makes its schema from scratch.
+COPY --from=build /app/node_modules/.cache/vantage-pglite /app/node_modules/.cache/vantage-pglite
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     VANTAGE_DATA_DIR=/var/lib/vantage

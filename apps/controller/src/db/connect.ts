@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, sql } from "kysely";
@@ -9,6 +9,7 @@ import { holdPrivateUmask, makePrivateDir, stripGroupOther } from "../lib/data-d
 import { AvailabilityGate, guardedDialect } from "./availability.js";
 import { type Listen, pgliteListen, postgresListen } from "./listen.js";
 import { inlineMigrations } from "./migrations/index.js";
+import { isWholeTar, readPgliteTemplate } from "./pglite-template.js";
 import { InFlight, postgresDialect } from "./postgres-dialect.js";
 import type { Database } from "./schema.js";
 
@@ -51,8 +52,8 @@ export interface DbOptions {
   onAvailabilityChange?: (up: boolean, err?: unknown) => void;
   /**
    * PGlite, a new database (in memory, or a data directory not made yet): start from this dump of a data
-   * directory (`PGlite.dumpDataDir`) instead of running initdb, which takes seconds of CPU. The test suite's
-   * databases start from one migrated dump.
+   * directory (`PGlite.dumpDataDir`) instead of running initdb, which takes seconds of CPU. Without it, the
+   * migrated template the build made (db/pglite-template.ts) when there is one.
    */
   pgliteDump?: Blob;
   /** PGlite: told when the data directory was readable by others and has been made private. */
@@ -112,11 +113,11 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     umask = holdPrivateUmask();
   }
   const fresh = location.startsWith("memory://") || !existsSync(resolve(location, "PG_VERSION"));
-  const pglite =
-    opts.pgliteDump && fresh
-      ? new PGlite({ dataDir: location, loadDataDir: opts.pgliteDump })
-      : new PGlite(location);
-  await pglite.waitReady;
+  const pglite = await openPglite(
+    location,
+    fresh ? (opts.pgliteDump ?? readPgliteTemplate()) : undefined,
+    opts.log,
+  );
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   // Where the umask cannot be set (a worker thread), the files PGlite made are made private by hand.
   const pgdata = location;
@@ -128,6 +129,38 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     fixModes();
     umask?.release();
   });
+}
+
+/**
+ * PGlite on `location`; a new one (`dump` given) loaded from the dump instead of made by initdb. A dump that
+ * does not load (a damaged cache file) is logged and left aside: the directory, new and ours, is emptied
+ * and the database made from scratch, as without a template.
+ */
+async function openPglite(location: string, dump: Blob | undefined, log: DbOptions["log"]): Promise<PGlite> {
+  // PGlite reads a tar it cannot parse as gzip, and that read's error escapes as an unhandled rejection:
+  // an incomplete archive never reaches it.
+  if (dump && !isWholeTar(new Uint8Array(await dump.arrayBuffer()))) {
+    const message =
+      "the migrated database template is not a whole tar archive; making the database from scratch";
+    if (log) log.warn({ bytes: dump.size }, message);
+    else process.emitWarning(message);
+    dump = undefined;
+  }
+  if (dump) {
+    try {
+      const loaded = new PGlite({ dataDir: location, loadDataDir: dump });
+      await loaded.waitReady;
+      return loaded;
+    } catch (err) {
+      const message = "the migrated database template did not load; making the database from scratch";
+      if (log) log.warn({ err }, message);
+      else process.emitWarning(`${message}: ${String(err)}`);
+      if (!location.startsWith("memory://")) emptyDir(resolve(location));
+    }
+  }
+  const pglite = new PGlite(location);
+  await pglite.waitReady;
+  return pglite;
 }
 
 /**
@@ -184,4 +217,9 @@ export async function migrate(db: Db): Promise<string[]> {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   db.migrated = true;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/** Removes everything inside `dir`, keeping the directory itself (and its mode). */
+function emptyDir(dir: string): void {
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
 }

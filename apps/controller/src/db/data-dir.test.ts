@@ -47,7 +47,7 @@ describe("the embedded data directory is the owner's alone", () => {
   it("a first start and writes leave the directory 0700 and every file 0600, the umask given back", async () => {
     const umaskBefore = process.umask();
     const dataDir = tempDir();
-    // No dump: the cluster is made by initdb, as on a newcomer's first start.
+    // No dump given: as on a newcomer's first start, from the build's migrated template (db/pglite-template.ts).
     const config = loadConfig({
       PORT: "0",
       HOST: "127.0.0.1",

@@ -1,0 +1,109 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, Migrator } from "kysely";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import { inlineMigrations } from "./migrations/index.js";
+
+// The sources' own directory, also under the bundle (build.mjs maps `import.meta.url` to the source).
+const here = dirname(fileURLToPath(import.meta.url));
+const migrationsDir = join(here, "migrations");
+/** The checkout's node_modules/.cache (this file is apps/controller/src/db/pglite-template.ts). */
+const cacheDir = join(here, "../../../../node_modules/.cache/vantage-pglite");
+
+/**
+ * The migrated PGlite template: a dump of an embedded data directory with every migration applied
+ * (`PGlite.dumpDataDir`), kept in the checkout's node_modules/.cache and named by a hash of the migrations'
+ * sources and PGlite's version, so a changed migration or another PGlite names a new one. A new embedded
+ * database (`connectDb` on a data directory not made yet) starts from it instead of running initdb in WASM
+ * and every migration: 5–7 s of CPU at a first start, paid again by every test that starts a controller on
+ * a new data directory. The controller's build makes it (apps/controller/build.mjs); without it a new
+ * database is made from scratch as before. The template holds the schema alone: the migrations write no
+ * row of their own (data migrations copy existing rows), so nothing in it belongs to one installation.
+ */
+export function pgliteTemplateFile(): string {
+  return join(cacheDir, `pglite-${templateKey()}.tar`);
+}
+
+/** The template's bytes, or undefined when it has not been made (or cannot be read). */
+export function readPgliteTemplate(): Blob | undefined {
+  try {
+    return new Blob([readFileSync(pgliteTemplateFile())]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The template, made and written to the cache when it is not there yet. Written aside and renamed, so
+ * processes making it at the same moment (test workers, a build) never read half of one.
+ */
+export async function makePgliteTemplate(): Promise<{ dump: Blob; file: string; made: boolean }> {
+  const file = pgliteTemplateFile();
+  const found = readPgliteTemplate();
+  if (found) return { dump: found, file, made: false };
+  const pglite = new PGlite("memory://");
+  await pglite.waitReady;
+  const kysely = new Kysely({ dialect: new PGliteDialect(pglite) });
+  try {
+    const { error } = await new Migrator({ db: kysely, provider: inlineMigrations }).migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    const dump = await pglite.dumpDataDir("none");
+    mkdirSync(cacheDir, { recursive: true });
+    const partial = `${file}.${process.pid}.partial`;
+    try {
+      writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+      renameSync(partial, file);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      throw err;
+    }
+    return { dump, file, made: true };
+  } finally {
+    await kysely.destroy();
+  }
+}
+
+function templateKey(): string {
+  const pgliteVersion = JSON.parse(
+    readFileSync(join(here, "../../node_modules/@electric-sql/pglite/package.json"), "utf8"),
+  ).version;
+  return migrationsKey(`pglite ${pgliteVersion}`);
+}
+
+/**
+ * A short hash of every migration's name and source after `salt` (what else a template depends on): a
+ * migrated template named by it is current, and a changed migration names a new one.
+ */
+export function migrationsKey(salt: string): string {
+  const hash = createHash("sha256");
+  hash.update(`${salt}\n`);
+  for (const name of readdirSync(migrationsDir).sort()) {
+    hash.update(`${name}\n`);
+    hash.update(readFileSync(join(migrationsDir, name)));
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Whether `bytes` is a whole tar archive: every member's header in its place, with the ustar magic, and
+ * the end-of-archive block (zeros) reached inside the bytes. A cache file cut short or overwritten fails.
+ */
+export function isWholeTar(bytes: Uint8Array): boolean {
+  const decoder = new TextDecoder();
+  let offset = 0;
+  while (offset + 512 <= bytes.length) {
+    const header = bytes.subarray(offset, offset + 512);
+    if (header.every((b) => b === 0)) return offset > 0;
+    if (decoder.decode(header.subarray(257, 262)) !== "ustar") return false;
+    const sizeField = decoder
+      .decode(header.subarray(124, 136))
+      .replace(/[\0 ]+$/, "")
+      .trim();
+    if (!/^[0-7]+$/.test(sizeField)) return false;
+    offset += 512 + Math.ceil(Number.parseInt(sizeField, 8) / 512) * 512;
+  }
+  return false;
+}
