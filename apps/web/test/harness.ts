@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
@@ -67,10 +67,8 @@ export async function startDashboard(
     pgliteDump: await migratedPgliteDump(),
   });
   const url = runtime.url!.replace(/\/$/, "");
-  const browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-  });
+  const browser = await acquireBrowser();
+  const contexts: BrowserContext[] = [];
   const host = new URL(url).host;
   return {
     url,
@@ -81,6 +79,7 @@ export async function startDashboard(
         viewport: { width: size.width ?? 1280, height: size.height ?? 860 },
         locale: "en-US",
       });
+      contexts.push(context);
       const page = (await context.newPage()) as Page & { outside: string[]; errors: string[] };
       page.outside = [];
       page.errors = [];
@@ -97,11 +96,62 @@ export async function startDashboard(
       return page;
     },
     async stop() {
-      await browser.close();
+      await Promise.allSettled(contexts.map((c) => c.close()));
+      releaseBrowser();
       await runtime.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One headless Chromium per test process, shared by the dashboards it starts one after the other (a file's
+ * two forms, and the next file: workers run file after file): a launch cost about 2 s of a core. Each
+ * dashboard's pages live in their own contexts (own storage), closed by its `stop`. The browser is closed
+ * once no dashboard has used it for a few seconds, or with the process; one that went away (a crash) is
+ * launched again.
+ */
+interface SharedBrowser {
+  browser: Promise<Browser>;
+  users: number;
+  idle?: NodeJS.Timeout;
+}
+let shared: SharedBrowser | undefined;
+
+async function acquireBrowser(): Promise<Browser> {
+  if (shared) {
+    clearTimeout(shared.idle);
+    shared.users++;
+    const browser = await shared.browser.catch(() => undefined);
+    if (browser?.isConnected()) return browser;
+    shared.users--;
+    shared = undefined;
+  }
+  const launched = chromium.launch({
+    executablePath: chromiumPath(),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  const entry: SharedBrowser = { browser: launched, users: 1 };
+  shared = entry;
+  try {
+    return await launched;
+  } catch (err) {
+    if (shared === entry) shared = undefined;
+    throw err;
+  }
+}
+
+function releaseBrowser(): void {
+  const entry = shared;
+  if (!entry) return;
+  entry.users = Math.max(0, entry.users - 1);
+  if (entry.users > 0) return;
+  entry.idle = setTimeout(() => {
+    if (shared !== entry || entry.users > 0) return;
+    shared = undefined;
+    void entry.browser.then((b) => b.close()).catch(() => {});
+  }, 5_000);
+  entry.idle.unref();
 }
 
 /** Registers an account through the page's own API and signs the page in (its token in localStorage). */
