@@ -68,8 +68,15 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
     return { writer, make, addMonitor };
   }
 
+  // Fails when the condition does not come within 30 s: a wait that ran out silently let a test go on with
+  // a run still in flight (seen on a loaded machine: run 1 finished after run 2, so its older slot did not
+  // move the state and "down after 2 failing runs" read fail_streak 1).
   const waitFor = async (cond: () => boolean | Promise<boolean>) => {
-    for (let i = 0; i < 200 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 25));
+    const deadline = Date.now() + 30_000;
+    while (!(await cond())) {
+      if (Date.now() > deadline) throw new Error(`not within 30 s: ${cond.toString()}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
   };
 
   it("claims a due monitor once, moves it to its next slot, and skips slots missed while down", async () => {
