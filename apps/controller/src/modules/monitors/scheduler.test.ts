@@ -6,6 +6,7 @@ import { newUser } from "../../testing/accounts.js";
 import { doneReply, refusedReply, serveNode, settle } from "../../testing/agents.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
+import { until } from "../../testing/until.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { planMonitorProbe } from "./config.js";
 import type { MonitorsContext } from "./context.js";
@@ -71,13 +72,7 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
   // Fails when the condition does not come within 30 s: a wait that ran out silently let a test go on with
   // a run still in flight (seen on a loaded machine: run 1 finished after run 2, so its older slot did not
   // move the state and "down after 2 failing runs" read fail_streak 1).
-  const waitFor = async (cond: () => boolean | Promise<boolean>) => {
-    const deadline = Date.now() + 30_000;
-    while (!(await cond())) {
-      if (Date.now() > deadline) throw new Error(`not within 30 s: ${cond.toString()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const waitFor = (cond: () => boolean | Promise<boolean>) => until(cond.toString(), cond, 30_000, 25);
 
   it("claims a due monitor once, moves it to its next slot, and skips slots missed while down", async () => {
     const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
