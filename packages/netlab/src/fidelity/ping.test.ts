@@ -20,7 +20,7 @@ describe("ping fidelity", () => {
     ["c2", at.web4],
     ["c3", at.web6],
   ] as const) {
-    it(`${client} → ${host}: same counts, average RTT within tolerance`, async () => {
+    it(`${client} → ${host}: same counts, median RTT within tolerance`, async () => {
       const runner = await fx.runner(client);
       const ref = await referencePing(fx.lab, client, host, { count: 20, intervalMs: 10, timeoutMs: 2000 });
       const ours = await runner.run({
