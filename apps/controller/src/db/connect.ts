@@ -139,7 +139,7 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
 async function openPglite(location: string, dump: Blob | undefined, log: DbOptions["log"]): Promise<PGlite> {
   // PGlite reads a tar it cannot parse as gzip, and that read's error escapes as an unhandled rejection:
   // an incomplete archive never reaches it.
-  if (dump && !isWholeTar(new Uint8Array(await dump.arrayBuffer()))) {
+  if (dump && !(await isWholeDump(dump))) {
     const message =
       "the migrated database template is not a whole tar archive; making the database from scratch";
     if (log) log.warn({ bytes: dump.size }, message);
@@ -217,6 +217,19 @@ export async function migrate(db: Db): Promise<string[]> {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   db.migrated = true;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * Dumps already checked in this process: the test databases load one dump object each time, and checking
+ * it meant copying its 40 MB again for every database.
+ */
+const wholeDumps = new WeakSet<Blob>();
+
+async function isWholeDump(dump: Blob): Promise<boolean> {
+  if (wholeDumps.has(dump)) return true;
+  const whole = isWholeTar(new Uint8Array(await dump.arrayBuffer()));
+  if (whole) wholeDumps.add(dump);
+  return whole;
 }
 
 /** Removes everything inside `dir`, keeping the directory itself (and its mode). */

@@ -66,11 +66,17 @@ export async function makePgliteTemplate(): Promise<{ dump: Blob; file: string; 
   }
 }
 
+let key: string | undefined;
+
+/** The template's name: read and hashed once per process (the migrations do not change under it). */
 function templateKey(): string {
-  const pgliteVersion = JSON.parse(
-    readFileSync(join(here, "../../node_modules/@electric-sql/pglite/package.json"), "utf8"),
-  ).version;
-  return migrationsKey(`pglite ${pgliteVersion}`);
+  if (key === undefined) {
+    const pgliteVersion = JSON.parse(
+      readFileSync(join(here, "../../node_modules/@electric-sql/pglite/package.json"), "utf8"),
+    ).version;
+    key = migrationsKey(`pglite ${pgliteVersion}`);
+  }
+  return key;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { adminUrl } from "@vantage/testing";
 import postgres from "postgres";
 import { connectDb, migrate } from "../db/connect.js";
-import { migrationsKey } from "./pglite-template.js";
+import { migrationsKey } from "../db/pglite-template.js";
 
 /** The advisory lock the test processes take while one of them makes the template (any fixed number). */
 const TEMPLATE_LOCK = 7_146_001;

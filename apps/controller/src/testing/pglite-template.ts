@@ -1,7 +1,5 @@
 import { makePgliteTemplate } from "../db/pglite-template.js";
 
-export { migrationsKey } from "../db/pglite-template.js";
-
 let loaded: Promise<Blob> | undefined;
 
 /**
