@@ -36,8 +36,8 @@ export interface Modules {
 export interface App {
   /** The Hono application; `app.fetch` serves, `app.request` is for tests. It never listens by itself. */
   app: Router;
-  /** The OpenAPI 3.1 document of the active form, generated once. */
-  openapi: Record<string, unknown>;
+  /** The OpenAPI 3.1 document of the active form, generated on the first call and kept. */
+  openapi(): Record<string, unknown>;
   /** The modules, for the runtime's roles (their workers) and for in-process callers (their services). */
   modules: Modules;
   /**
@@ -122,24 +122,29 @@ export function createApp(deps: AppDeps): App {
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
 
-  const openapi = app.getOpenAPI31Document({
-    openapi: "3.1.0",
-    info: {
-      title: `Vantage API (Form ${form.toUpperCase()})`,
-      version: "1.0.0",
-      description: apiDescription(deps.config, routeTags(app), billing.configured),
-    },
-    servers: [{ url: deps.config.VANTAGE_PUBLIC_URL ?? "/" }],
-  }) as unknown as Record<string, unknown>;
-  const openapiBody = JSON.stringify(openapi);
+  // The document is generated on first use, not here: it took a fifth of a second of CPU per app, and most
+  // applications (every test's, a controller whose /v1/openapi.json nobody asks for) never read it.
+  let openapi: Record<string, unknown> | undefined;
+  let openapiBody: string | undefined;
+  const document = (): Record<string, unknown> =>
+    (openapi ??= app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: `Vantage API (Form ${form.toUpperCase()})`,
+        version: "1.0.0",
+        description: apiDescription(deps.config, routeTags(app), billing.configured),
+      },
+      servers: [{ url: deps.config.VANTAGE_PUBLIC_URL ?? "/" }],
+    }) as unknown as Record<string, unknown>);
   app.get("/v1/openapi.json", (c) => {
+    openapiBody ??= JSON.stringify(document());
     c.header("Content-Type", "application/json; charset=utf-8");
     return c.body(openapiBody);
   });
 
   return {
     app,
-    openapi,
+    openapi: document,
     modules: {
       delivery,
       accounts,

@@ -24,7 +24,7 @@ describe.each(forms)("OpenAPI document, form %s", (form) => {
 
   it("documents every route the application serves under /v1", async () => {
     const t = makeTestApp(testDb, form);
-    const doc = t.openapi as { paths: Record<string, Record<string, unknown>> };
+    const doc = t.openapi() as { paths: Record<string, Record<string, unknown>> };
     const served = t.app.routes
       .filter((r) => r.path.startsWith("/v1/") && r.path !== "/v1/openapi.json" && r.method !== "ALL")
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([^/]+)/g, "{$1}")}`);
@@ -36,7 +36,7 @@ describe.each(forms)("OpenAPI document, form %s", (form) => {
 
   it("declares the credential schemes of the form", async () => {
     const t = makeTestApp(testDb, form);
-    const schemes = (t.openapi as { components: { securitySchemes: Record<string, unknown> } }).components
+    const schemes = (t.openapi() as { components: { securitySchemes: Record<string, unknown> } }).components
       .securitySchemes;
     expect(Object.keys(schemes).sort()).toEqual(form === "a" ? ["bearerAuth"] : ["apiKeyAuth", "bearerAuth"]);
   });

@@ -17,7 +17,7 @@ export interface RouteRef {
 
 /** Every operation in the application's OpenAPI document. */
 export function routesOf(t: TestApp): RouteRef[] {
-  const paths = (t.openapi as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
+  const paths = (t.openapi() as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
   const out: RouteRef[] = [];
   for (const [path, ops] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(ops)) {

@@ -18,7 +18,7 @@ export interface LimitedRoute {
 
 /** Every operation the OpenAPI document marks as limited (`x-vantage-limit: <family>`). */
 export function limitedRoutesOf(t: TestApp): LimitedRoute[] {
-  const paths = (t.openapi as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
+  const paths = (t.openapi() as { paths?: Record<string, Record<string, Operation>> }).paths ?? {};
   const out: LimitedRoute[] = [];
   for (const [path, ops] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(ops)) {

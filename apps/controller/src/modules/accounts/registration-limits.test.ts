@@ -105,7 +105,7 @@ describe.each(dbKinds)("registration limits on %s", (kind) => {
     });
 
     it("documents the limits in the OpenAPI description of the route", () => {
-      const paths = t.openapi.paths as Record<string, { post: { description: string } }>;
+      const paths = t.openapi().paths as Record<string, { post: { description: string } }>;
       const description = paths["/v1/auth/register"]!.post.description;
       expect(description).toMatch(new RegExp(`${PER_IP} per hour per client IP`));
       expect(description).toMatch(new RegExp(`${PER_ADDRESS} per hour per address`));

@@ -352,7 +352,7 @@ describe.each(forms)("live probe streams, form %s (PGlite)", (form) => {
   it("the OpenAPI document gives the probe routes and the task route a text/event-stream answer", async () => {
     const t = db.app(form);
     // biome-ignore lint/suspicious/noExplicitAny: walking the generated document
-    const paths = (t.openapi as any).paths;
+    const paths = (t.openapi() as any).paths;
     for (const type of ["http", "ping", "dns", "tcp", "traceroute"]) {
       const op = paths[`/v1/probe/${type}`].post;
       expect(Object.keys(op.responses["200"].content)).toContain("text/event-stream");
@@ -363,6 +363,6 @@ describe.each(forms)("live probe streams, form %s (PGlite)", (form) => {
       "application/json",
       "text/event-stream",
     ]);
-    await expect(SwaggerParser.validate(structuredClone(t.openapi) as never)).resolves.toBeDefined();
+    await expect(SwaggerParser.validate(structuredClone(t.openapi()) as never)).resolves.toBeDefined();
   });
 });

@@ -13,7 +13,7 @@ describe.each(forms)("GET /metrics on the API port, form %s", (form) => {
     const res = await t.call("GET", "/metrics");
     expect(res.status).toBe(200);
     expect(res.text).toContain("vantage_http_requests_total");
-    expect(Object.keys((t.openapi as { paths: object }).paths)).not.toContain("/metrics");
+    expect(Object.keys((t.openapi() as { paths: object }).paths)).not.toContain("/metrics");
   });
 
   it("VANTAGE_METRICS_TOKEN: required, accepted, refused", async () => {
@@ -52,7 +52,7 @@ describe.each(forms)("GET /metrics on the API port, form %s", (form) => {
         /vantage_http_requests_total\{method="GET",route="\/metrics",status="401"\} \d+/,
       );
     }
-    expect(Object.keys((t.openapi as { paths: object }).paths)).not.toContain("/metrics");
+    expect(Object.keys((t.openapi() as { paths: object }).paths)).not.toContain("/metrics");
   });
 
   it("VANTAGE_METRICS_LISTEN: the API port answers 404 for /metrics", async () => {
@@ -63,6 +63,6 @@ describe.each(forms)("GET /metrics on the API port, form %s", (form) => {
       expect(res.body.error.code).toBe("not_found");
     }
     expect((await t.call("GET", "/healthz")).status).toBe(200);
-    expect(Object.keys((t.openapi as { paths: object }).paths)).not.toContain("/metrics");
+    expect(Object.keys((t.openapi() as { paths: object }).paths)).not.toContain("/metrics");
   });
 });
