@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./scripts/test-sequencer.js";
 
 /** The network lab's fidelity tests compare timings with iputils, dig and curl: they run last, one file at a time. */
 const fidelity = "packages/netlab/src/fidelity/**/*.test.ts";
@@ -63,9 +64,15 @@ function testFiles(dirs: string[]): string[] {
   );
 }
 
+/** `VANTAGE_TEST_CPU_PROF=<dir>`: a CPU profile of each test file is written there (docs/testing.md). */
+const cpuProfDir = process.env.VANTAGE_TEST_CPU_PROF;
+
 export default defineConfig({
   test: {
     pool: "forks",
+    // The longest files first in each project, from a recorded run when this machine has none of its own.
+    sequence: { sequencer: LongestFirstSequencer },
+    setupFiles: cpuProfDir ? ["packages/testing/src/cpu-profile-setup.ts"] : [],
     // Builds the agent and controller bundles the tests start as deployed (packages/testing/src/app-entry.ts).
     globalSetup: ["packages/testing/src/global-setup.ts"],
     testTimeout: 60_000,

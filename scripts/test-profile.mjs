@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Sums the per-file CPU profiles a test run wrote with VANTAGE_TEST_CPU_PROF=<dir> (docs/testing.md):
+// the busy CPU of each test file's worker, the most expensive files, and where the time went across them
+// (by package and by function, time including callees). Usage: node scripts/test-profile.mjs <dir> [top]
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const [dir, topArg] = process.argv.slice(2);
+if (!dir) {
+  console.error("usage: node scripts/test-profile.mjs <dir of .cpuprofile files> [top]");
+  process.exit(2);
+}
+const top = Number(topArg ?? 25);
+
+/** Where a frame's code lives: a package, Node's own modules, WebAssembly, our sources, V8. */
+function areaOf(url, fn) {
+  const pkg = url.match(/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/);
+  if (pkg) return pkg[1];
+  if (url.startsWith("node:")) return "node";
+  if (url.startsWith("wasm")) return "wasm";
+  if (/\/(apps|packages)\//.test(url)) return "vantage";
+  if (fn === "(garbage collector)") return "GC";
+  if (fn === "(program)") return "V8 (program)";
+  return "native";
+}
+const source = (url) => url.match(/\/((?:apps|packages)\/[^?]*)$/)?.[1];
+
+const files = [];
+const byArea = new Map();
+const byFunction = new Map();
+const add = (m, k, v) => m.set(k, (m.get(k) ?? 0) + v);
+let busyAll = 0;
+for (const name of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
+  const profile = JSON.parse(readFileSync(join(dir, name), "utf8"));
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const leaf = nodes.get(id);
+    if (!leaf || leaf.callFrame.functionName === "(idle)") return;
+    busy += us;
+    // Inclusive: each area and function on the stack counts once per sample.
+    const areas = new Set();
+    const fns = new Set();
+    for (let x = id; x !== undefined; x = parent.get(x)) {
+      const { url, functionName } = nodes.get(x).callFrame;
+      const area = areaOf(url, functionName);
+      areas.add(area);
+      if (functionName && functionName !== "(root)") fns.add(`${functionName} ${source(url) ?? area}`);
+    }
+    for (const a of areas) add(byArea, a, us);
+    for (const f of fns) add(byFunction, f, us);
+  });
+  busyAll += busy;
+  const wall = (profile.endTime - profile.startTime) / 1e6;
+  files.push({ file: name.replace(/\.cpuprofile$/, "").replaceAll("__", "/"), busy: busy / 1e6, wall });
+}
+const s = (us) => (us / 1e6).toFixed(1).padStart(8);
+const pct = (us) => `${((100 * us) / busyAll).toFixed(1).padStart(5)} %`;
+console.log(`${files.length} files, busy CPU of the test workers ${s(busyAll)} s in all\n`);
+console.log("busy s   wall s  file (the most CPU)");
+for (const f of files.sort((a, b) => b.busy - a.busy).slice(0, top))
+  console.log(`${f.busy.toFixed(1).padStart(6)} ${f.wall.toFixed(1).padStart(8)}  ${f.file}`);
+for (const [title, map, n] of [
+  ["by package (including callees)", byArea, 20],
+  ["by function (including callees)", byFunction, top * 2],
+]) {
+  console.log(`\n${title}`);
+  for (const [k, v] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n))
+    console.log(`${s(v)} s ${pct(v)}  ${k}`);
+}
