@@ -4,6 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
 import { dbKinds } from "../../testing/test-app.js";
+import { until } from "../../testing/until.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 
 /** A receiver on loopback that records what it is sent. */
@@ -62,6 +63,9 @@ describe.each(dbKinds)("probe completion webhook on %s", (kind) => {
       body: { target: "example.com:443", node_ids: ["n1"], callback_url: hook.url },
     });
     expect(other.body.data.callback_secret).not.toBe(secret);
+    // Its own webhook arrives too, before the receiver closes: a delivery refused then would be retried for
+    // 12 s, and the app's drain at the end of the file would wait for the retries.
+    await until("the second task's webhook", () => hook.got.length === 2);
     expect(() =>
       new Webhook(other.body.data.callback_secret).verify(sent!.body, {
         "webhook-id": String(sent!.headers["webhook-id"]),
