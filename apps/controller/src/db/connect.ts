@@ -118,17 +118,28 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     fresh ? (opts.pgliteDump ?? readPgliteTemplate()) : undefined,
     opts.log,
   );
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   // Where the umask cannot be set (a worker thread), the files PGlite made are made private by hand.
   const pgdata = location;
   const fixModes = () => {
     if (umask && !umask.held) stripGroupOther(pgdata, true);
   };
   fixModes();
-  return makeDb(kysely, "pglite", pgliteListen(pglite, kysely), undefined, () => {
+  return pgliteDb(pglite, () => {
     fixModes();
     umask?.release();
   });
+}
+
+/** What a `Db` over PGlite uses of it: its queries, LISTEN, and `close` (which `Db.close` calls). */
+export type PgliteClient = Pick<PGlite, "query" | "listen" | "close">;
+
+/**
+ * A `Db` over an open PGlite (or a stand-in with its `query`, `listen` and `close`: the test databases'
+ * pool lends one instance to file after file, testing/test-app.ts). `close` closes the client.
+ */
+export function pgliteDb(client: PgliteClient, onClose?: () => void): Db {
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect(client as PGlite) });
+  return makeDb(kysely, "pglite", pgliteListen(client, kysely), undefined, onClose);
 }
 
 /**

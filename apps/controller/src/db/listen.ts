@@ -104,7 +104,7 @@ function noop(): void {}
  * caller holds open, and take effect only at its commit (or never, on rollback). Nothing is lost here:
  * there is no connection to drop. `close` after the database closed is a no-op.
  */
-export function pgliteListen(pglite: PGlite, kysely: Kysely<Database>): Listen {
+export function pgliteListen(pglite: Pick<PGlite, "listen">, kysely: Kysely<Database>): Listen {
   return async (channel, onMessage, onListen) => {
     checkChannel(channel);
     let open = true;

@@ -12,7 +12,7 @@ import type { ApiForm } from "../http/security.js";
 import type { Presence } from "../modules/nodes/index.js";
 import { contractCheck } from "./contract-check.js";
 import { migratedPgTemplate } from "./pg-template.js";
-import { migratedPgliteDump } from "./pglite-template.js";
+import { lendPgliteDb } from "./pglite-pool.js";
 import { planLimitsEnv } from "./plan-limits.js";
 
 export type DbKind = "pglite" | "postgres";
@@ -32,9 +32,9 @@ export interface TestDb {
 /** A migrated database: in-memory PGlite, or a fresh database (a migrated template's copy) on the test PostgreSQL server. */
 export async function openTestDb(kind: DbKind): Promise<TestDb> {
   if (kind === "pglite") {
-    const db = await connectDb({ dataDir: "memory://", pgliteDump: await migratedPgliteDump() });
+    const { db, close } = await lendPgliteDb();
     await migrate(db);
-    return { kind, db, close: () => db.close() };
+    return { kind, db, close };
   }
   const tdb = await createTestDatabase({ template: await migratedPgTemplate() });
   const db = await connectDb({ databaseUrl: tdb.url, dataDir: "unused", maxConnections: 5 });
