@@ -15,7 +15,7 @@ import { DEFAULT_IP_CACHE_DIR } from "../apps/controller/src/modules/lookups/ind
 import { startRuntime } from "../apps/controller/src/runtime.js";
 import { registerWithKey } from "./lib/accounts.js";
 import { publicAddresses } from "./lib/addresses.js";
-import { load, printTable, startServer } from "./lib/run.js";
+import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:reputation`:
@@ -24,7 +24,7 @@ import { load, printTable, startServer } from "./lib/run.js";
  *    zones and rDNS asked of a loopback DNS server in this process (every name NXDOMAIN but a few listed);
  * 2. HTTP `GET /v1/ip/reputation` req/s and latency with autocannon against a controller in its own
  *    process (DNSBL off, its cache off so every call is a lookup), and against a bare Hono hello-world of
- *    the same run;
+ *    the same run; each the best of BENCH_HTTP_ROUNDS (2) loads of 5 s after 1 s of warm-up;
  * 3. the limiter's cost on a keyed route: `GET /v1/info/ip` with an API key through `app.request`, one
  *    request at a time, on two controllers in this process alternately — limits on (the free plan's rules,
  *    figures raised so nothing is refused) and limits off — and the p50 difference. Aim: ≤ 0.1 ms.
@@ -100,8 +100,20 @@ process.stdout.write("\n");
 
 // ---- 2. over HTTP ----
 // A bare Hono hello-world first, in its own process, as the yardstick of this run (issue #31).
+// Each figure is the best of BENCH_HTTP_ROUNDS (2) loads, as in bench:lookups: a single load right after a
+// server's start ran well below a second one (start-up work and compilation still going on), and the
+// ratio swung with it (0.41 to 0.52 in three runs of one day).
+const httpRounds = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 2));
+const best = async (once: () => Promise<LoadResult>): Promise<LoadResult> => {
+  let top = await once();
+  for (let round = 1; round < httpRounds; round++) {
+    const next = await once();
+    if (next.rps > top.rps) top = next;
+  }
+  return top;
+};
 const hello = await startServer(join(root, "bench/servers/hello.ts"));
-const baseline = await load("hono hello-world", `${hello.url}/`, { seconds });
+const baseline = await best(() => load("hono hello-world", `${hello.url}/`, { seconds }));
 await hello.stop();
 const httpDir = mkdtempSync(join(tmpdir(), "vantage-bench-rep-"));
 const server = await startServer(join(root, "apps/controller/src/main.ts"), {
@@ -115,12 +127,10 @@ const server = await startServer(join(root, "apps/controller/src/main.ts"), {
     anonymous: { reputation_per_minute: null, reputation_per_day: null },
   }),
 });
-const http = await load(
-  "controller GET /v1/ip/reputation?q=8.8.8.8",
-  `${server.url}/v1/ip/reputation?q=8.8.8.8`,
-  {
+const http = await best(() =>
+  load("controller GET /v1/ip/reputation?q=8.8.8.8", `${server.url}/v1/ip/reputation?q=8.8.8.8`, {
     seconds,
-  },
+  }),
 );
 await server.stop();
 rmSync(httpDir, { recursive: true, force: true });
