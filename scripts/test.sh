@@ -26,7 +26,8 @@ echo "==> lint"
 pnpm -s lint || status=1
 
 echo "==> tests (PostgreSQL at ${VANTAGE_TEST_PG_URL%%/postgres})"
-json=$(mktemp /tmp/vantage-vitest.XXXXXX.json)
+# VANTAGE_TEST_JSON=<file> keeps vitest's JSON report there (file times: scripts/test-durations.mjs).
+json=${VANTAGE_TEST_JSON:-$(mktemp /tmp/vantage-vitest.XXXXXX.json)}
 VITEST_JSON_OUT="$json" pnpm -s exec vitest run "$@"
 vitest_status=$?
 [ $vitest_status -ne 0 ] && status=1
@@ -54,5 +55,5 @@ node -e '
   }
   console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$json"
-rm -f "$json"
+[ -z "${VANTAGE_TEST_JSON:-}" ] && rm -f "$json"
 exit $status
