@@ -1,15 +1,21 @@
 #!/usr/bin/env node
-// Writes scripts/test-durations.json (seconds per test file, the longest first) from the JSON report of a
-// whole run (`VITEST_JSON_OUT=file`, or scripts/test.sh's): the order a fresh clone's first run takes
-// (scripts/test-sequencer.ts). Usage: node scripts/test-durations.mjs <vitest json>
+// Writes scripts/test-durations.json (seconds per test file, the longest first), the order a fresh clone's
+// first run takes (scripts/test-sequencer.ts), from the output of a whole run (`npm test > log`): the
+// default reporter's line per file, "✓ <project> <file> (N tests) <ms>ms", whose time counts the file's
+// hooks too (a JSON report's start and end times leave out its beforeAll and afterAll, 30 s for some
+// end-to-end files). Usage: node scripts/test-durations.mjs <log of a whole run>
 import { readFileSync, writeFileSync } from "node:fs";
-import { relative } from "node:path";
 
-const report = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const root = new URL("..", import.meta.url).pathname;
-const rows = report.testResults
-  .map((t) => [relative(root, t.name), Math.round((t.endTime - t.startTime) / 100) / 10])
-  .sort((a, b) => b[1] - a[1]);
+// The colours of a terminal's run taken out (ESC [ … m).
+const log = readFileSync(process.argv[2], "utf8").replace(
+  new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"),
+  "",
+);
+const seconds = {};
+for (const m of log.matchAll(/^ [✓❯×] +\S+ +(\S+\.test\.ts) \(\d+ tests?[^)]*\) (\d+)ms$/gm))
+  seconds[m[1]] = Math.round(Number(m[2]) / 100) / 10;
+const rows = Object.entries(seconds).sort((a, b) => b[1] - a[1]);
+if (rows.length === 0) throw new Error(`no per-file lines in ${process.argv[2]}`);
 writeFileSync(
   new URL("./test-durations.json", import.meta.url),
   `${JSON.stringify(Object.fromEntries(rows), null, 2)}\n`,

@@ -3,7 +3,7 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Seconds each test file took in a whole run (`node scripts/test-durations.mjs <vitest json>` writes it), for
+ * Seconds each test file took in a whole run (`node scripts/test-durations.mjs <log>` writes it), for
  * the files a run has no timing of its own for: a fresh clone's first run (CI, a newcomer's `npm test`).
  */
 const recorded: Record<string, number> = JSON.parse(
