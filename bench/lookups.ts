@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answerIp, ipLookup, openIpData } from "@vantage/lookups";
 import { publicAddresses } from "./lib/addresses.js";
-import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
+import { bestOf, better, httpRounds, load, printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:lookups`:
@@ -134,13 +134,9 @@ printTable(
 process.stdout.write("\n");
 
 const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-"));
-/** Rounds of each HTTP figure; the best round counts, as in the in-process figures above. */
-const httpRounds = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 2));
-const best = (a: LoadResult, b: LoadResult): LoadResult => (a.rps >= b.rps ? a : b);
 const hello = await startServer(join(root, "bench/servers/hello.ts"));
 const loadHello = () => load("hono hello-world", `${hello.url}/`, { seconds });
-let baseline = await loadHello();
-for (let round = 1; round < httpRounds; round++) baseline = best(baseline, await loadHello());
+const baseline = await bestOf(loadHello);
 await hello.stop();
 const controller = await startServer(join(root, "apps/controller/src/main.ts"), {
   VANTAGE_DATA_DIR: dataDir,
@@ -156,8 +152,8 @@ const loadIp = (ip: string) =>
 let v4 = await loadIp("8.8.8.8");
 let v6 = await loadIp("2001:4860:4860::8888");
 for (let round = 1; round < httpRounds; round++) {
-  v4 = best(v4, await loadIp("8.8.8.8"));
-  v6 = best(v6, await loadIp("2001:4860:4860::8888"));
+  v4 = better(v4, await loadIp("8.8.8.8"));
+  v6 = better(v6, await loadIp("2001:4860:4860::8888"));
 }
 await controller.stop();
 rmSync(dataDir, { recursive: true, force: true });

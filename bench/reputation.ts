@@ -15,7 +15,7 @@ import { DEFAULT_IP_CACHE_DIR } from "../apps/controller/src/modules/lookups/ind
 import { startRuntime } from "../apps/controller/src/runtime.js";
 import { registerWithKey } from "./lib/accounts.js";
 import { publicAddresses } from "./lib/addresses.js";
-import { type LoadResult, load, printTable, startServer } from "./lib/run.js";
+import { bestOf, load, printTable, startServer } from "./lib/run.js";
 
 /**
  * `pnpm bench:reputation`:
@@ -100,20 +100,10 @@ process.stdout.write("\n");
 
 // ---- 2. over HTTP ----
 // A bare Hono hello-world first, in its own process, as the yardstick of this run (issue #31).
-// Each figure is the best of BENCH_HTTP_ROUNDS (2) loads, as in bench:lookups: a single load right after a
-// server's start ran well below a second one (start-up work and compilation still going on), and the
-// ratio swung with it (0.41 to 0.52 in three runs of one day).
-const httpRounds = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 2));
-const best = async (once: () => Promise<LoadResult>): Promise<LoadResult> => {
-  let top = await once();
-  for (let round = 1; round < httpRounds; round++) {
-    const next = await once();
-    if (next.rps > top.rps) top = next;
-  }
-  return top;
-};
+// Each figure is the best of BENCH_HTTP_ROUNDS (2) loads, as in bench:lookups (a single load right after the
+// controller's start swung the ratio from 0.41 to 0.52 in three runs of one day).
 const hello = await startServer(join(root, "bench/servers/hello.ts"));
-const baseline = await best(() => load("hono hello-world", `${hello.url}/`, { seconds }));
+const baseline = await bestOf(() => load("hono hello-world", `${hello.url}/`, { seconds }));
 await hello.stop();
 const httpDir = mkdtempSync(join(tmpdir(), "vantage-bench-rep-"));
 const server = await startServer(join(root, "apps/controller/src/main.ts"), {
@@ -127,7 +117,7 @@ const server = await startServer(join(root, "apps/controller/src/main.ts"), {
     anonymous: { reputation_per_minute: null, reputation_per_day: null },
   }),
 });
-const http = await best(() =>
+const http = await bestOf(() =>
   load("controller GET /v1/ip/reputation?q=8.8.8.8", `${server.url}/v1/ip/reputation?q=8.8.8.8`, {
     seconds,
   }),

@@ -1,15 +1,19 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** µs */
+  startTime: number;
+  endTime: number;
 }
 
 export interface ProfileShare {
@@ -74,18 +78,21 @@ export function summarizeWindow(profile: CpuProfile, fromMs: number, toMs: numbe
   return { busyMs: busy / 1000, byArea: shares(area, 8), byFunction: shares(fn, top) };
 }
 
-function areaOf(frame: ProfileNode["callFrame"]): string {
+/** Where a frame's code lives: a package, Node itself, WebAssembly, our sources, GC, V8, the kernel. */
+export function areaOf(frame: ProfileNode["callFrame"]): string {
   const { url, functionName } = frame;
   const pkg = url.match(/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/);
   if (pkg?.[1]) return pkg[1];
   if (url.startsWith("node:")) return "node (JS)";
+  if (url.startsWith("wasm")) return "WebAssembly";
   if (url.includes("/apps/") || url.includes("/packages/")) return "vantage";
   if (functionName === "(garbage collector)") return "GC";
   if (functionName === "(program)") return "V8 (program)";
   return "native (syscalls, C++)";
 }
 
-function shortUrl(url: string): string {
+/** A frame's file: its path in its package, or in the repository. */
+export function shortUrl(url: string): string {
   if (!url) return "";
   const pkg = url.match(/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?(.*)$/);
   if (pkg?.[1]) return pkg[1];

@@ -13,6 +13,24 @@ export interface LoadResult {
   cpuUs?: number;
 }
 
+/** Rounds of each HTTP figure in the benches that compare a route with the hello-world (BENCH_HTTP_ROUNDS). */
+export const httpRounds = Math.max(1, Number(process.env.BENCH_HTTP_ROUNDS ?? 2));
+
+/** The better of two loads of the same server: the one with more requests/s. */
+export function better(a: LoadResult, b: LoadResult): LoadResult {
+  return a.rps >= b.rps ? a : b;
+}
+
+/**
+ * The best of `httpRounds` loads: a single load right after a server's start runs well below a later one
+ * (start-up work and compilation still going on), and a ratio of two servers swung with it.
+ */
+export async function bestOf(once: () => Promise<LoadResult>): Promise<LoadResult> {
+  let top = await once();
+  for (let round = 1; round < httpRounds; round++) top = better(top, await once());
+  return top;
+}
+
 /**
  * Runs autocannon against `url` (warm-up first) and returns requests/s and latency percentiles (ms);
  * with `cpu` (a server's `cpuSeconds`), also the server's CPU time per request.

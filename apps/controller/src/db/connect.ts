@@ -147,7 +147,11 @@ export function pgliteDb(client: PgliteClient, onClose?: () => void): Db {
  * does not load (a damaged cache file) is logged and left aside: the directory, new and ours, is emptied
  * and the database made from scratch, as without a template.
  */
-async function openPglite(location: string, dump: Blob | undefined, log: DbOptions["log"]): Promise<PGlite> {
+export async function openPglite(
+  location: string,
+  dump: Blob | undefined,
+  log: DbOptions["log"],
+): Promise<PGlite> {
   // PGlite reads a tar it cannot parse as gzip, and that read's error escapes as an unhandled rejection:
   // an incomplete archive never reaches it.
   if (dump && !(await isWholeDump(dump))) {

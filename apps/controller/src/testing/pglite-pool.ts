@@ -1,5 +1,5 @@
-import { PGlite } from "@electric-sql/pglite";
-import { type Db, type PgliteClient, pgliteDb } from "../db/connect.js";
+import type { PGlite } from "@electric-sql/pglite";
+import { type Db, openPglite, type PgliteClient, pgliteDb } from "../db/connect.js";
 import { migratedPgliteDump } from "./pglite-template.js";
 
 /** Instances no test database holds now, in this process (a test worker runs file after file). */
@@ -20,7 +20,7 @@ let tables: Promise<string> | undefined;
  * a timer of an app the test did not stop cannot write into the next borrower's database.
  */
 export async function lendPgliteDb(): Promise<{ db: Db; close(): Promise<void> }> {
-  const pglite = idle.pop() ?? (await open());
+  const pglite = idle.pop() ?? (await openPglite("memory://", await migratedPgliteDump(), undefined));
   let lent = true;
   const refused = () => Promise.reject(new Error("this test database was closed"));
   const unlisten: Array<() => Promise<void>> = [];
@@ -46,12 +46,6 @@ export async function lendPgliteDb(): Promise<{ db: Db; close(): Promise<void> }
       idle.push(pglite);
     },
   };
-}
-
-async function open(): Promise<PGlite> {
-  const pglite = new PGlite({ dataDir: "memory://", loadDataDir: await migratedPgliteDump() });
-  await pglite.waitReady;
-  return pglite;
 }
 
 async function empty(pglite: PGlite, unlisten: Array<() => Promise<void>>): Promise<void> {
