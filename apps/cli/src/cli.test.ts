@@ -10,7 +10,7 @@ import { selfSignedCert } from "../../../packages/probes/src/testing/tls-cert.js
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
-import { migratedPgliteDump } from "../../controller/src/testing/pglite-template.js";
+import { lendPgliteDb } from "../../controller/src/testing/pglite-pool.js";
 import { until } from "../../controller/src/testing/until.js";
 
 /**
@@ -59,7 +59,7 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
         VANTAGE_DNSBL_ZONES: "none",
       }),
       createLogger("silent"),
-      { pgliteDump: await migratedPgliteDump() },
+      { db: (await lendPgliteDb()).db },
     );
     api = runtime.url!;
     openPort = await listen(listener);

@@ -7,7 +7,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
-import { migratedPgliteDump } from "../../controller/src/testing/pglite-template.js";
+import { lendPgliteDb } from "../../controller/src/testing/pglite-pool.js";
 
 const webRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -64,7 +64,7 @@ export async function startDashboard(
     ...opts.env,
   });
   const runtime = await startRuntime(config, createLogger("silent"), {
-    pgliteDump: await migratedPgliteDump(),
+    db: (await lendPgliteDb()).db,
   });
   const url = runtime.url!.replace(/\/$/, "");
   const browser = await acquireBrowser();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { type Runtime, startRuntime } from "../runtime.js";
-import { migratedPgliteDump } from "../testing/pglite-template.js";
+import { lendPgliteDb } from "../testing/pglite-pool.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import { until } from "../testing/until.js";
 
@@ -58,7 +58,7 @@ describe("embedded agent containment", () => {
       VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
     });
     rt = await startRuntime(config, createLogger("silent"), {
-      pgliteDump: await migratedPgliteDump(),
+      db: (await lendPgliteDb()).db,
       embeddedProbeModule: crashingProbe,
     });
     const reg = await rt.app.request("/v1/auth/register", {

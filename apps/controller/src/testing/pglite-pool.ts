@@ -10,9 +10,10 @@ let tables: Promise<string> | undefined;
 
 /**
  * An in-memory PGlite database, migrated and empty, for a test: lent from this process's pool, and given
- * back, emptied, by `close`. Opening one from the template costs about 1.2 s of CPU (the WebAssembly
- * PostgreSQL's start, the template's 40 MB unpacked), and test files opened about 170 in a run; emptying
- * one costs a few milliseconds.
+ * back, emptied, by `close` or by the `Db`'s own `close` (a runtime started on it with `startRuntime`'s
+ * `db` closes it when it stops). Opening one from the template costs about 1.2 s of CPU (the WebAssembly
+ * PostgreSQL's start, the template's 40 MB unpacked), and test files opened about 170 in a run, and the
+ * embedded runtimes (dashboards, CLI, MCP) about 35 more; emptying one costs a few milliseconds.
  *
  * What a borrower leaves is undone before the next one: its rows (every table but the migrations' own is
  * truncated, identities restarted), a transaction it left open, its LISTENs, session settings and advisory
@@ -37,15 +38,18 @@ export async function lendPgliteDb(): Promise<{ db: Db; close(): Promise<void> }
     close: async () => {},
   };
   const db = pgliteDb(client);
-  return {
-    db,
-    async close() {
-      await db.close();
+  // The `Db`'s own close gives the instance back too, so whatever closes it (a runtime's `stop`, the
+  // borrower's `close`) returns it once.
+  const closeKysely = db.close.bind(db);
+  let returned: Promise<void> | undefined;
+  db.close = () =>
+    (returned ??= (async () => {
+      await closeKysely();
       lent = false;
       await empty(pglite, unlisten);
       idle.push(pglite);
-    },
-  };
+    })());
+  return { db, close: () => db.close() };
 }
 
 async function empty(pglite: PGlite, unlisten: Array<() => Promise<void>>): Promise<void> {

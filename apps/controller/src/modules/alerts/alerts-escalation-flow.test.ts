@@ -8,7 +8,7 @@ import { loadConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 import { until } from "../../testing/until.js";
 
@@ -71,7 +71,7 @@ describe("escalation and maintenance from a monitor to webhooks (embedded mode)"
         VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
       }),
       createLogger("silent"),
-      { pgliteDump: await migratedPgliteDump() },
+      { db: (await lendPgliteDb()).db },
     );
     await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {

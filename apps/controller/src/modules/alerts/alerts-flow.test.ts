@@ -9,7 +9,7 @@ import { jsonb } from "../../db/json.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 import { until } from "../../testing/until.js";
 
@@ -56,7 +56,7 @@ describe("alerts from a monitor to a webhook (embedded mode)", () => {
         VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
       }),
       createLogger("silent"),
-      { pgliteDump: await migratedPgliteDump() },
+      { db: (await lendPgliteDb()).db },
     );
     await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {

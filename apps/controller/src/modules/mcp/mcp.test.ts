@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 
 const TOOLS = [
@@ -109,7 +109,7 @@ describe.each(["a", "b"] as const)("MCP entry point, form %s", (form) => {
       // One node-probe per hour per account: the second probe of an account is refused.
       VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { node_probes_per_hour: 1 } }),
     });
-    runtime = await startRuntime(config, createLogger("silent"), { pgliteDump: await migratedPgliteDump() });
+    runtime = await startRuntime(config, createLogger("silent"), { db: (await lendPgliteDb()).db });
     base = runtime.url as string;
     credential = (await mcpCredential("main")).secret;
   }, 60_000);

@@ -7,7 +7,7 @@ import { loadConfig } from "../../config.js";
 import { createLogger } from "../../logger.js";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 import { until } from "../../testing/until.js";
 
@@ -34,7 +34,7 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
       VANTAGE_SCHEDULER_TICK_MS: "100",
       VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
     });
-    runtime = await startRuntime(config, createLogger("silent"), { pgliteDump: await migratedPgliteDump() });
+    runtime = await startRuntime(config, createLogger("silent"), { db: (await lendPgliteDb()).db });
     await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {
       method: "POST",

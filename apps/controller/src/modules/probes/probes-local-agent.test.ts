@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from "@vantage/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { type DbKind, dbKinds, forms, testConfig } from "../../testing/test-app.js";
 
 /**
@@ -42,7 +42,7 @@ describe.each(dbKinds)("embedded local agent on %s", (kind: DbKind) => {
       const env: Record<string, string> = { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" };
       if (pg) env.DATABASE_URL = pg.url;
       rt = await startRuntime(testConfig(form, env), pino({ level: "silent" }), {
-        pgliteDump: await migratedPgliteDump(),
+        db: (await lendPgliteDb()).db,
       });
     });
     afterAll(async () => {

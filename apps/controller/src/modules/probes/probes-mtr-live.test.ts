@@ -2,7 +2,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { expectMtrRounds, mtrLiveBody, readStream } from "../../testing/mtr-stream.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { forms, testConfig } from "../../testing/test-app.js";
 
 /**
@@ -16,7 +16,7 @@ describe.each(forms)("mtr live stream from the embedded local agent, form %s", (
     rt = await startRuntime(
       testConfig(form, { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" }),
       pino({ level: "silent" }),
-      { pgliteDump: await migratedPgliteDump() },
+      { db: (await lendPgliteDb()).db },
     );
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { type Browser, type ConsoleMessage, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
-import { migratedPgliteDump } from "../../testing/pglite-template.js";
+import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { testConfig } from "../../testing/test-app.js";
 
 /** Debian's `chromium` package; scripts/ensure-tools.sh --test installs it. */
@@ -28,7 +28,7 @@ describe("the API docs page in Chromium", () => {
       );
     }
     rt = await startRuntime(testConfig("b"), pino({ level: "silent" }), {
-      pgliteDump: await migratedPgliteDump(),
+      db: (await lendPgliteDb()).db,
     });
     origin = new URL(rt.url ?? "").origin;
     // As root, Chromium runs only without its sandbox.
