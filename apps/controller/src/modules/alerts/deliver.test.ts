@@ -225,6 +225,30 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     expect(hits()).toHaveLength(5);
   });
 
+  it("notifiers at once: a failing channel is probed once a round, always with its oldest delivery", async () => {
+    const t = db.app("b");
+    const [ch] = (await downEvent(t, 1, "/race")) as [string];
+    await twoMoreEvents(t, ch);
+    const clock = { t: Date.now() + 5000 };
+    const hits = () => receiver.received.filter((r) => r.url === `/race/${ch}`);
+    receiver.answer(500, "down");
+    expect(await deliverer(t, clock).runOnce()).toMatchObject({ retry: 1 });
+    for (let round = 0; round < 10; round++) {
+      clock.t += 5000; // past any wait before 10 minutes failing (at most 4 s)
+      const counts = await Promise.all(Array.from({ length: 4 }, () => deliverer(t, clock).runOnce()));
+      expect(counts.reduce((sum, c) => sum + c.retry + c.sent, 0), `round ${round}`).toBe(1);
+    }
+    const types = hits().map((h) => (JSON.parse(h.body) as { type: string }).type);
+    expect(types).toEqual(Array(11).fill("monitor.down"));
+    const attempts = await t.db.kysely
+      .selectFrom("alert_deliveries")
+      .select("attempts")
+      .where("channel_id", "=", ch)
+      .orderBy("id")
+      .execute();
+    expect(attempts.map((r) => r.attempts)).toEqual([11, 0, 0]);
+  });
+
   it("a burst queued while the receiver is away goes out in the changes' order once it is back", async () => {
     const t = db.app("b");
     const [ch] = (await downEvent(t, 1, "/burst")) as [string];

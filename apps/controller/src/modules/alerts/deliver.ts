@@ -416,11 +416,23 @@ export function createDeliverer(deps: DelivererDeps) {
     async runOnce(limit = 50): Promise<Record<Outcome, number>> {
       const at = new Date(now());
       const lease = new Date(at.getTime() + LEASE_MS);
+      // A channel's due deliveries go to one notifier per round: its row is locked while they are claimed
+      // (another notifier at the same moment skips the channel), so its oldest is the one a failing
+      // channel's probe sends. Claimed per delivery, two notifiers split a queue, and the one that took the
+      // probe could send a newer delivery than the oldest. Deliveries of a deleted channel are claimed too
+      // (to be failed).
       const { rows } = await sql<Claimed>`
-        with picked as (
+        with channels as (
+          select c.id from alert_channels c
+          where (c.retry_at is null or c.retry_at <= ${at})
+            and exists (select 1 from alert_deliveries d
+              where d.channel_id = c.id and d.status = 'pending' and d.next_attempt_at <= ${at})
+          for no key update skip locked
+        ), picked as (
           select d.id, d.next_attempt_at from alert_deliveries d
           where d.status = 'pending' and d.next_attempt_at <= ${at}
-            and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${at})
+            and (d.channel_id in (select id from channels)
+              or not exists (select 1 from alert_channels c where c.id = d.channel_id))
           order by d.next_attempt_at, d.id limit ${limit}
           for update of d skip locked
         ), due as (
