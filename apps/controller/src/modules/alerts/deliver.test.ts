@@ -236,7 +236,10 @@ describe.each(dbKinds)("alert delivery on %s", (kind) => {
     for (let round = 0; round < 10; round++) {
       clock.t += 5000; // past any wait before 10 minutes failing (at most 4 s)
       const counts = await Promise.all(Array.from({ length: 4 }, () => deliverer(t, clock).runOnce()));
-      expect(counts.reduce((sum, c) => sum + c.retry + c.sent, 0), `round ${round}`).toBe(1);
+      expect(
+        counts.reduce((sum, c) => sum + c.retry + c.sent, 0),
+        `round ${round}`,
+      ).toBe(1);
     }
     const types = hits().map((h) => (JSON.parse(h.body) as { type: string }).type);
     expect(types).toEqual(Array(11).fill("monitor.down"));
