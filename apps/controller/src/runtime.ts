@@ -140,8 +140,6 @@ export async function startRuntime(
   config: Config,
   log: Logger,
   opts: {
-    /** Tests: a new embedded database starts from this PGlite dump (`DbOptions.pgliteDump`). */
-    pgliteDump?: Blob;
     /**
      * Tests: runs on this open database instead of connecting (a test database lent by the worker's pool,
      * `testing/pglite-pool.ts`, which a PGlite open from the dump costs over a second of CPU); `stop`
@@ -167,7 +165,6 @@ export async function startRuntime(
       databaseUrl: config.DATABASE_URL,
       dataDir: config.VANTAGE_DATA_DIR,
       log,
-      ...(opts.pgliteDump ? { pgliteDump: opts.pgliteDump } : {}),
       connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
       onAvailabilityChange: (up, err) => {

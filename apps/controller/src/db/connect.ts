@@ -137,7 +137,7 @@ export type PgliteClient = Pick<PGlite, "query" | "listen" | "close">;
  * A `Db` over an open PGlite (or a stand-in with its `query`, `listen` and `close`: the test databases'
  * pool lends one instance to file after file, testing/test-app.ts). `close` closes the client.
  */
-export function pgliteDb(client: PgliteClient, onClose?: () => void): Db {
+export function pgliteDb(client: PgliteClient, onClose?: () => void | Promise<void>): Db {
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(client as PGlite) });
   return makeDb(kysely, "pglite", pgliteListen(client, kysely), undefined, onClose);
 }
@@ -202,7 +202,7 @@ function makeDb(
   kind: Db["kind"],
   listen: Listen,
   gate?: AvailabilityGate,
-  onClose?: () => void,
+  onClose?: () => void | Promise<void>,
 ): Db {
   return {
     kysely,
@@ -219,7 +219,7 @@ function makeDb(
       try {
         await kysely.destroy();
       } finally {
-        onClose?.();
+        await onClose?.();
       }
     },
   };

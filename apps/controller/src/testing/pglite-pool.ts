@@ -37,18 +37,18 @@ export async function lendPgliteDb(): Promise<{ db: Db; close(): Promise<void> }
     // The pool keeps the instance: `Db.close` ends the borrower's Kysely only.
     close: async () => {},
   };
-  const db = pgliteDb(client);
-  // The `Db`'s own close gives the instance back too, so whatever closes it (a runtime's `stop`, the
-  // borrower's `close`) returns it once.
-  const closeKysely = db.close.bind(db);
+  // The `Db`'s own close gives the instance back, so whatever closes it (a runtime's `stop`, the
+  // borrower's `close`) returns it, once.
   let returned: Promise<void> | undefined;
-  db.close = () =>
-    (returned ??= (async () => {
-      await closeKysely();
-      lent = false;
-      await empty(pglite, unlisten);
-      idle.push(pglite);
-    })());
+  const db = pgliteDb(
+    client,
+    () =>
+      (returned ??= (async () => {
+        lent = false;
+        await empty(pglite, unlisten);
+        idle.push(pglite);
+      })()),
+  );
   return { db, close: () => db.close() };
 }
 
