@@ -15,6 +15,11 @@ describe("limits shared by two controller processes", () => {
   let sql: postgres.Sql;
   const controllers: { child: ChildProcess; url: string }[] = [];
   const SYNC_MS = 100;
+  /**
+   * How long the first controller gets to reread the table after the second's counts are in it: 20 syncs.
+   * 5 (500 ms) failed once in CI on Node 24 under the full suite, which leaves a process short of CPU.
+   */
+  const LEARN_MS = 20 * SYNC_MS;
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
@@ -80,7 +85,7 @@ describe("limits shared by two controller processes", () => {
   it("one per-IP limit and one per-key limit across both; SIGTERM writes every metered call", async () => {
     const [a, b] = controllers as [(typeof controllers)[0], (typeof controllers)[0]];
     // Anonymous, 10 a minute for 127.0.0.1: 6 on one controller, then the other admits only the 4 left.
-    await freshMinute(10_000);
+    await freshMinute(20_000);
     for (let i = 0; i < 6; i++) expect((await ip(a.url)).status).toBe(200);
     await synced("ip", 6);
     const onB: number[] = [];
@@ -89,7 +94,7 @@ describe("limits shared by two controller processes", () => {
     // And the first controller learns the second's counts without being asked in between (it rereads the
     // table at each sync while the bucket is recent).
     await synced("ip", 10);
-    await pause(5 * SYNC_MS);
+    await pause(LEARN_MS);
     expect(await ip(a.url)).toMatchObject({ status: 429, code: "rate_limited" });
 
     // One account, one key: 6 a minute for the key across both controllers.
@@ -109,12 +114,12 @@ describe("limits shared by two controller processes", () => {
     const secret = ((await created.json()) as { data: { key: string } }).data.key;
     const key = { "x-api-key": secret };
     const keyed: string[] = [];
-    await freshMinute(10_000);
+    await freshMinute(20_000);
     for (let i = 0; i < 3; i++) keyed.push(`a${(await ip(a.url, key)).status}`);
     await synced("cred", 3);
     for (let i = 0; i < 4; i++) keyed.push(`b${(await ip(b.url, key)).status}`);
     await synced("cred", 6);
-    await pause(5 * SYNC_MS);
+    await pause(LEARN_MS);
     keyed.push(`a${(await ip(a.url, key)).status}`);
     expect(keyed).toEqual(["a200", "a200", "a200", "b200", "b200", "b200", "b429", "a429"]);
 
