@@ -55,7 +55,7 @@ node -e '
       console.log(`FAILED: ${file} > ${a.fullName ?? a.title}`);
       // The first lines of why, so that a log cut to its tail still says what was expected and what came.
       const why = String((a.failureMessages ?? [])[0] ?? "").split("\n").filter((l) => l.trim() && !/^\s+at /.test(l));
-      for (const l of why.slice(0, 8)) console.log(`    ${l.slice(0, 300)}`);
+      for (const l of why.slice(0, 8)) console.log(`  | ${l.slice(0, 300)}`);
     }
   }
   console.log(`${passed} passed, ${failed + suiteFailures} failed` + (skipped ? `, ${skipped} skipped` : ""));
