@@ -3,11 +3,17 @@
 # PostgreSQL, and ends with one plain line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time, printed at the end (where a run's minutes went: install, checks, tests).
+phases=""
+phase_start=$SECONDS
+phase_done() { phases="$phases$(printf '%6d s  %s' $((SECONDS - phase_start)) "$1")\n"; phase_start=$SECONDS; }
 bash scripts/ensure-tools.sh --test || exit 1
+phase_done "install (ensure-tools.sh --test)"
 
 pg_out=$(bash scripts/test-postgres.sh) || { echo "error: no PostgreSQL for the tests" >&2; exit 1; }
 export VANTAGE_TEST_PG_URL=$(echo "$pg_out" | sed -n 1p)
 pg_dir=$(echo "$pg_out" | sed -n 2p)
+phase_done "PostgreSQL for the tests (test-postgres.sh)"
 cleanup() {
   if [ -n "$pg_dir" ]; then
     bindir=$(dirname "$(command -v pg_ctl 2>/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl | tail -1)")
@@ -22,8 +28,10 @@ export PATH="$PATH:/usr/sbin:/sbin"
 status=0
 echo "==> type-check"
 pnpm -s typecheck || status=1
+phase_done "type-check"
 echo "==> lint"
 pnpm -s lint || status=1
+phase_done "lint"
 
 echo "==> tests (PostgreSQL at ${VANTAGE_TEST_PG_URL%%/postgres})"
 # VANTAGE_TEST_JSON=<file> keeps vitest's JSON report there (file times: scripts/test-durations.mjs).
@@ -31,6 +39,9 @@ json=${VANTAGE_TEST_JSON:-$(mktemp /tmp/vantage-vitest.XXXXXX.json)}
 VITEST_JSON_OUT="$json" pnpm -s exec vitest run "$@"
 vitest_status=$?
 [ $vitest_status -ne 0 ] && status=1
+phase_done "tests (vitest)"
+echo "==> time per phase"
+printf "$phases"
 
 node -e '
   const fs = require("fs");
