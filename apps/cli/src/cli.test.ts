@@ -358,6 +358,97 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect((await cli(["logout"])).code).toBe(0);
   });
 
+  it("status-pages create/list/incident/delete: a page over a monitor, an incident on its public page", async () => {
+    const token = (
+      await request("POST", "/v1/auth/register", undefined, {
+        email: `cli-sp-${form}@example.com`,
+        password: "correct horse battery",
+      })
+    ).data.access_token as string;
+    const key = (await request("POST", "/v1/account/api-keys", token, { name: "cli" })).data.key as string;
+    expect((await cli(["login", "--api", api, "--key", key])).code).toBe(0);
+    const monitor = (
+      await request(
+        "POST",
+        "/v1/monitors",
+        token,
+        form === "a"
+          ? { name: "shop", type: "ping", target: "192.0.2.1", interval_s: 3600 }
+          : { name: "shop", type: "ping", host: "192.0.2.1", interval: 3600 },
+      )
+    ).data.id as string;
+    const slug = `acme-${form}`;
+    const created = await cli([
+      "status-pages",
+      "create",
+      "--slug",
+      slug,
+      "--title",
+      "Acme",
+      "--monitors",
+      monitor,
+    ]);
+    expect(created.stderr).toBe("");
+    const id = /^created (spg_\S+): (\S+)$/m.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(created.stdout).toContain(`: ${api}/status/${slug}`);
+    const page = await request("GET", `/v1/status-pages/${id}`, token);
+    // The component is named as its monitor is.
+    expect(page.data.components).toEqual([{ name: "shop", monitor_ids: [monitor] }]);
+    const listed = await cli(["status-pages", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+SLUG\s+TITLE\s+COMPONENTS\s+URL$/m);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id}\\s+${slug}\\s+Acme\\s+1\\s+${api}/status/${slug}$`, "m"),
+    );
+
+    // Refused by the API (exit 1, its message and code), or by the command line before any request (exit 2).
+    const taken = await cli(["status-pages", "create", "--slug", slug, "--title", "Again"]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/another page has this slug \(conflict\)$/m);
+    const refused: [string[], RegExp][] = [
+      [["status-pages", "create", "--title", "x"], /create needs --slug and --title/],
+      [
+        ["status-pages", "incident", "--id", id!, "--title", "x", "--message", "y", "--status", "fixed"],
+        /--status is investigating, identified, monitoring, resolved, not fixed/,
+      ],
+    ];
+    for (const [args, message] of refused) {
+      const run = await cli(args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(/`vantage status-pages --help` for usage/);
+    }
+
+    const opened = await cli([
+      "status-pages",
+      "incident",
+      "--id",
+      id!,
+      "--title",
+      "Checkout errors",
+      "--status",
+      "identified",
+      "--message",
+      "Payments fail for some cards.",
+    ]);
+    expect(opened.stderr).toBe("");
+    expect(opened.stdout).toMatch(new RegExp(`^opened inc_\\S+ on ${id} \\(identified\\)$`, "m"));
+    const shown = (await request("GET", `/status/${slug}/status.json`)).data.incidents as {
+      title: string;
+      status: string;
+      updates: { message: string }[];
+    }[];
+    expect(shown.find((i) => i.title === "Checkout errors")).toMatchObject({
+      status: "identified",
+      updates: [{ message: "Payments fail for some cards." }],
+    });
+
+    expect((await cli(["status-pages", "delete", "--id", id!])).stdout).toContain(`deleted ${id}`);
+    expect((await cli(["status-pages", "list"])).stdout).toBe("no status pages\n");
+    expect((await cli(["logout"])).code).toBe(0);
+  });
+
   it("on a terminal: a pending line per node, overwritten by its result as it arrives", async () => {
     const command = [process.execPath, bin, "ping", "127.0.0.1", "--count", "3", "--api", api].join(" ");
     const run = await cli(["-qfec", command, "/dev/null"], "", "script", []);

@@ -145,6 +145,27 @@ export const COMMANDS: Record<string, CommandSpec> = {
       id: { type: "string", arg: "id", help: "delete: the window's id" },
     },
   },
+  "status-pages": {
+    summary: "public status pages: list, create or delete; open an incident on one",
+    arg: "list|create|delete|incident",
+    options: {
+      json: JSON_OPT,
+      slug: { type: "string", arg: "slug", help: "create: the page's address, /status/<slug>" },
+      title: { type: "string", arg: "text", help: "create: the page's title; incident: the incident's" },
+      monitors: {
+        type: "string",
+        arg: "ids",
+        help: "create: monitor ids, comma-separated, one component each",
+      },
+      id: { type: "string", arg: "id", help: "delete, incident: the page's id" },
+      status: {
+        type: "string",
+        arg: "s",
+        help: "incident: investigating (default), identified, monitoring or resolved",
+      },
+      message: { type: "string", arg: "text", help: "incident: its first update" },
+    },
+  },
   ack: {
     summary: "acknowledge a down alert: its escalation and reminders stop",
     arg: "event-id",

@@ -27,6 +27,7 @@ import {
 } from "./probe-request.js";
 import { runProbe } from "./probe-run.js";
 import { ProbeView } from "./probe-view.js";
+import { statusPages } from "./status-pages.js";
 import { paint, table } from "./table.js";
 import { verifySource } from "./verify.js";
 
@@ -219,6 +220,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const api = await resolveApi(inv.values, env, true);
   if (inv.command === "nodes") return nodes(api, inv);
   if (inv.command === "maintenance") return maintenance(api, inv, out).then(() => EXIT_OK);
+  if (inv.command === "status-pages") return statusPages(api, inv, out).then(() => EXIT_OK);
   if (inv.command === "ack") return ack(api, inv, out).then(() => EXIT_OK);
   if (inv.command === "export") return exportRuns(api, inv).then(() => EXIT_OK);
   return lookup(api, inv.command as LookupCommand, inv);

@@ -7,6 +7,7 @@ import { Events } from "./account/events.js";
 import { Maintenance } from "./account/maintenance.js";
 import { listMonitors } from "./account/monitor-shape.js";
 import { Policies } from "./account/policies.js";
+import { StatusPages } from "./account/status-pages.js";
 
 const t = messages({
   en: {
@@ -17,7 +18,10 @@ const t = messages({
   tw: { title: "告警", intro: "告警送往哪裡（通知管道）、哪些監控會觸發（政策），以及發生了什麼。" },
 });
 
-/** `#/alerts`: channels (create, test, delete), policies (monitor → channels), maintenance windows, latest events. */
+/**
+ * `#/alerts`: channels (create, test, delete), policies (monitor → channels), maintenance windows, status
+ * pages (create, delete, post an incident), latest events.
+ */
 export function AlertsPage(_props: { route: Route }) {
   const channels = useLoad(listChannels);
   const policies = useLoad(listPolicies);
@@ -40,6 +44,7 @@ export function AlertsPage(_props: { route: Route }) {
         onChanged={policies.reload}
       />
       <Maintenance monitors={monitors.data?.items} />
+      <StatusPages monitors={monitors.data?.items} />
       <Events monitors={monitors.data?.items} />
     </div>
   );
