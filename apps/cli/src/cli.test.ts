@@ -255,25 +255,26 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect(() => statSync(path)).toThrow();
   });
 
-  it("maintenance create/list/delete and export: a window made and read back, runs streamed as CSV", async () => {
+  /** A new account, the CLI logged in with its key, and one hourly ping monitor of it named `name`. */
+  async function signedInWithMonitor(prefix: string, name: string) {
     const token = (
       await request("POST", "/v1/auth/register", undefined, {
-        email: `cli-mnt-${form}@example.com`,
+        email: `${prefix}-${form}@example.com`,
         password: "correct horse battery",
       })
     ).data.access_token as string;
     const key = (await request("POST", "/v1/account/api-keys", token, { name: "cli" })).data.key as string;
     expect((await cli(["login", "--api", api, "--key", key])).code).toBe(0);
-    const monitor = (
-      await request(
-        "POST",
-        "/v1/monitors",
-        token,
-        form === "a"
-          ? { name: "m", type: "ping", target: "192.0.2.1", interval_s: 3600 }
-          : { name: "m", type: "ping", host: "192.0.2.1", interval: 3600 },
-      )
-    ).data.id as string;
+    const body =
+      form === "a"
+        ? { name, type: "ping", target: "192.0.2.1", interval_s: 3600 }
+        : { name, type: "ping", host: "192.0.2.1", interval: 3600 };
+    const monitor = (await request("POST", "/v1/monitors", token, body)).data.id as string;
+    return { token, monitor };
+  }
+
+  it("maintenance create/list/delete and export: a window made and read back, runs streamed as CSV", async () => {
+    const { monitor } = await signedInWithMonitor("cli-mnt", "m");
     const created = await cli([
       "maintenance",
       "create",
@@ -359,24 +360,7 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
   });
 
   it("status-pages create/list/incident/delete: a page over a monitor, an incident on its public page", async () => {
-    const token = (
-      await request("POST", "/v1/auth/register", undefined, {
-        email: `cli-sp-${form}@example.com`,
-        password: "correct horse battery",
-      })
-    ).data.access_token as string;
-    const key = (await request("POST", "/v1/account/api-keys", token, { name: "cli" })).data.key as string;
-    expect((await cli(["login", "--api", api, "--key", key])).code).toBe(0);
-    const monitor = (
-      await request(
-        "POST",
-        "/v1/monitors",
-        token,
-        form === "a"
-          ? { name: "shop", type: "ping", target: "192.0.2.1", interval_s: 3600 }
-          : { name: "shop", type: "ping", host: "192.0.2.1", interval: 3600 },
-      )
-    ).data.id as string;
+    const { token, monitor } = await signedInWithMonitor("cli-sp", "shop");
     const slug = `acme-${form}`;
     const created = await cli([
       "status-pages",
