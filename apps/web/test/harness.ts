@@ -170,3 +170,16 @@ export async function signIn(page: Page, url: string, email: string, password = 
   );
   return token;
 }
+
+/** The deployment's API as one signed-in account: `data` of each answer; an answer not 2xx fails the test. */
+export function apiAs(url: string, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { data: Record<string, unknown> }).data;
+  };
+}

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackSite } from "../../controller/src/testing/loopback-site.js";
-import { type Dashboard, signIn, startDashboard } from "./harness.js";
+import { apiAs, type Dashboard, signIn, startDashboard } from "./harness.js";
 import { localeTables, stillEnglish } from "./locale-tables.js";
 
 /**
@@ -96,15 +96,7 @@ describe("every page in zh-CN and zh-TW", () => {
   it("shows no English-only text and no raw key on any page", async () => {
     const page = await d.page();
     const token = await signIn(page, d.url, "locales@example.com");
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${d.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    };
+    const api = apiAs(d.url, token);
     const monitor = await api("POST", "/v1/monitors", {
       name: "shop",
       type: "http",

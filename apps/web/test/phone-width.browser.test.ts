@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loopbackSite } from "../../controller/src/testing/loopback-site.js";
-import { type Dashboard, signIn, startDashboard } from "./harness.js";
+import { apiAs, type Dashboard, signIn, startDashboard } from "./harness.js";
 
 /**
  * Every page of the dashboard at phone size (390 × 844), signed in and with data on it (a monitor with
@@ -40,15 +40,7 @@ describe.each(["a", "b"] as const)("every page at 390 px, Form %s", (form) => {
   it("no page scrolls sideways; table rows become cards with their actions on screen", async () => {
     const page = await d.page({ width: 390, height: 844 });
     const token = await signIn(page, d.url, `phone-${form}@example.com`);
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${d.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    };
+    const api = apiAs(d.url, token);
     const longUrl = `${site.url}/a/rather/long/path/that/people/do/monitor?with=query&and=more`;
     const monitor = await api(
       "POST",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Dashboard, signIn, startDashboard } from "./harness.js";
+import { apiAs, type Dashboard, signIn, startDashboard } from "./harness.js";
 
 /**
  * Status pages on the alerts page (docs/status-pages.md): a page made through its form over one of the
@@ -18,15 +18,7 @@ describe("status pages from the dashboard, Form B", () => {
   it("creates a page over a monitor, links its public page, posts an incident to it, deletes it", async () => {
     const page = await d.page();
     const token = await signIn(page, d.url, "status-pages-web@example.com");
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${d.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(res.status, `${method} ${path}`).toBeLessThan(300);
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    };
+    const api = apiAs(d.url, token);
     const monitor = await api("POST", "/v1/monitors", {
       name: "shop",
       type: "ping",
