@@ -44,16 +44,19 @@ export function syncedRateLimitStore(
   const now = opts.now ?? Date.now;
   const maxBuckets = opts.maxBuckets ?? 100_000;
   /**
-   * `shared`: the table's count at the last sync; `pending`: local hits since, not yet in the table;
-   * `usedAt`: when it was last read or counted here (its shared count is refreshed while recent).
+   * `shared`: the table's count at the last sync; `sending`: local hits in a sync's statement not yet
+   * answered (still counted: the count must not drop while they travel); `pending`: local hits since, not
+   * yet sent; `usedAt`: when it was last read or counted here (its shared count is refreshed while recent).
    */
   interface Bucket {
     start: number;
     windowMs: number;
     shared: number;
+    sending: number;
     pending: number;
     usedAt: number;
   }
+  const count = (b: Bucket) => b.shared + b.sending + b.pending;
   const buckets = new Map<string, Bucket>();
   const priming = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
@@ -78,11 +81,15 @@ export function syncedRateLimitStore(
     if (due.length === 0) return;
     const sent = due.map(([bucket, b]) => ({
       bucket,
+      b,
       start: b.start,
       windowMs: b.windowMs,
       hits: b.pending,
     }));
-    for (const [, b] of due) b.pending = 0;
+    for (const [, b] of due) {
+      b.sending += b.pending;
+      b.pending = 0;
+    }
     try {
       const { rows } = await sql<{ bucket: string; hits: number | string; window_start: Date | string }>`
         insert into rate_limits (bucket, window_start, hits, expires_at)
@@ -99,6 +106,8 @@ export function syncedRateLimitStore(
           expires_at = excluded.expires_at
         where rate_limits.window_start <= excluded.window_start
         returning bucket, hits, window_start`.execute(db);
+      // The table's count now holds what was sent.
+      for (const s of sent) s.b.sending -= s.hits;
       for (const r of rows) {
         const b = buckets.get(r.bucket);
         if (b && new Date(r.window_start).getTime() === b.start) b.shared = Number(r.hits);
@@ -107,8 +116,8 @@ export function syncedRateLimitStore(
     } catch (err) {
       // Not lost: the hits count again at the next sync.
       for (const s of sent) {
-        const b = buckets.get(s.bucket);
-        if (b && b.start === s.start) b.pending += s.hits;
+        s.b.sending -= s.hits;
+        if (buckets.get(s.bucket) === s.b) s.b.pending += s.hits;
       }
       opts.onError?.(err);
       schedule();
@@ -122,7 +131,7 @@ export function syncedRateLimitStore(
         where bucket = any(cast(${watched.map(([bucket]) => bucket)} as text[]))`.execute(db);
       for (const r of rows) {
         const b = buckets.get(r.bucket);
-        if (b && b.pending === 0 && new Date(r.window_start).getTime() === b.start) {
+        if (b && b.pending === 0 && b.sending === 0 && new Date(r.window_start).getTime() === b.start) {
           b.shared = Math.max(b.shared, Number(r.hits));
         }
       }
@@ -145,20 +154,20 @@ export function syncedRateLimitStore(
         const oldest = buckets.keys().next().value;
         if (oldest !== undefined) buckets.delete(oldest);
       }
-      b = { start: windowStart, windowMs, shared: 0, pending: 0, usedAt: now() };
+      b = { start: windowStart, windowMs, shared: 0, sending: 0, pending: 0, usedAt: now() };
       buckets.set(bucket, b);
     }
     b.pending += cost;
     b.usedAt = now();
     schedule();
-    return b.shared + b.pending;
+    return count(b);
   };
   const getNow = (bucket: string, windowStart: number): number => {
     const b = buckets.get(bucket);
     if (!b || b.start !== windowStart) return 0;
     b.usedAt = now();
     schedule();
-    return b.shared + b.pending;
+    return count(b);
   };
   const ensure = (bucket: string, windowStart: number, windowMs: number): Promise<void> | undefined => {
     const b = buckets.get(bucket);
@@ -183,7 +192,14 @@ export function syncedRateLimitStore(
             const oldest = buckets.keys().next().value;
             if (oldest !== undefined) buckets.delete(oldest);
           }
-          buckets.set(bucket, { start: windowStart, windowMs, shared, pending: 0, usedAt: now() });
+          buckets.set(bucket, {
+            start: windowStart,
+            windowMs,
+            shared,
+            sending: 0,
+            pending: 0,
+            usedAt: now(),
+          });
           schedule();
         }
       })().finally(() => priming.delete(key));

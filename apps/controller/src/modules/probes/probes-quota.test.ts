@@ -252,6 +252,33 @@ describe.each(dbKinds)("probe quotas on %s", (kind) => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it("hits on their way to the table still count while the sync's statement is out", async () => {
+    const a = syncedRateLimitStore(db.testDb.db.kysely, { syncMs: 60_000 });
+    const minute = 60_000;
+    const start = Math.floor(Date.now() / minute) * minute;
+    a.addNow("t:flight", start, minute, 5);
+    // Sampled until the sync ends: a controller counted 0 while its
+    // statement was out (the hits neither pending nor in the table yet) and admitted calls over the limit.
+    let done = false;
+    const synced = a.sync().then(() => {
+      done = true;
+    });
+    const seen: number[] = [];
+    // At every microtask first (PGlite answers within a few), then at every turn (PostgreSQL's socket).
+    for (let i = 0; !done; i++) {
+      seen.push(a.getNow("t:flight", start));
+      await (i < 200 ? Promise.resolve() : new Promise((r) => setImmediate(r)));
+    }
+    await synced;
+    expect(seen.length).toBeGreaterThan(3);
+    expect(Math.min(...seen)).toBe(5);
+    expect(a.getNow("t:flight", start)).toBe(5);
+    a.addNow("t:flight", start, minute, 2);
+    await a.sync();
+    expect(a.getNow("t:flight", start)).toBe(7);
+    await a.stop();
+  });
+
   it("counts survive a database that is away: kept locally and reported", async () => {
     const gone = await openTestDb(kind);
     await gone.close();
