@@ -304,3 +304,11 @@ export function stringFlag(values: Invocation["values"], name: string): string |
   const v = values[name];
   return typeof v === "string" ? v : undefined;
 }
+
+/** A comma-separated flag's items, trimmed, empty ones left out; undefined when the flag is not given. */
+export function listFlag(values: Invocation["values"], name: string): string[] | undefined {
+  return stringFlag(values, name)
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

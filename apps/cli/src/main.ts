@@ -6,6 +6,7 @@ import {
   commandHelp,
   type Invocation,
   intFlag,
+  listFlag,
   mainHelp,
   parseInvocation,
   stringFlag,
@@ -104,10 +105,7 @@ function protocolFlag(value: string | undefined): string | undefined {
 /** A probe's flags, checked before any request (a bad flag is exit 2 even with the API away). */
 function probeArgs(type: ProbeType, inv: Invocation): ProbeArgs {
   const v = inv.values;
-  const from = stringFlag(v, "from")
-    ?.split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const from = listFlag(v, "from");
   if (from && !from.length) throw new UsageError("--from names no node or location", inv.command);
   const options: ProbeOptions = {
     target: inv.arg!,

@@ -1,5 +1,5 @@
 import { type Api, call, readEnvelope, send } from "./api-client.js";
-import { type Invocation, intFlag, stringFlag } from "./commands.js";
+import { type Invocation, intFlag, listFlag, stringFlag } from "./commands.js";
 import { UsageError } from "./errors.js";
 import { table } from "./table.js";
 
@@ -19,17 +19,11 @@ interface Window {
   recurrence: { rrule: string; time_zone: string } | null;
 }
 
-const list = (s: string | undefined) =>
-  (s ?? "")
-    .split(",")
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 /** The body of `maintenance create` from its options. */
 export function maintenanceBody(v: Invocation["values"]): Record<string, unknown> {
   const title = stringFlag(v, "title");
   if (!title) throw new UsageError("--title is required", "maintenance");
-  const monitors = list(stringFlag(v, "monitors"));
+  const monitors = listFlag(v, "monitors") ?? [];
   if (v.all !== true && monitors.length === 0)
     throw new UsageError("name the monitors (--monitors id,id) or --all", "maintenance");
   const rrule = stringFlag(v, "rrule");

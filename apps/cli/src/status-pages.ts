@@ -1,5 +1,5 @@
 import { type Api, call } from "./api-client.js";
-import { type Invocation, stringFlag } from "./commands.js";
+import { type Invocation, listFlag, stringFlag } from "./commands.js";
 import { ApiError, UsageError } from "./errors.js";
 import { table } from "./table.js";
 
@@ -25,12 +25,6 @@ interface Incident {
 
 const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"] as const;
 
-const list = (s: string | undefined) =>
-  (s ?? "")
-    .split(",")
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 /** The page's public address: the API's `public_url`, on the deployment when it is a bare path. */
 const publicUrl = (api: Api, p: StatusPage) =>
   p.public_url.startsWith("/") ? api.url + p.public_url : p.public_url;
@@ -44,7 +38,7 @@ export function statusPageFlags(v: Invocation["values"]): {
   const slug = stringFlag(v, "slug");
   const title = stringFlag(v, "title");
   if (!slug || !title) throw new UsageError("create needs --slug and --title", "status-pages");
-  return { slug, title, monitors: list(stringFlag(v, "monitors")) };
+  return { slug, title, monitors: listFlag(v, "monitors") ?? [] };
 }
 
 /** The body of `incident` from its options. */
