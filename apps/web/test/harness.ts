@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { chromiumPath } from "@vantage/testing";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { loadConfig } from "../../controller/src/config.js";
 import { createLogger } from "../../controller/src/logger.js";
@@ -10,18 +11,6 @@ import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
 import { lendPgliteDb } from "../../controller/src/testing/pglite-pool.js";
 
 const webRoot = fileURLToPath(new URL("..", import.meta.url));
-
-/** Debian's chromium (ensure-tools installs it with --test); VANTAGE_CHROMIUM names another. */
-export function chromiumPath(): string {
-  const candidates = [process.env.VANTAGE_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  const found = candidates.find((p): p is string => !!p && existsSync(p));
-  if (!found) {
-    throw new Error(
-      "no Chromium: run `bash scripts/ensure-tools.sh --test` (installs Debian's chromium) or set VANTAGE_CHROMIUM",
-    );
-  }
-  return found;
-}
 
 /** Builds the dashboard when a source is newer than the build (what `pnpm start` does too). */
 export function buildDashboard(): void {

@@ -5,6 +5,7 @@ export {
 } from "@vantage/nats-auth";
 export { type App, appArgs, deployedArgs, repoRoot, runsBuilt } from "./app-entry.js";
 export { captureLog } from "./capture-log.js";
+export { chromiumPath } from "./chromium.js";
 export {
   type NatsPermissions,
   type NatsServer,

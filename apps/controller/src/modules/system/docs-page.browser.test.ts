@@ -1,13 +1,10 @@
-import { existsSync } from "node:fs";
+import { chromiumPath } from "@vantage/testing";
 import { pino } from "pino";
 import { type Browser, type ConsoleMessage, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Runtime, startRuntime } from "../../runtime.js";
 import { lendPgliteDb } from "../../testing/pglite-pool.js";
 import { testConfig } from "../../testing/test-app.js";
-
-/** Debian's `chromium` package; scripts/ensure-tools.sh --test installs it. */
-const CHROMIUM = "/usr/bin/chromium";
 
 /** What Scalar shows by default and this deployment must not: its cloud features. */
 const vendorLabels = ["Ask AI", "Generate MCP", "Deploy", "Share", "Developer Tools", "Open API Client"];
@@ -22,17 +19,12 @@ describe("the API docs page in Chromium", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: run scripts/ensure-tools.sh --test (it installs Debian's chromium)`,
-      );
-    }
     rt = await startRuntime(testConfig("b"), pino({ level: "silent" }), {
       db: (await lendPgliteDb()).db,
     });
     origin = new URL(rt.url ?? "").origin;
     // As root, Chromium runs only without its sandbox.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] });
   });
   afterAll(async () => {
     await browser?.close();
