@@ -55,10 +55,18 @@ const DEFAULT_BACKOFF_MS = [100, 500, 1000, 2000, 5000, 10_000, 30_000];
 /** Signals that end a process for what it did itself (a native addon's fault, an abort): the jobs are suspects. */
 const FATAL_SIGNALS = new Set(["SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT", "SIGSYS"]);
 
-/** The child's entry point: the TypeScript source under tsx, or the built file beside the bundle. */
-function childEntry(): { file: string; execArgv: string[] } {
+/**
+ * The child's entry point: the built file beside the bundle, or, from the TypeScript sources, child.ts under
+ * tsx. One exception from the sources: in the test suite, whose global set-up built the bundles from the
+ * sources under test and says so (`VANTAGE_TEST_BUILT=1`, packages/testing), the built child as deployed.
+ * Through tsx a start compiled the agent's modules again (about 3 s of CPU against 1 s); a test probe module
+ * (`probeModule`, TypeScript) still needs tsx.
+ */
+function childEntry(probeModule: string | undefined): { file: string; execArgv: string[] } {
   const here = import.meta.url;
   if (here.endsWith(".ts")) {
+    if (process.env.VANTAGE_TEST_BUILT === "1" && !probeModule)
+      return { file: fileURLToPath(new URL("../../dist/embedded-agent.mjs", here)), execArgv: [] };
     const tsx = pathToFileURL(createRequire(here).resolve("tsx")).href;
     return { file: fileURLToPath(new URL("child.ts", here)), execArgv: ["--import", tsx] };
   }
@@ -87,7 +95,7 @@ export async function startEmbeddedAgent(opts: EmbeddedAgentOptions): Promise<Em
     "Exits of the embedded agent's child process outside shutdown, by reason (crashed, signal, exit code)",
     ["reason"],
   );
-  const entry = childEntry();
+  const entry = childEntry(opts.probeModule);
   const link = bus.agent();
 
   let child: ChildProcess | undefined;
