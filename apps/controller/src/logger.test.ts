@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { accessLog, createLogger, flushLogger, hundredths, TurnBatch } from "./logger.js";
 
@@ -63,6 +65,25 @@ describe("log line batching", () => {
     batch.write("last\n");
     batch.flushSync();
     expect(writes).toEqual(["first\n", big, "last\n"]);
+  });
+
+  it("many batches share one exit listener, and each one's waiting lines are written when the process exits", () => {
+    const before = process.listenerCount("exit");
+    for (let i = 0; i < 20; i++) new TurnBatch(recordingSink().sink).write("waiting\n");
+    expect(process.listenerCount("exit") - before).toBeLessThanOrEqual(1);
+
+    // A process that exits at once, its lines still in their batches (50 ms from being passed on).
+    const logger = fileURLToPath(new URL("./logger.ts", import.meta.url));
+    const script = `
+      import { writeSync } from "node:fs";
+      import { TurnBatch } from ${JSON.stringify(logger)};
+      const sink = { write: (b) => writeSync(1, b), flush: (cb) => cb?.(), flushSync: () => {} };
+      for (let i = 0; i < 3; i++) new TurnBatch(sink).write("batch " + i + "\\n");
+      process.exit(0);`;
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(out.split("\n").filter(Boolean).sort()).toEqual(["batch 0", "batch 1", "batch 2"]);
   });
 });
 

@@ -121,6 +121,28 @@ export function cachedIsoTime(): string {
   return lastTime;
 }
 
+/**
+ * The batches whose waiting lines are written when the process exits, through one `exit` listener for all
+ * of them: a listener per batch added up in a process that makes many loggers (a test worker running file
+ * after file: node's warning at 11), and kept each batch and its buffer alive for good. A batch nothing else
+ * holds any more is let go; its lines went out with its timer.
+ */
+const atExit = new Set<WeakRef<TurnBatch>>();
+let exitHooked = false;
+
+function flushAtExit(batch: TurnBatch): void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once("exit", flushAll);
+  }
+  for (const ref of atExit) if (ref.deref() === undefined) atExit.delete(ref);
+  atExit.add(new WeakRef(batch));
+}
+
+function flushAll(): void {
+  for (const ref of atExit) ref.deref()?.flushSync();
+}
+
 /** sonic-boom in buffer mode: it takes the batches as they are (no string to measure and encode again). */
 export interface FileSink {
   write(chunk: Buffer): unknown;
@@ -152,7 +174,7 @@ export class TurnBatch implements DestinationStream {
 
   constructor(private readonly sink: FileSink) {
     // Lines not yet written must not be lost when the process exits (pino flushes the sink itself).
-    process.once("exit", () => this.flushSync());
+    flushAtExit(this);
   }
 
   write(line: string): void {
