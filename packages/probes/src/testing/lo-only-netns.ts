@@ -43,6 +43,7 @@ export function loOnlyNetns(tag: string, options: LoOnlyOptions = {}): LoOnlyNet
   const remove = (): void => {
     if (removed) return;
     removed = true;
+    process.off("exit", remove);
     try {
       ip(["netns", "del", name]);
     } catch {

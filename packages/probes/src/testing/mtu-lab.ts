@@ -33,6 +33,7 @@ export function mtuLab(tag: string, options: MtuLabOptions = {}): MtuLab {
   const ns = (role: string) => `vp-${tag}-${role}-${process.pid}`;
   const [c, r, t] = [ns("c"), ns("r"), ns("t")];
   const remove = (): void => {
+    process.off("exit", remove);
     for (const name of [c, r, t]) {
       try {
         run(["netns", "del", name]);

@@ -22,6 +22,7 @@ export function nftTable(rules: string[]): { remove: () => void } {
   const remove = (): void => {
     if (removed) return;
     removed = true;
+    process.off("exit", remove);
     try {
       execFileSync("nft", ["delete", "table", "inet", name], { stdio: "pipe" });
     } catch {
