@@ -57,7 +57,10 @@ describe.each(["a", "b"] as const)("lookups page, form %s", (form) => {
     await page.keyboard.press("End");
     await page.waitForURL(/tab=reputation$/);
     await expect.poll(() => page.evaluate("document.activeElement.id")).toBe("tab-reputation");
-    expect(await page.getByRole("tab", { name: "IP reputation" }).getAttribute("aria-selected")).toBe("true");
+    // The tab's selection follows the address's change (a render after the hash moves), focus at once.
+    await expect
+      .poll(() => page.getByRole("tab", { name: "IP reputation" }).getAttribute("aria-selected"))
+      .toBe("true");
 
     await page.keyboard.press("Tab"); // into the panel's field
     await page.keyboard.type("192.0.2.1");
