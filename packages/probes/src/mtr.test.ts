@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mtrProbe } from "./mtr.js";
 import { buildTcpSyn, parseQuotedTransport, parseTcpSegment } from "./mtr-packet.js";
 import { runProbe } from "./registry.js";
+import { withLoopHeld } from "./testing/held-loop.js";
 import type { MtrParams, ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
@@ -77,6 +78,18 @@ describe("mtr probe (raw sockets, root)", () => {
       { rounds: 3, sent: 3 },
     ]);
     expect(o.detail?.hops[0]?.sent).toBe(4);
+  });
+
+  it("counts a reply that came in time but was read late: a stalled process is not loss on the path", async () => {
+    // Held 300 ms after each probe's 150 ms wait began: the replies wait in the socket as the timers expire.
+    const o = await withLoopHeld(150, 300, () =>
+      mtr("127.0.0.1", { rounds: 2, max_hops: 1, interval_ms: 150, timeout_ms: 150 }),
+    );
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail!.hops).toHaveLength(1);
+    expect(o.detail!.hops[0]).toMatchObject({ sent: 2, loss_pct: 0 });
+    // The time it reports still holds the stall: the process read the reply that late.
+    expect(o.detail!.hops[0]!.best).toBeGreaterThanOrEqual(250);
   });
 
   it("stops at the deadline with the rounds done, in-flight probes not counted", async () => {

@@ -1,4 +1,4 @@
-import { elapsedMs, roundMs } from "./clock.js";
+import { elapsedMs, replyDeadline, roundMs } from "./clock.js";
 import { type MtrAnswer, type MtrSender, mtrPort, openSender } from "./mtr-senders.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
@@ -124,7 +124,7 @@ async function rounds(address: string, family: 4 | 6, params: MtrParams, ctx: Pr
           hop(ttl).sent += 1;
           sentAny = true;
           waiting.set(n, entry);
-          timer = setTimeout(() => entry.done(null), wait);
+          timer = replyDeadline(() => entry.done(null), wait);
         },
         (error: unknown) => {
           sendError ??= toProbeFailure(error);

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pingProbe } from "./ping.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
+import { withLoopHeld } from "./testing/held-loop.js";
 import { nftTable } from "./testing/nft-rules.js";
 import type { PingParams, ProbeContext } from "./types.js";
 
@@ -61,6 +62,13 @@ describe("ping probe (raw ICMP, root)", () => {
     expect(o.detail).toMatchObject({ packets_sent: 12, packets_received: 12 });
     // One listener per echo and per pause between echoes used to stay: 23 here, and a warning at 11.
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("counts echoes answered in time but read late: a stalled process is not packet loss", async () => {
+    // Held 300 ms after each echo's 150 ms wait began: the replies wait in the socket as the timers expire.
+    const o = await withLoopHeld(150, 300, () => ping("127.0.0.1", { count: 2, timeout_ms: 150 }));
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail).toMatchObject({ packets_sent: 2, packets_received: 2, packet_loss: 0 });
   });
 
   it("refuses loopback unless private targets are allowed", async () => {

@@ -1,4 +1,4 @@
-import { elapsedMs } from "./clock.js";
+import { elapsedMs, replyDeadline } from "./clock.js";
 import { ECHO_OVERHEAD, ECHO_PAYLOAD_BYTES, FRAGMENTATION_NEEDED } from "./icmp-packet.js";
 import type { ReceivedIcmp } from "./icmp-socket.js";
 import { type EchoOptions, leaseIcmp } from "./icmp-socket.js";
@@ -135,7 +135,7 @@ async function echoes(
             (sentAt) => {
               p.sentAt = sentAt;
               // Aborted while the send was queued: no point waiting for a reply nobody will read.
-              if (!settled) p.timer = setTimeout(p.settle, params.timeout_ms);
+              if (!settled) p.timer = replyDeadline(p.settle, params.timeout_ms);
             },
             (error: unknown) => {
               const failure = toProbeFailure(error);

@@ -2,6 +2,7 @@ import { getEventListeners } from "node:events";
 import raw from "raw-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildEcho, parseIcmp } from "./icmp-packet.js";
+import { withLoopHeld } from "./testing/held-loop.js";
 import { nftTable } from "./testing/nft-rules.js";
 import { tracerouteProbe } from "./traceroute.js";
 import type { ProbeContext, TracerouteParams } from "./types.js";
@@ -27,6 +28,23 @@ describe("traceroute probe (raw ICMP, root)", () => {
     const o = await trace("127.0.0.1", { queries_per_hop: 1 });
     expect(o.detail?.hops).toEqual([
       { hop: 1, ip: "127.0.0.1", hostname: null, rtts: [expect.any(Number)], probe_ips: ["127.0.0.1"] },
+    ]);
+  });
+
+  it("counts replies that came in time but were read late: a stalled process is no `*` on the path", async () => {
+    // Held 300 ms after each probe's 150 ms wait began: the replies wait in the socket as the timers expire.
+    const o = await withLoopHeld(150, 300, () =>
+      trace("127.0.0.1", { max_hops: 1, timeout_ms: 150, queries_per_hop: 2 }),
+    );
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail?.hops).toEqual([
+      {
+        hop: 1,
+        ip: "127.0.0.1",
+        hostname: null,
+        rtts: [expect.any(Number), expect.any(Number)],
+        probe_ips: ["127.0.0.1", "127.0.0.1"],
+      },
     ]);
   });
 

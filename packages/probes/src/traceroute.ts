@@ -1,4 +1,4 @@
-import { elapsedMs } from "./clock.js";
+import { elapsedMs, replyDeadline } from "./clock.js";
 import { type IcmpLease, leaseIcmp, type ReceivedIcmp } from "./icmp-socket.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
@@ -146,7 +146,7 @@ function probe(
       (sentAt) => {
         if (settled) return; // ended (the job aborted) before the packet was out
         waiting.set(seq, { sentAt, query, done });
-        timer = setTimeout(done, timeoutMs);
+        timer = replyDeadline(done, timeoutMs);
       },
       // A send error (no route, say) is a `*` for its hop; the trace fails with it only if no probe got out.
       (error: unknown) => {
