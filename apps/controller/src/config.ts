@@ -122,6 +122,8 @@ const probes = {
   VANTAGE_DEFAULT_NODES: z.coerce.number().int().min(1).max(50).default(3),
   VANTAGE_ALLOW_PRIVATE_TARGETS: bool.default(false),
   VANTAGE_NODE_OFFLINE_AFTER_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+  /** A controller whose lease goes unrenewed this long is dead: its tasks are failed, its log stored. */
+  VANTAGE_CONTROLLER_LEASE_MS: z.coerce.number().int().min(2000).max(600_000).default(20_000),
   /** Comment lines (`: keep-alive`) on live probe streams (SSE) this often, so proxies keep them open. */
   VANTAGE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
 };

@@ -229,7 +229,7 @@ export async function startRuntime(
 
   // The HTTP series belong to the api role: a controller without it does not export them.
   const metrics = new HttpMetrics(true, { http: config.VANTAGE_ROLES.includes("api") });
-  const lease = startLease(db, instanceId, log);
+  const lease = startLease(db, instanceId, log, config.VANTAGE_CONTROLLER_LEASE_MS);
   const built = createApp({ config, db, log, transport, metrics, instanceId, resultsLog });
   const { entries, url, agent } = roleEntries(built, {
     config,

@@ -3,9 +3,14 @@ import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "./connect.js";
 
-/** How often a controller renews its lease, and how long an unrenewed lease counts as alive. */
-export const LEASE_RENEW_MS = 5000;
+/**
+ * How long an unrenewed lease counts as alive by default (`VANTAGE_CONTROLLER_LEASE_MS`); a controller
+ * renews its own every quarter of that.
+ */
 export const LEASE_TTL_MS = 20_000;
+
+/** How often a controller renews a lease that lives `ttlMs`: four times per lifetime. */
+export const leaseRenewMs = (ttlMs: number): number => Math.round(ttlMs / 4);
 
 /** A fresh controller instance id (`ctl_…`): one per process start. */
 export function newInstanceId(): string {
@@ -17,13 +22,14 @@ export interface Lease {
 }
 
 /**
- * The process's lease in `controller_leases`: renewed every 5 s (every second while the database is away,
- * so it is fresh again moments after it returns). Tasks a controller runs carry its id; the sweeper leaves
+ * The process's lease in `controller_leases`: renewed every quarter of `ttlMs` (5 s of the default 20
+ * s), and every second while the database is away, so it is fresh again moments after it returns. Tasks a controller runs carry its id; the sweeper leaves
  * them alone while the lease is fresh, and fails them once it has run out past their deadline (the
  * controller died mid-task). Stopping deletes the row: a controller that stops cleanly has finished its
  * tasks (it drains them first).
  */
-export function startLease(db: Db, id: string, log: Logger): Lease {
+export function startLease(db: Db, id: string, log: Logger, ttlMs = LEASE_TTL_MS): Lease {
+  const renewMs = leaseRenewMs(ttlMs);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failing = false;
@@ -45,7 +51,7 @@ export function startLease(db: Db, id: string, log: Logger): Lease {
         () => {
           running = renew();
         },
-        failing ? 1000 : LEASE_RENEW_MS,
+        failing ? Math.min(1000, renewMs) : renewMs,
       );
       timer.unref();
     }

@@ -19,6 +19,11 @@ const agents = [
   { id: "ft-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
 const ids = agents.map((a) => a.id);
+/**
+ * Leases of 8 s (renewed and swept every 2 s) instead of 20, on every controller: the killed controller's
+ * task is failed that much sooner. Each controller judges the others' leases by its own lifetime.
+ */
+const shortLeases = { VANTAGE_CONTROLLER_LEASE_MS: "8000" };
 
 describe("fault suite (real processes)", () => {
   let pg: PostgresCluster;
@@ -33,7 +38,7 @@ describe("fault suite (real processes)", () => {
   beforeAll(async () => {
     [pg, targets] = await Promise.all([startPostgresCluster(), startTargets()]);
     cluster = await startCluster(agents, { databaseUrl: pg.url });
-    const env = { VANTAGE_REGISTER_LIMIT_IP: "0", VANTAGE_REGISTER_LIMIT_EMAIL: "0" };
+    const env = { VANTAGE_REGISTER_LIMIT_IP: "0", VANTAGE_REGISTER_LIMIT_EMAIL: "0", ...shortLeases };
     // Two side by side (migrations are safe from several controllers at once), not three: each start
     // compiles the controller through tsx, and three at once on a loaded machine can pass the minute.
     [formB, formA] = await Promise.all([
@@ -176,7 +181,7 @@ describe("fault suite (real processes)", () => {
     120_000,
   );
 
-  // The kill scenario waits about a lease lifetime (20 s) for the sweeper; the NATS restart runs meanwhile,
+  // The kill scenario waits about a lease lifetime (8 s here) for the sweeper; the NATS restart runs meanwhile,
   // once the killed controller's replacement is up (it connects at start), and before the kill scenario's
   // last probe (which needs every node).
   const replaced = gate();
@@ -238,11 +243,11 @@ describe("fault suite (real processes)", () => {
     const id = created.body.data.task_id as string;
     await new Promise((r) => setTimeout(r, 500));
     await formK.kill("SIGKILL");
-    formK = await cluster.startController({ VANTAGE_API_FORM: "a" });
+    formK = await cluster.startController({ VANTAGE_API_FORM: "a", ...shortLeases });
     replaced.open();
     const started = Date.now();
     const task = await pollFinished(formK, id, 60_000);
-    // The task's deadline (5 s + 1 s) and the dead controller's lease (20 s) have passed, and the restarted
+    // The task's deadline (5 s + 1 s) and the dead controller's lease (8 s) have passed, and the restarted
     // controller's sweeper has seen the database for a whole lease lifetime before judging leases.
     expect(task.body.data.status).toBe("failed");
     expect(Date.now() - started).toBeLessThan(45_000);

@@ -23,7 +23,7 @@ import { registerPublicShare } from "./routes/public-share.js";
 import { registerShareTask } from "./routes/share-task.js";
 import { getProbeTask, type ProbeDeps, type ProbesService, probesService } from "./service.js";
 import { type SharesService, sharesService } from "./shares.js";
-import { SWEEP_EVERY_MS, startTaskSweeper, type TaskSweeper } from "./sweeper.js";
+import { startTaskSweeper, sweepEveryMs, type TaskSweeper } from "./sweeper.js";
 import { TaskWatch } from "./task-watch.js";
 import { WriteRetry } from "./write-retry.js";
 
@@ -121,14 +121,16 @@ export function createProbes(
   let walDrain: { stop(): Promise<void> } | undefined;
   const sweeperWorker: Worker = {
     async start() {
-      sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log });
+      const leaseTtlMs = deps.config.VANTAGE_CONTROLLER_LEASE_MS;
+      sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log, leaseTtlMs });
       if (deps.resultsLog)
         walDrain ??= startResultLogDrain({
           log: deps.resultsLog,
           db: deps.db.kysely,
           ownId: deps.instanceId,
           logger: deps.log,
-          intervalMs: SWEEP_EVERY_MS,
+          intervalMs: sweepEveryMs(leaseTtlMs),
+          leaseTtlMs,
         });
     },
     async stop() {

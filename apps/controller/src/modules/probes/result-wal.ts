@@ -120,6 +120,8 @@ export async function drainResultLogs(opts: {
   db: Kysely<Database>;
   ownId: string;
   batch?: number;
+  /** How long an unrenewed controller lease counts as alive (`VANTAGE_CONTROLLER_LEASE_MS`). */
+  leaseTtlMs?: number;
 }): Promise<number> {
   const writers = await opts.log.writers();
   const ids = [...writers.keys()].filter((id) => id !== opts.ownId);
@@ -130,7 +132,7 @@ export async function drainResultLogs(opts: {
         .selectFrom("controller_leases")
         .select("id")
         .where("id", "in", ids)
-        .where("renewed_at", ">", new Date(Date.now() - LEASE_TTL_MS))
+        .where("renewed_at", ">", new Date(Date.now() - (opts.leaseTtlMs ?? LEASE_TTL_MS)))
         .execute()
     ).map((r) => r.id),
   );
@@ -159,6 +161,7 @@ export function startResultLogDrain(opts: {
   ownId: string;
   logger: Logger;
   intervalMs: number;
+  leaseTtlMs?: number;
 }): PollLoop {
   return startPollLoop({
     everyMs: opts.intervalMs,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { logRoundFailure } from "../../db/availability.js";
-import { LEASE_TTL_MS } from "../../db/lease.js";
+import { LEASE_TTL_MS, leaseRenewMs } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
 import { startPollLoop } from "../../lib/poll-loop.js";
 import { failAbandonedTasks } from "./repo.js";
@@ -11,8 +11,11 @@ import { failAbandonedTasks } from "./repo.js";
  * controller lease still `queued` or `running` ten minutes after it was created lost its controller.
  */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
-/** How often the scheduler role sweeps (a cheap update over the partial index of unfinished tasks). */
-export const SWEEP_EVERY_MS = 5000;
+/**
+ * How often the scheduler role sweeps (a cheap update over the partial index of unfinished tasks): every
+ * 5 s, or as often as leases are renewed when they live less than 20 s.
+ */
+export const sweepEveryMs = (leaseTtlMs: number): number => Math.min(5000, leaseRenewMs(leaseTtlMs));
 
 export interface TaskSweeper {
   /** Marks abandoned tasks `failed`; resolves with how many. */
@@ -32,7 +35,10 @@ export function startTaskSweeper(opts: {
   log: Logger;
   intervalMs?: number;
   poll?: boolean;
+  /** How long an unrenewed controller lease counts as alive (`VANTAGE_CONTROLLER_LEASE_MS`). */
+  leaseTtlMs?: number;
 }): TaskSweeper {
+  const ttl = opts.leaseTtlMs ?? LEASE_TTL_MS;
   let reachableSince: number | undefined;
   const runOnce = async (now = new Date()) => {
     const t = now.getTime();
@@ -41,8 +47,8 @@ export function startTaskSweeper(opts: {
       n = await failAbandonedTasks(opts.db, {
         now,
         olderThan: new Date(t - ABANDONED_AFTER_MS),
-        leaseFreshAfter: new Date(t - LEASE_TTL_MS),
-        leases: reachableSince !== undefined && t - reachableSince >= LEASE_TTL_MS,
+        leaseFreshAfter: new Date(t - ttl),
+        leases: reachableSince !== undefined && t - reachableSince >= ttl,
       });
     } catch (err) {
       reachableSince = undefined;
@@ -57,7 +63,7 @@ export function startTaskSweeper(opts: {
     (opts.poll ?? true)
       ? startPollLoop({
           round: runOnce,
-          everyMs: opts.intervalMs ?? SWEEP_EVERY_MS,
+          everyMs: opts.intervalMs ?? sweepEveryMs(ttl),
           onError: (err) =>
             logRoundFailure(opts.log, err, "sweeping abandoned probe tasks failed; trying again"),
         })
