@@ -293,6 +293,12 @@ const limits = {
   VANTAGE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(20),
 };
 
+const stripePrice = () =>
+  z
+    .string()
+    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
+    .optional();
+
 /** Stripe; every variable unset → billing is off. */
 const billing = {
   STRIPE_SECRET_KEY: secret(
@@ -307,19 +313,10 @@ const billing = {
       .regex(/^whsec_\S+$/, "must be a webhook signing secret (whsec_…)")
       .optional(),
   ),
-  STRIPE_PRICE_PRO: z
-    .string()
-    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
-    .optional(),
-  STRIPE_PRICE_BUSINESS: z
-    .string()
-    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
-    .optional(),
+  STRIPE_PRICE_PRO: stripePrice(),
+  STRIPE_PRICE_BUSINESS: stripePrice(),
   /** Metered price added to every checkout (usage reported through billing meters), when set. */
-  STRIPE_PRICE_METERED: z
-    .string()
-    .regex(/^price_\w+$/, "must be a Stripe price id (price_…)")
-    .optional(),
+  STRIPE_PRICE_METERED: stripePrice(),
   STRIPE_METER_EVENTS: z
     .string()
     .optional()
