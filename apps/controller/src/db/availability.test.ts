@@ -182,6 +182,33 @@ describe.concurrent("PostgreSQL stopped under queries in flight", () => {
   });
 });
 
+describe.concurrent("PostgreSQL stopped before a transaction commits", () => {
+  const pg = usePgCluster();
+
+  it("the commit's own error reaches the caller (unavailable), not the rollback kysely tries after it", async () => {
+    // A register during an outage answered 500: the commit failed as the server went, kysely then rolled
+    // back a transaction the failed commit had already ended, and that rollback's error replaced the commit's.
+    const db = await connectDb({ databaseUrl: pg.cluster.url, dataDir: "unused", maxConnections: 1 });
+    try {
+      const failed = await db.kysely
+        .transaction()
+        .execute(async (tx) => {
+          await sql`select 1`.execute(tx);
+          await pg.cluster.stop();
+        })
+        .then(
+          () => new Error("committed"),
+          (err: unknown) => err,
+        );
+      expect(String(failed)).not.toMatch(/no transaction in progress|committed/);
+      expect(isDatabaseUnavailable(failed), String(failed)).toBe(true);
+    } finally {
+      await pg.cluster.start();
+      await db.close();
+    }
+  });
+});
+
 /**
  * PostgreSQL that accepts TCP connections but not sessions yet answers them with 57P03 (cannot_connect_now:
  * "the database system is starting up", "… not yet accepting connections", a standby without hot standby).

@@ -160,7 +160,13 @@ class PostgresJsConnection implements DatabaseConnection {
 
   async end(commit: boolean): Promise<void> {
     const tx = this.tx;
-    if (!tx) throw new Error("no transaction in progress");
+    if (!tx) {
+      // Kysely rolls back after a failed commit (the server gone mid-commit), which had already ended the
+      // transaction: nothing is left to undo, and the commit's error is the caller's answer (a 503). An
+      // error here would replace it (a 500).
+      if (!commit) return;
+      throw new Error("no transaction in progress");
+    }
     this.tx = undefined;
     tx.finish(commit);
     try {
