@@ -231,7 +231,9 @@ beforeAll(async () => {
   const agents = {
     bare: startBuiltAgent(bare, { nodeId: "hv-bare" }),
     noraw: startBuiltAgent(bare, { nodeId: "hv-noraw", wrap: noRaw }),
-    hostile: startBuiltAgent(hostile, { nodeId: "hv-hostile" }),
+    // Both forms' descriptor cells reach this one agent at once, 2 × 48 jobs: above the default cap of 64
+    // a job is refused `node_busy` (the cap's answer, not the condition's: it failed a CI run so).
+    hostile: startBuiltAgent(hostile, { nodeId: "hv-hostile", env: { VANTAGE_AGENT_CONCURRENCY: "128" } }),
   };
   const ctl = (
     ns: HostileNs,
