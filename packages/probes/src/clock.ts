@@ -24,9 +24,9 @@ const READ_GRACE_MS = 10;
  * answer's time still includes the stall (user-space timestamps).
  */
 export function replyDeadline(lost: () => void, ms: number): NodeJS.Timeout {
-  const due = performance.now() + ms;
+  const start = now();
   return setTimeout(() => {
-    if (performance.now() - due <= HELD_MS) lost();
+    if (elapsedMs(start) - ms <= HELD_MS) lost();
     else setTimeout(lost, READ_GRACE_MS);
   }, ms);
 }
