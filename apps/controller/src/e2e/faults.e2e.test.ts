@@ -1,7 +1,7 @@
 import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { type Cluster, type Controller, shortLeases, startCluster } from "./cluster.js";
 import { type Call, call } from "./http-call.js";
 import { startTargets, type Targets } from "./targets.js";
 
@@ -19,11 +19,6 @@ const agents = [
   { id: "ft-sgp", country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
 const ids = agents.map((a) => a.id);
-/**
- * Leases of 8 s (renewed and swept every 2 s) instead of 20, on every controller: the killed controller's
- * task is failed that much sooner. Each controller judges the others' leases by its own lifetime.
- */
-const shortLeases = { VANTAGE_CONTROLLER_LEASE_MS: "8000" };
 
 describe("fault suite (real processes)", () => {
   let pg: PostgresCluster;

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, type Controller, startCluster } from "./cluster.js";
+import { type Cluster, type Controller, shortLeases, startCluster } from "./cluster.js";
 import { call } from "./http-call.js";
 
 /**
@@ -27,8 +27,6 @@ afterAll(async () => {
 });
 
 const probe = () => ({ host: "127.0.0.1", port: targetPort, timeout: 5 });
-/** Leases of 8 s (renewed every 2 s, drained every 2 s) instead of 20: the log is drained that much sooner. */
-const shortLeases = { VANTAGE_CONTROLLER_LEASE_MS: "8000" };
 
 describe.concurrent("results write-ahead log, nats-server with JetStream", () => {
   let cluster: Cluster;
