@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { READ_GRACE_MS } from "./clock.js";
 import { mtrProbe } from "./mtr.js";
 import { buildTcpSyn, parseQuotedTransport, parseTcpSegment } from "./mtr-packet.js";
 import { runProbe } from "./registry.js";
@@ -90,6 +91,18 @@ describe("mtr probe (raw sockets, root)", () => {
     expect(o.detail!.hops[0]).toMatchObject({ sent: 2, loss_pct: 0 });
     // The time it reports still holds the stall: the process read the reply that late.
     expect(o.detail!.hops[0]!.best).toBeGreaterThanOrEqual(250);
+  });
+
+  it("still counts it when the process stalls again in the wait's grace (a machine with too few cores)", async () => {
+    // Held again 40 ms as the first grace begins: that grace expires before a second turn reads the reply.
+    const o = await withLoopHeld(
+      150,
+      300,
+      () => mtr("127.0.0.1", { rounds: 2, max_hops: 1, interval_ms: 150, timeout_ms: 150 }),
+      { ms: READ_GRACE_MS, holdMs: 40, times: 2 },
+    );
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail!.hops[0]).toMatchObject({ sent: 2, loss_pct: 0 });
   });
 
   it("stops at the deadline with the rounds done, in-flight probes not counted", async () => {

@@ -1,6 +1,7 @@
 import { getEventListeners } from "node:events";
 import raw from "raw-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { READ_GRACE_MS } from "./clock.js";
 import { buildEcho, parseIcmp } from "./icmp-packet.js";
 import { withLoopHeld } from "./testing/held-loop.js";
 import { nftTable } from "./testing/nft-rules.js";
@@ -46,6 +47,17 @@ describe("traceroute probe (raw ICMP, root)", () => {
         probe_ips: ["127.0.0.1", "127.0.0.1"],
       },
     ]);
+  });
+
+  it("still counts them when the process stalls again in the wait's grace (a machine with too few cores)", async () => {
+    const o = await withLoopHeld(
+      150,
+      300,
+      () => trace("127.0.0.1", { max_hops: 1, timeout_ms: 150, queries_per_hop: 2 }),
+      { ms: READ_GRACE_MS, holdMs: 40, times: 2 },
+    );
+    expect(o.success, JSON.stringify(o.error)).toBe(true);
+    expect(o.detail?.hops[0]?.rtts).toEqual([expect.any(Number), expect.any(Number)]);
   });
 
   it("refuses loopback unless private targets are allowed", async () => {
