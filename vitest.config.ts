@@ -97,9 +97,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: "main",
-          // Two files at a time on two cores: most suites wait on timers, sockets and child processes,
-          // so a second file overlaps those waits (one worker left the cores idle half the run).
-          maxWorkers: 2,
+          // Three files at a time on two cores: most suites wait on timers, sockets and child processes,
+          // so the other files overlap those waits. Two at a time kept 1.2 of the two cores busy (339 s);
+          // three kept 1.6 (274 s), four 1.8 (254 s) (docs/benchmarks.md, 2026-11-30 eleventh session).
+          maxWorkers: 3,
           // apps/web/test: real Chromium against an in-process controller (the dashboard, the docs page);
           // they wait on the page, not on the clock, so they share the cores with the rest.
           include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts", "apps/web/test/**/*.test.ts"],
@@ -123,10 +124,10 @@ export default defineConfig({
           name: "serial",
           include: serial,
           exclude: [...mocking, "**/node_modules/**"],
-          // Three at a time: they wait far more than they compute (one at a time kept 0.67 of a core busy).
-          // Their bounds hold with two CPU hogs beside the three, a machine twice as slow: 394 of 394
-          // passed in 143 s (two at a time with one hog: 165 s; docs/benchmarks.md).
-          maxWorkers: 3,
+          // Four at a time: they wait far more than they compute (one at a time kept 0.67 of a core busy).
+          // Their bounds hold with two CPU hogs beside the four, a machine twice as slow: 394 of 394
+          // passed in 139 s (98 s with no hog; three at a time: 117 s; docs/benchmarks.md).
+          maxWorkers: 4,
           sequence: { groupOrder: 1 },
         },
       },
