@@ -97,10 +97,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: "main",
-          // Three files at a time on two cores: most suites wait on timers, sockets and child processes,
-          // so the other files overlap those waits. Two at a time kept 1.2 of the two cores busy (339 s);
-          // three kept 1.6 (274 s), four 1.8 (254 s) (docs/benchmarks.md, 2026-11-30 eleventh session).
-          maxWorkers: 3,
+          // Four files at a time on two cores: most suites wait on timers, sockets and child processes,
+          // so the other files overlap those waits. Two at a time kept 1.2 of the two cores busy (339 s),
+          // three 1.6 (274 s), four 1.8 (254 s). Four beside two CPU hogs (a machine twice as slow):
+          // 2,511 of 2,511 passed in 386 s (docs/benchmarks.md, 2026-11-30 eleventh session).
+          maxWorkers: 4,
           // apps/web/test: real Chromium against an in-process controller (the dashboard, the docs page);
           // they wait on the page, not on the clock, so they share the cores with the rest.
           include: ["apps/*/src/**/*.test.ts", "packages/*/src/**/*.test.ts", "apps/web/test/**/*.test.ts"],
