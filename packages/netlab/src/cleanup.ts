@@ -45,6 +45,21 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` still runs: alive and not a zombie. A service the lab spawned is this process's child, and
+ * a child that has exited stays a zombie until the event loop reaps it, which it cannot do while
+ * `removeNamespaces` waits synchronously (it waited its whole 2 s for the lab's own services).
+ */
+function running(pid: number): boolean {
+  if (!alive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /** Every namespace whose name starts with `prefix`. */
 export function listNamespaces(prefix = labPrefix): string[] {
   const out = runSync(tool("ip"), ["netns", "list"]).stdout;
@@ -70,8 +85,8 @@ function removeNamespaces(names: string[]): void {
   }
   for (const pid of pids) signal(pid, "SIGTERM");
   const deadline = Date.now() + 2000;
-  while ([...pids].some(alive) && Date.now() < deadline) sleepSync(20);
-  for (const pid of pids) if (alive(pid)) signal(pid, "SIGKILL");
+  while ([...pids].some(running) && Date.now() < deadline) sleepSync(20);
+  for (const pid of pids) if (running(pid)) signal(pid, "SIGKILL");
   for (const ns of names) {
     runSync(ip, ["netns", "delete", ns]);
     rmSync(join("/etc/netns", ns), { recursive: true, force: true });
