@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+import { findTask, insertResult, insertTask, newTaskId, setTaskStatus } from "./repo.js";
 
 /** Form A's task life as a poller sees it: queued at once, running with results as they come, then done. */
 describe.each(dbKinds)("form A task states on %s", (kind) => {
@@ -67,5 +68,46 @@ describe.each(dbKinds)("form A task states on %s", (kind) => {
       ["quick", 2],
       ["slow", 40],
     ]);
+  });
+});
+
+// On PostgreSQL a second connection can write between findTask's two reads (PGlite has one connection).
+describe("a Form A task read while its first result is stored", () => {
+  const fixture = useTestDb("postgres");
+
+  it("is never queued with a result: a row read before `running` was written reads as running", async () => {
+    const db = fixture.testDb.db.kysely;
+    const id = newTaskId();
+    const spec = { type: "tcp", params: { host: "example.com", port: 443, timeout_ms: 5000 } };
+    const base = { id, type: "tcp", target: "example.com", spec, ownerId: null, createdAt: new Date() };
+    await insertTask(db, { ...base, nodeIds: ["quick", "slow"] }, "queued");
+    // The dispatch's two writes (running, then the quick node's result) land between the task's read and
+    // its results' read, as they did on a loaded CI machine.
+    let wrote = false;
+    const skewed = db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (!wrote) {
+          wrote = true;
+          await setTaskStatus(db, id, "running");
+          await insertResult(db, id, {
+            node_id: "quick",
+            node_name: "Quick",
+            position: 0,
+            success: true,
+            latency_ms: 2,
+            error: null,
+            detail: { port: 443, connect_ms: 2, resolved_ip: "192.0.2.7" },
+            duration_ms: 3,
+          });
+        }
+        return args.result;
+      },
+    });
+    const read = await findTask(skewed, id);
+    expect(wrote).toBe(true);
+    expect(read?.results.map((r) => r.node_id)).toEqual(["quick"]);
+    expect(read?.status).toBe("running");
+    expect(read?.finished_at).toBeNull();
   });
 });

@@ -226,7 +226,10 @@ export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRe
     target: task.target,
     spec: task.spec,
     owner_id: task.owner_id,
-    status: task.status,
+    // Two reads, not one snapshot: a result stored between them can come with the task's row from before
+    // `running` was written. A task is written `running` before its jobs go out, so a queued row with
+    // results was running already; a finished row is read first, so its results are all there.
+    status: task.status === "queued" && rows.length > 0 ? "running" : task.status,
     node_ids: task.node_ids,
     created_at: new Date(task.created_at),
     finished_at: task.finished_at ? new Date(task.finished_at) : null,
