@@ -25,8 +25,8 @@ export interface Lease {
  * The process's lease in `controller_leases`: renewed every quarter of `ttlMs` (5 s of the default
  * 20 s), and every second while the database is away, so it is fresh again moments after it returns.
  * Tasks a controller runs carry its id; the sweeper leaves them alone while the lease is fresh, and fails
- * them once it has run out past their deadline (the controller died mid-task). Stopping deletes the row: a controller that stops cleanly has finished its
- * tasks (it drains them first).
+ * them once it has run out past their deadline (the controller died mid-task). Stopping deletes the row:
+ * a controller that stops cleanly has finished its tasks (it drains them first).
  */
 export function startLease(db: Db, id: string, log: Logger, ttlMs = LEASE_TTL_MS): Lease {
   const renewMs = leaseRenewMs(ttlMs);

@@ -1,3 +1,4 @@
+import type { NodeResult } from "../modules/probes/dispatch.js";
 import type { Form, TestApp, TestResponse } from "./test-app.js";
 
 /** Form-specific request bodies for the same probe, and a reader that waits for the final task. */
@@ -51,4 +52,18 @@ export async function runTask(
     if (Date.now() > deadline) throw new Error(`task ${id} still ${task.status} after ${pollTimeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A successful TCP result of node `nodeId` at `position`, as a controller stores it. */
+export function tcpResult(nodeId: string, position: number): NodeResult {
+  return {
+    node_id: nodeId,
+    node_name: `Node ${nodeId}`,
+    position,
+    success: true,
+    latency_ms: 1.25,
+    error: null,
+    detail: { port: 443, connect_ms: 1.25, resolved_ip: "192.0.2.7" },
+    duration_ms: 1.5,
+  };
 }

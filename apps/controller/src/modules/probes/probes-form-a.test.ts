@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
+import { tcpResult } from "../../testing/probe-requests.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { findTask, insertResult, insertTask, newTaskId, setTaskStatus } from "./repo.js";
@@ -90,16 +91,7 @@ describe("a Form A task read while its first result is stored", () => {
         if (!wrote) {
           wrote = true;
           await setTaskStatus(db, id, "running");
-          await insertResult(db, id, {
-            node_id: "quick",
-            node_name: "Quick",
-            position: 0,
-            success: true,
-            latency_ms: 2,
-            error: null,
-            detail: { port: 443, connect_ms: 2, resolved_ip: "192.0.2.7" },
-            duration_ms: 3,
-          });
+          await insertResult(db, id, tcpResult("quick", 0));
         }
         return args.result;
       },

@@ -3,6 +3,7 @@ import { connectNats, openResultsLog, type ResultsLog } from "@vantage/transport
 import { sql } from "kysely";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tcpResult } from "../../testing/probe-requests.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { BackgroundWork } from "./background.js";
@@ -30,18 +31,7 @@ function task(id = newTaskId()): TaskRecord {
     status: "done",
     created_at: created,
     finished_at: new Date(created.getTime() + 3),
-    results: [
-      {
-        node_id: "n1",
-        node_name: "Node n1",
-        position: 0,
-        success: true,
-        latency_ms: 1.25,
-        error: null,
-        detail: { port: 443, connect_ms: 1.25, resolved_ip: "192.0.2.7" },
-        duration_ms: 1.5,
-      },
-    ],
+    results: [tcpResult("n1", 0)],
   };
 }
 

@@ -3,11 +3,10 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { connectDb } from "../../db/connect.js";
 import { serveNode, settle } from "../../testing/agents.js";
-import { tcpBody } from "../../testing/probe-requests.js";
+import { tcpBody, tcpResult } from "../../testing/probe-requests.js";
 import { dbKinds, openTestDb } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { BackgroundWork } from "./background.js";
-import type { NodeResult } from "./dispatch.js";
 import { findTask, insertTask, newTaskId, type TaskRecord } from "./repo.js";
 import { ResultWriter, UNWRITTEN_GRACE_MS } from "./result-writer.js";
 import { getProbeTask, type ProbeDeps, runProbeTask } from "./service.js";
@@ -19,19 +18,6 @@ function logSink() {
   const lines: { level: number; msg: string; task_ids?: string[] }[] = [];
   const log = pino({ level: "info" }, { write: (s: string) => void lines.push(JSON.parse(s)) });
   return { log, lines };
-}
-
-function result(nodeId: string, position: number): NodeResult {
-  return {
-    node_id: nodeId,
-    node_name: `Node ${nodeId}`,
-    position,
-    success: true,
-    latency_ms: 1.25,
-    error: null,
-    detail: { port: 443, connect_ms: 1.25, resolved_ip: "192.0.2.7" },
-    duration_ms: 1.5,
-  };
 }
 
 function task(id = newTaskId()): TaskRecord {
@@ -46,7 +32,7 @@ function task(id = newTaskId()): TaskRecord {
     status: "done",
     created_at: created,
     finished_at: new Date(created.getTime() + 3),
-    results: [result("n1", 0), result("n2", 1)],
+    results: [tcpResult("n1", 0), tcpResult("n2", 1)],
   };
 }
 
@@ -131,9 +117,9 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
       target: "NULL",
       owner_id: "usr_{1}",
       results: [
-        { ...result("NULL", 0), node_name: odd, detail: { body: odd, list: [1, null, "x,y"] } },
+        { ...tcpResult("NULL", 0), node_name: odd, detail: { body: odd, list: [1, null, "x,y"] } },
         {
-          ...result("n,2", 1),
+          ...tcpResult("n,2", 1),
           success: false,
           latency_ms: null,
           duration_ms: 0.001,
