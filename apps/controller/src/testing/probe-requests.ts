@@ -1,4 +1,4 @@
-import type { NodeResult } from "../modules/probes/dispatch.js";
+import type { NodeResult } from "../modules/probes/index.js";
 import type { Form, TestApp, TestResponse } from "./test-app.js";
 
 /** Form-specific request bodies for the same probe, and a reader that waits for the final task. */
