@@ -41,6 +41,9 @@ describe("share button on a task's page", () => {
     const url = (await link.getAttribute("href")) ?? "";
     expect(url).toMatch(new RegExp(`^${d.url}/share/shr_[A-Za-z0-9_-]+$`));
     await page.getByTestId("share-publish").getByRole("button", { name: "Copy public link" }).waitFor();
+    // Opened again, the page shows the live link (the server keeps it), not a fresh Share button.
+    await page.reload();
+    expect(await page.getByTestId("public-link").getAttribute("href")).toBe(url);
 
     // A browser without the session (the task itself is the account's: 404 to it) opens the public page
     // and sees the result.
@@ -54,6 +57,26 @@ describe("share button on a task's page", () => {
     await page.getByRole("button", { name: "Share", exact: true }).waitFor();
     const gone = await outside.goto(url);
     expect(gone?.status()).toBe(404);
+
+    // An anonymous task (no credentials: nobody owns it) offers no Share to the signed-in user.
+    const anonymous = await fetch(`${d.url}/v1/probe/tcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ host: "127.0.0.1", port, nodes: ["local"] }),
+    });
+    const anonymousId = ((await anonymous.json()) as { data: { task_id: string } }).data.task_id;
+    const asked = page.waitForResponse(
+      (r) => r.url().endsWith(`/v1/probe/tasks/${anonymousId}/share`) && r.request().method() === "GET",
+    );
+    await page.goto(`${d.url}/#/tasks/${anonymousId}`);
+    await page.getByTestId("task-status").getByText("Done").waitFor();
+    expect(((await (await asked).json()) as { data: unknown }).data).toEqual({
+      shareable: false,
+      share: null,
+    });
+    await page.evaluate("new Promise((resolve) => requestAnimationFrame(resolve))");
+    expect(await page.getByTestId("share-publish").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Share", exact: true }).count()).toBe(0);
 
     expect(page.outside).toEqual([]);
     expect(outside.outside).toEqual([]);

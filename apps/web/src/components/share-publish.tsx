@@ -44,21 +44,46 @@ interface ShareView {
   url: string;
 }
 
+interface ShareState {
+  shareable: boolean;
+  share: ShareView | null;
+}
+
 /**
  * For a signed-in owner of a finished task: "Share" publishes it (`POST /v1/probe/tasks/{id}/share`) as a
  * public, read-only link, shown with a copy button and "Revoke" (`DELETE`), after which the link answers
- * 404. The server decides who owns the task: anyone else is told so (the route's 404). Nothing shows
- * signed out.
+ * 404. Whether the signed-in user owns the task, and its live link if it has one, come from
+ * `GET /v1/probe/tasks/{id}/share` first: nothing shows for anyone else's task (an anonymous one), nor
+ * signed out, nor while that answer is not in.
  */
 export function SharePublish({ taskId }: { taskId: string }) {
   const [signedIn, setSignedIn] = useState(session.token !== null);
+  const [shareable, setShareable] = useState(false);
   const [share, setShare] = useState<ShareView | null>(null);
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState("");
   const [error, setError] = useState<unknown>(null);
   useEffect(() => onSessionChange(() => setSignedIn(session.token !== null)), []);
-  if (!signedIn) return null;
   const path = `/v1/probe/tasks/${encodeURIComponent(taskId)}/share`;
+  useEffect(() => {
+    setShareable(false);
+    setShare(null);
+    if (!signedIn) return;
+    let current = true;
+    call<ShareState>("GET", path).then(
+      (state) => {
+        if (!current) return;
+        setShareable(state.shareable);
+        setShare(state.share);
+      },
+      // Not this user's to share (or the server is away): the action stays hidden.
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [signedIn, path]);
+  if (!signedIn || !shareable) return null;
   const act = async (work: () => Promise<void>) => {
     setBusy(true);
     setError(null);

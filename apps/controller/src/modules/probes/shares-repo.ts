@@ -39,7 +39,11 @@ export async function publishShare(
   }
 }
 
-async function liveShareOfTask(db: Kysely<Database>, taskId: string): Promise<ShareRecord | undefined> {
+/** The task's live share; undefined when it has none. */
+export async function liveShareOfTask(
+  db: Kysely<Database>,
+  taskId: string,
+): Promise<ShareRecord | undefined> {
   const row = await db
     .selectFrom("probe_shares")
     .select(["id", "task_id", "owner_id", "created_at"])

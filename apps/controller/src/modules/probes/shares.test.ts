@@ -102,6 +102,22 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
         headers: keyHeaders(form, readOnly.secret),
       });
       expect(refused.status).toBe(403);
+      // What the dashboard asks before it offers Share: the owner (even with a read-only key) may share and
+      // has no link yet; the stranger cannot read the task (404); signed out a 401.
+      const state = (headers?: Record<string, string>) =>
+        t.call("GET", `/v1/probe/tasks/${id}/share`, headers ? { headers } : {});
+      const before = await state(keyHeaders(form, readOnly.secret));
+      expect(before.status).toBe(200);
+      expect(before.body.data).toEqual({ shareable: true, share: null });
+      expect((await state(stranger.headers)).status).toBe(404);
+      expect((await state()).status).toBe(401);
+      const anonymousId = await finishedTask(t, form, {}, ["signer1"]);
+      const anonymous = await t.call("GET", `/v1/probe/tasks/${anonymousId}/share`, {
+        headers: owner.headers,
+      });
+      // An anonymous task: readable by whoever holds its id, nobody's to share.
+      expect(anonymous.status).toBe(200);
+      expect(anonymous.body.data).toEqual({ shareable: false, share: null });
 
       const shared = await t.call("POST", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
       expect(shared.status).toBe(201);
@@ -109,6 +125,7 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
       expect(share.share_id).toMatch(/^shr_[A-Za-z0-9_-]{22}$/);
       const again = await t.call("POST", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
       expect(again.body.data.share_id).toBe(share.share_id);
+      expect((await state(owner.headers)).body.data).toEqual({ shareable: true, share });
 
       // Signed out: JSON and page.
       const json = await t.call("GET", `/v1/shares/${share.share_id}`);
@@ -172,6 +189,7 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
 
       const revoked = await t.call("DELETE", `/v1/probe/tasks/${id}/share`, { headers: owner.headers });
       expect(revoked.status).toBe(204);
+      expect((await state(owner.headers)).body.data).toEqual({ shareable: true, share: null });
       expect((await t.call("GET", `/v1/shares/${share.share_id}`)).status).toBe(404);
       expect((await t.call("GET", `/share/${share.share_id}`)).status).toBe(404);
       expect((await t.call("DELETE", `/v1/probe/tasks/${id}/share`, { headers: owner.headers })).status).toBe(

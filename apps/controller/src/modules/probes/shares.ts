@@ -4,6 +4,7 @@ import type { ProbeDeps } from "./probe-deps.js";
 import { findTask, type TaskRecord } from "./repo.js";
 import {
   findLiveShare,
+  liveShareOfTask,
   publishShare,
   revokeShare,
   SHARE_ID_PATTERN,
@@ -15,6 +16,11 @@ import { type TaskDocument, toTaskDocument } from "./task-document.js";
 export interface SharesService {
   /** Publishes the owner's task (idempotent: its live share if it has one). 404 for anyone else's. */
   publish(taskId: string, owner: string): Promise<ShareRecord>;
+  /**
+   * Whether `viewer` owns the task (and so may publish it) and its live share if so. 404 for a task the
+   * viewer cannot read (another account's); an anonymous task is readable but nobody's to share.
+   */
+  current(taskId: string, viewer: string): Promise<{ shareable: boolean; share: ShareRecord | null }>;
   /** Revokes the owner's share of a task: its link answers 404 from now on. 404 when none is live. */
   revoke(taskId: string, owner: string): Promise<void>;
   /** What a share link shows, to anyone; 404 for an unknown or revoked share. */
@@ -50,6 +56,11 @@ export function sharesService(
         await new Promise((r) => setTimeout(r, 50));
       }
       return publishShare(deps.db, taskId, owner);
+    },
+    async current(taskId, viewer) {
+      const task = await get(taskId, viewer);
+      if (task.owner_id !== viewer) return { shareable: false, share: null };
+      return { shareable: true, share: (await liveShareOfTask(deps.db, taskId)) ?? null };
     },
     async revoke(taskId, owner) {
       await owned(taskId, owner);

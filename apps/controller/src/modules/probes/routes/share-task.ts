@@ -35,13 +35,51 @@ export function toShareView(s: ShareRecord, origin: string) {
 
 const params = z.object({ id: z.string().max(64).openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }) });
 
-/** `POST` and `DELETE /v1/probe/tasks/{id}/share`: the same contract in both forms (an extension). */
+const shareStateSchema = z
+  .object({
+    shareable: z.boolean().openapi({
+      description:
+        "The caller owns the task, so may publish it (with the `write` scope); false for an anonymous task",
+    }),
+    share: shareSchema.nullable().openapi({
+      description: "The live share link; null while the task has none (always, unless shareable)",
+    }),
+  })
+  .openapi("ProbeShareState");
+
+/** `GET`, `POST` and `DELETE /v1/probe/tasks/{id}/share`: the same contract in both forms (an extension). */
 export function registerShareTask(
   app: Router,
   shares: SharesService,
   common: SecuredRoute,
   publicUrl: string | undefined,
 ): void {
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "get",
+      path: "/v1/probe/tasks/{id}/share",
+      summary: "Whether the caller may share a probe task, and its live share link",
+      description:
+        "For a task the caller may read: `shareable` is true when the caller owns it (it was created with " +
+        "the caller's credentials), and `share` is then its live share link, or null while it has none. An " +
+        "anonymous task is readable but nobody's to share (`shareable: false`). Another account's task → " +
+        "404, as for reading it. A client offers Share only when `shareable` is true.",
+      request: { params },
+      responses: {
+        200: {
+          description: "The caller's view of the task's share",
+          ...jsonContent(envelope(shareStateSchema)),
+        },
+        ...errorResponses(401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const state = await shares.current(c.req.valid("param").id, requirePrincipal(c).userId);
+      const share = state.share && toShareView(state.share, originOf(c, publicUrl));
+      return ok(c, { shareable: state.shareable, share });
+    },
+  );
   app.openapi(
     createRoute({
       ...common,
