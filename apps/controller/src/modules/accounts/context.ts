@@ -96,7 +96,11 @@ export function createAccountsContext(
     }),
     registrationsPerIp: perHour("register:ip", deps.config.VANTAGE_REGISTER_LIMIT_IP),
     registrationsPerAddress: perHour("register:email", deps.config.VANTAGE_REGISTER_LIMIT_EMAIL),
-    passwords: createPasswordHasher(options.passwords),
+    // The cost from deps (the test apps' lowered one) unless the options name one; else the pool's default.
+    passwords: createPasswordHasher({
+      ...(deps.bcryptCost !== undefined ? { cost: deps.bcryptCost } : {}),
+      ...options.passwords,
+    }),
     delivery,
     plans: deps.config.VANTAGE_PLAN_LIMITS,
     resetsPerIp: new RateLimiter(store, {

@@ -3,7 +3,7 @@ import bcrypt from "bcryptjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../http/errors.js";
 import { newUser, PASSWORD, uniqueEmail } from "../../testing/accounts.js";
-import { dbKinds, forms, type TestApp } from "../../testing/test-app.js";
+import { dbKinds, forms, TEST_BCRYPT_COST, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { BCRYPT_COST, createPasswordHasher, DUMMY_HASH, defaultHasherThreads } from "./password-hasher.js";
 
@@ -83,6 +83,22 @@ describe.each(dbKinds)("password hashing on %s", (kind) => {
         .executeTakeFirstOrThrow();
       expect(row.password_hash).toMatch(/^\$2[ab]\$10\$/);
       expect(bcrypt.compareSync(PASSWORD, row.password_hash!)).toBe(true);
+    });
+
+    it("an app given a bcrypt cost (the suite's test apps) hashes at that cost and logs in with it", async () => {
+      // `deps.bcryptCost` once reached nothing: every test app hashed at 10, 100 ms of CPU a login here.
+      const low = db.app(form);
+      const u = await newUser(low, "lowcost");
+      const row = await low.db.kysely
+        .selectFrom("users")
+        .select("password_hash")
+        .where("id", "=", u.userId)
+        .executeTakeFirstOrThrow();
+      expect(bcrypt.getRounds(row.password_hash!)).toBe(TEST_BCRYPT_COST);
+      const login = (password: string) =>
+        low.call("POST", "/v1/auth/login", { body: { email: u.email, password } });
+      expect((await login(PASSWORD)).status).toBe(200);
+      expect((await login("wrong password")).status).toBe(401);
     });
   });
 });
