@@ -5,9 +5,9 @@ import type { Json, Reply, Service } from "./hostile-services.js";
 /**
  * Probe requests for the hostile-network tests, in both API forms, with the shortest budgets the forms
  * allow but one (http/ping/tcp 5 s: a node answers these failures at once, but with
- * every cell starting together on two busy cores an answer took over the 1 s grace after a 1–3 s budget; traceroute and mtr one hop; dns has no
- * timeout field: 5 s), and the checks every answer
- * must pass.
+ * every cell starting together on two busy cores an answer took over the 1 s grace after a 1–3 s budget;
+ * mtr one round at one hop, also 5 s; traceroute one hop; dns has no timeout field: 5 s), and the checks
+ * every answer must pass.
  */
 import type { Form } from "./test-app.js";
 
@@ -60,12 +60,15 @@ export const probe = {
     a: { target: host, params: { max_hops: 1 } },
     b: { host, max_hops: 1 },
   }),
-  /** One round at one hop: the shortest mtr (its budget is one probe's wait). */
+  /**
+   * One round at one hop, whose budget is one probe's wait: 5 s, as http, ping and tcp (the default 1 s
+   * wait timed out a node, `node_timeout`, in the file-descriptor cell on a slow machine).
+   */
   mtr: (host: string): ProbeSpec => ({
     type: "mtr",
     what: host,
-    a: { target: host, params: { rounds: 1, max_hops: 1 } },
-    b: { host, rounds: 1, max_hops: 1 },
+    a: { target: host, params: { rounds: 1, max_hops: 1, interval_ms: 5000, timeout_ms: 5000 } },
+    b: { host, rounds: 1, max_hops: 1, interval_ms: 5000, timeout_ms: 5000 },
   }),
 };
 
