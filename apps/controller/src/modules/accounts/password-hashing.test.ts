@@ -14,6 +14,16 @@ async function loopBusyMs(work: () => Promise<unknown>): Promise<number> {
   return performance.eventLoopUtilization(before).active;
 }
 
+/** The password hash stored for an account. */
+async function storedHash(t: TestApp, userId: string): Promise<string> {
+  const row = await t.db.kysely
+    .selectFrom("users")
+    .select("password_hash")
+    .where("id", "=", userId)
+    .executeTakeFirstOrThrow();
+  return row.password_hash ?? "";
+}
+
 describe.each(dbKinds)("password hashing on %s", (kind) => {
   const db = useTestDb(kind);
 
@@ -75,26 +85,16 @@ describe.each(dbKinds)("password hashing on %s", (kind) => {
         const bad = await t.call("POST", "/v1/auth/login", { body: { email: u.email, password: PASSWORD } });
         expect(bad.status).toBe(401);
       }
-      const fresh = await newUser(t, "format");
-      const row = await t.db.kysely
-        .selectFrom("users")
-        .select("password_hash")
-        .where("id", "=", fresh.userId)
-        .executeTakeFirstOrThrow();
-      expect(row.password_hash).toMatch(/^\$2[ab]\$10\$/);
-      expect(bcrypt.compareSync(PASSWORD, row.password_hash!)).toBe(true);
+      const stored = await storedHash(t, (await newUser(t, "format")).userId);
+      expect(stored).toMatch(/^\$2[ab]\$10\$/);
+      expect(bcrypt.compareSync(PASSWORD, stored)).toBe(true);
     });
 
     it("an app given a bcrypt cost (the suite's test apps) hashes at that cost and logs in with it", async () => {
       // `deps.bcryptCost` once reached nothing: every test app hashed at 10, 100 ms of CPU a login here.
       const low = db.app(form);
       const u = await newUser(low, "lowcost");
-      const row = await low.db.kysely
-        .selectFrom("users")
-        .select("password_hash")
-        .where("id", "=", u.userId)
-        .executeTakeFirstOrThrow();
-      expect(bcrypt.getRounds(row.password_hash!)).toBe(TEST_BCRYPT_COST);
+      expect(bcrypt.getRounds(await storedHash(low, u.userId))).toBe(TEST_BCRYPT_COST);
       const login = (password: string) =>
         low.call("POST", "/v1/auth/login", { body: { email: u.email, password } });
       expect((await login(PASSWORD)).status).toBe(200);
