@@ -72,13 +72,18 @@ function testFiles(dirs: string[]): string[] {
 
 /** `VANTAGE_TEST_CPU_PROF=<dir>`: a CPU profile of each test file is written there (docs/testing.md). */
 const cpuProfDir = process.env.VANTAGE_TEST_CPU_PROF;
+/** `VANTAGE_TEST_CPU_COUNT=<file>`: each test file's CPU, its threads and children included (docs/testing.md). */
+const cpuCountFile = process.env.VANTAGE_TEST_CPU_COUNT;
 
 export default defineConfig({
   test: {
     pool: "forks",
     // The longest files first in each project, from a recorded run when this machine has none of its own.
     sequence: { sequencer: LongestFirstSequencer },
-    setupFiles: cpuProfDir ? ["packages/testing/src/cpu-profile-setup.ts"] : [],
+    setupFiles: [
+      ...(cpuProfDir ? ["packages/testing/src/cpu-profile-setup.ts"] : []),
+      ...(cpuCountFile ? ["packages/testing/src/cpu-count-setup.ts"] : []),
+    ],
     // Builds the agent and controller bundles the tests start as deployed (packages/testing/src/app-entry.ts).
     globalSetup: ["packages/testing/src/global-setup.ts"],
     testTimeout: 60_000,
