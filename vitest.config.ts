@@ -120,7 +120,10 @@ export default defineConfig({
           name: "isolated",
           include: mocking,
           isolate: true,
-          maxWorkers: 1,
+          // The main project's: vitest runs an isolated project of one worker in a group of its own after
+          // every other group (its file ran last, 5 s after the fidelity files), and one with the main
+          // project's count beside the main files.
+          maxWorkers: 4,
           sequence: { groupOrder: 0 },
         },
       },
