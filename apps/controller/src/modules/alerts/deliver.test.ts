@@ -6,8 +6,9 @@ import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
+import { channelRetryMs, defaultRetry } from "./channel-health.js";
 import { sendHttp } from "./channels/send.js";
-import { channelRetryMs, createDeliverer, defaultRetry } from "./deliver.js";
+import { createDeliverer } from "./deliver.js";
 import { makeEvents } from "./events.js";
 import { testContext, useReceiver } from "./testing/channels.js";
 

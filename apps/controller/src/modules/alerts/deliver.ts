@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { DeliveryAttempt } from "../../db/tables/alerts.js";
+import { type ChannelHealth, channelHealth, defaultRetry, type RetryPolicy } from "./channel-health.js";
 import { alertChannels, buildAlert } from "./channels/registry.js";
 import { SendError } from "./channels/send.js";
 import type {
@@ -30,46 +31,6 @@ interface Claimed {
   attempts: number;
   due_at: string;
   rank: number;
-}
-
-/**
- * How a failing channel is tried again. The channel, not each delivery, waits: after a retryable failure no
- * notifier sends to it until `retry_at`, and then one delivery (the oldest) goes as a probe; when it passes,
- * everything queued follows at once, oldest first. Waits start at `firstMs` and double with each failure in
- * a row up to `fastCapMs` (the probe interval, so a receiver that returns gets its alerts within seconds),
- * jittered down by up to a quarter; a channel failing longer than `slowAfterMs` is tried every `slowCapMs`.
- */
-export interface RetryPolicy {
-  firstMs: number;
-  fastCapMs: number;
-  slowAfterMs: number;
-  slowCapMs: number;
-  /** A delivery whose event is older than this when its channel fails again is given up (failed). */
-  giveUpAfterMs: number;
-}
-
-/**
- * 1 s, 2 s, then every 3–4 s: at most 20 attempts a minute against a dead receiver (one request each,
- * however many alerts are queued), for its first 10 minutes away; then every 22.5–30 s (≤ 3 a minute).
- */
-export const defaultRetry: RetryPolicy = {
-  firstMs: 1000,
-  fastCapMs: 4000,
-  slowAfterMs: 10 * 60_000,
-  slowCapMs: 30_000,
-  giveUpAfterMs: 12 * 3600_000,
-};
-
-/** The wait before a failing channel's next attempt, after `failures` in a row over `failingForMs`. */
-export function channelRetryMs(
-  failures: number,
-  failingForMs: number,
-  random: () => number,
-  policy: RetryPolicy = defaultRetry,
-): number {
-  const cap = failingForMs < policy.slowAfterMs ? policy.fastCapMs : policy.slowCapMs;
-  const wait = Math.min(cap, policy.firstMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(wait * (0.75 + 0.25 * random()));
 }
 
 export interface DelivererDeps {
@@ -113,7 +74,13 @@ type Outcome = "sent" | "retry" | "failed" | "postponed";
 export function createDeliverer(deps: DelivererDeps) {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
-  const policy: RetryPolicy = { ...defaultRetry, ...deps.retry };
+  const health = channelHealth({
+    db: deps.db,
+    log: deps.log,
+    now,
+    random,
+    policy: { ...defaultRetry, ...deps.retry },
+  });
 
   const record = async (d: Claimed, attempt: DeliveryAttempt, next: "sent" | "retry" | "failed") => {
     const at = new Date(now());
@@ -139,60 +106,6 @@ export function createDeliverer(deps: DelivererDeps) {
       from unnest(cast(${list.map((d) => d.id)} as text[]), cast(cast(${list.map((d) => d.due_at)} as text[]) as timestamptz[]))
         as r(id, due_at)
       where d.id = r.id`.execute(deps.db);
-  };
-
-  interface Health {
-    failing_since: Date | null;
-    failures: number;
-  }
-
-  const channelWell = async (channelId: string, was: Health) => {
-    if (!was.failing_since && was.failures === 0) return;
-    await deps.db
-      .updateTable("alert_channels")
-      .set({ failing_since: null, failures: 0, retry_at: null })
-      .where("id", "=", channelId)
-      .execute();
-    if (was.failing_since)
-      deps.log.info(
-        { channel_id: channelId, failing_since: was.failing_since },
-        "alert channel answers again: its queued deliveries go out",
-      );
-  };
-
-  const channelFailed = async (channelId: string, was: Health, reason: string) => {
-    const at = now();
-    const since = was.failing_since ? new Date(was.failing_since).getTime() : at;
-    const failures = was.failures + 1;
-    const retryAt = new Date(at + channelRetryMs(failures, at - since, random, policy));
-    await deps.db
-      .updateTable("alert_channels")
-      .set({
-        failing_since: new Date(since),
-        failures,
-        retry_at: retryAt,
-        last_error: reason.slice(0, 1000),
-        last_error_at: new Date(at),
-      })
-      .where("id", "=", channelId)
-      .execute();
-    if (!was.failing_since)
-      deps.log.warn(
-        { channel_id: channelId, reason, retry_at: retryAt },
-        "alert channel failing: its deliveries wait, and it is tried again within seconds",
-      );
-    // Deliveries waiting longer than the policy allows are given up (not those another notifier holds).
-    const cutoff = new Date(at - policy.giveUpAfterMs);
-    const given = await sql<{ id: string }>`
-      update alert_deliveries set status = 'failed', last_error = ${`given up after its channel failed for too long: ${reason}`.slice(0, 1000)}
-      where channel_id = ${channelId} and status = 'pending' and next_attempt_at <= ${new Date(at)}
-        and event_id in (select id from alert_events where created_at < ${cutoff})
-      returning id`.execute(deps.db);
-    if (given.rows.length > 0)
-      deps.log.warn(
-        { channel_id: channelId, deliveries: given.rows.length },
-        "alert deliveries given up: their channel has failed since before they were due",
-      );
   };
 
   /** Renders and sends one message on one channel; the vendor's verdict with the last HTTP status. */
@@ -313,10 +226,13 @@ export function createDeliverer(deps: DelivererDeps) {
       status: verdict.status ?? null,
       reason: verdict.ok ? null : verdict.reason,
     };
-    const health: Health = { failing_since: row.failing_since ?? null, failures: Number(row.failures ?? 0) };
+    const was: ChannelHealth = {
+      failing_since: row.failing_since ?? null,
+      failures: Number(row.failures ?? 0),
+    };
     if (verdict.ok) {
       await record(d, attempt, "sent");
-      await channelWell(row.channel_id, health);
+      await health.well(row.channel_id, was);
       return { outcome: "sent", channelFailed: false };
     }
     if (!verdict.retry) {
@@ -327,12 +243,12 @@ export function createDeliverer(deps: DelivererDeps) {
         .set({ last_error: verdict.reason.slice(0, 1000), last_error_at: new Date(now()) })
         .where("id", "=", row.channel_id)
         .execute();
-      await channelWell(row.channel_id, health);
+      await health.well(row.channel_id, was);
       deps.log.warn({ delivery_id: d.id, reason: attempt.reason }, "alert delivery failed for good");
       return { outcome: "failed", channelFailed: false };
     }
     await record(d, attempt, "retry");
-    await channelFailed(row.channel_id, health, verdict.reason);
+    await health.failed(row.channel_id, was, verdict.reason);
     return { outcome: "retry", channelFailed: true };
   };
 
