@@ -12,6 +12,8 @@ export interface PostgresCluster {
   /** `pg_ctl stop -m fast`: connections are cut, new ones refused until `start`. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stopped for `seconds`, then started again: when it stopped and when it was back (ms since the epoch). */
+  away(seconds: number): Promise<{ stoppedAt: number; backAt: number }>;
   destroy(): Promise<void>;
 }
 
@@ -59,13 +61,21 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const start = async () =>
     ctl("start", ["-o", `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`]);
   await start();
+  const stop = async () => {
+    ctl("stop", ["-m", "fast"]);
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    async stop() {
-      ctl("stop", ["-m", "fast"]);
-    },
+    stop,
     start,
+    async away(seconds) {
+      await stop();
+      const stoppedAt = Date.now();
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      await start();
+      return { stoppedAt, backAt: Date.now() };
+    },
     async destroy() {
       try {
         ctl("stop", ["-m", "immediate"]);

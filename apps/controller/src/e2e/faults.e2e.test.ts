@@ -210,11 +210,7 @@ describe("fault suite (real processes)", () => {
     });
     const running = traffic(rig, ended);
     await new Promise((r) => setTimeout(r, 1000));
-    await pg.stop();
-    const stoppedAt = Date.now();
-    await new Promise((r) => setTimeout(r, seconds * 1000));
-    await pg.start();
-    const backAt = Date.now();
+    const { stoppedAt, backAt } = await pg.away(seconds);
     await new Promise((r) => setTimeout(r, 2000));
     end();
     const calls = await running;

@@ -79,11 +79,7 @@ describe("controllers split by role (real processes)", () => {
     );
     for (const c of created) expect(c.status).toBe(202);
     await new Promise((r) => setTimeout(r, 500));
-    await pg.stop();
-    const stoppedAt = Date.now();
-    await new Promise((r) => setTimeout(r, outageSeconds * 1000));
-    await pg.start();
-    const backAt = Date.now();
+    const { stoppedAt, backAt } = await pg.away(outageSeconds);
     // After the return: the moment every node used to look offline.
     await new Promise((r) => setTimeout(r, 4000));
     done = true;
