@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,11 +34,20 @@ function binDir(): string {
   );
 }
 
-/** Runs a PostgreSQL binary, as the `postgres` user when we are root (initdb refuses to run as root). */
-function pg(bin: string, args: string[]): void {
+/**
+ * Runs a PostgreSQL binary, as the `postgres` user when we are root (initdb refuses to run as root).
+ * Asynchronous: a test's own clock and traffic go on while pg_ctl waits for a stop, and clusters that start
+ * together run their initdb side by side (run synchronously, two took 3 s of the worker's event loop).
+ */
+async function pg(bin: string, args: string[]): Promise<void> {
   const asRoot = process.getuid?.() === 0;
   const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
-  execFileSync(file, argv, { stdio: ["ignore", "ignore", "pipe"] });
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile(file, argv, (err, _stdout, stderr) =>
+      err ? reject(new Error(`${bin.split("/").pop()} ${args.at(-1)}: ${err.message} ${stderr}`)) : resolve(),
+    );
+    child.stdin?.end();
+  });
 }
 
 /** initdb + pg_ctl start on a free port in a temporary directory (a few seconds). */
@@ -55,15 +64,13 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
   const data = join(dir, "data");
   const port = await freePort();
-  pg(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
+  await pg(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
   const ctl = (action: string, extra: string[] = []) =>
     pg(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", ...extra, action]);
   const start = async () =>
     ctl("start", ["-o", `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`]);
   await start();
-  const stop = async () => {
-    ctl("stop", ["-m", "fast"]);
-  };
+  const stop = () => ctl("stop", ["-m", "fast"]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
@@ -78,7 +85,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     },
     async destroy() {
       try {
-        ctl("stop", ["-m", "immediate"]);
+        await ctl("stop", ["-m", "immediate"]);
       } catch {
         // already stopped
       }
