@@ -1,13 +1,23 @@
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { canonicalJson, verifyResultSignature } from "@vantage/protocol";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadOrCreateSigningKey } from "./signing-key.js";
 
 describe("the embedded agent's signing key", () => {
-  it("is made once in the data dir (mode 0600) and the same key comes back on the next start", () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), "vantage-key-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("is made once in the data dir (mode 0600) and the same key comes back on the next start", () => {
+    const dir = tempDir();
     const file = join(dir, "sub", "agent-signing-key.pem");
     const first = loadOrCreateSigningKey(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -19,7 +29,7 @@ describe("the embedded agent's signing key", () => {
   });
 
   it("tightens a copied-in key to 0600 and refuses a key that is not Ed25519", () => {
-    const dir = mkdtempSync(join(tmpdir(), "vantage-key-"));
+    const dir = tempDir();
     const file = join(dir, "k.pem");
     writeFileSync(file, "not a key\n");
     chmodSync(file, 0o644);

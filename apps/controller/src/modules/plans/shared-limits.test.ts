@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,12 @@ describe("limits shared by two controller processes", () => {
   let tdb: TestDatabase;
   let sql: postgres.Sql;
   const controllers: { child: ChildProcess; url: string }[] = [];
+  /** The controllers' data directories, removed afterwards. */
+  const dataDirs: string[] = [];
+  const dataDir = (dir: string) => {
+    dataDirs.push(dir);
+    return dir;
+  };
   const SYNC_MS = 100;
   /**
    * How long the first controller gets to reread the table after the second's counts are in it: 20 syncs.
@@ -44,7 +51,7 @@ describe("limits shared by two controller processes", () => {
       const child = startController({
         ...env,
         PORT: String(port),
-        VANTAGE_DATA_DIR: `/tmp/vantage-shared-${port}`,
+        VANTAGE_DATA_DIR: dataDir(`/tmp/vantage-shared-${port}`),
       });
       controllers.push({ child, url: `http://127.0.0.1:${port}` });
       await waitForPort(port, "127.0.0.1", 90_000);
@@ -53,6 +60,7 @@ describe("limits shared by two controller processes", () => {
 
   afterAll(async () => {
     for (const c of controllers) if (c.child.exitCode === null) c.child.kill("SIGKILL");
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     await sql?.end({ timeout: 5 });
     await tdb?.drop();
   });

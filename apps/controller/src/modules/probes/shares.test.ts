@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAgent } from "@vantage/agent";
@@ -166,6 +166,7 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
       forged.data.task.results[0].latency_ms = 1.25;
       writeFileSync(join(dir, "forged.json"), JSON.stringify(forged));
       const forgedCheck = await verifySource(join(dir, "forged.json"), undefined);
+      rmSync(dir, { recursive: true, force: true });
       expect(forgedCheck.ok).toBe(false);
       expect(forgedCheck.lines.join("\n")).toContain("signature does not match");
 
