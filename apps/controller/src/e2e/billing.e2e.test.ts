@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
 import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startController } from "../testing/controller-process.js";
+import { useDataDirs } from "../testing/data-dirs.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import {
   invoiceObject,
@@ -25,12 +25,7 @@ describe.each(["a", "b"] as const)("billing end to end, Form %s", (form) => {
   let tdb: TestDatabase;
   const stripe = new StripeFixture();
   const controllers: { child: ChildProcess; url: string }[] = [];
-  /** The controllers' data directories, removed afterwards. */
-  const dataDirs: string[] = [];
-  const dataDir = (dir: string) => {
-    dataDirs.push(dir);
-    return dir;
-  };
+  const dataDir = useDataDirs("billing-e2e");
 
   beforeAll(async () => {
     await stripe.start();
@@ -43,7 +38,7 @@ describe.each(["a", "b"] as const)("billing end to end, Form %s", (form) => {
         VANTAGE_API_FORM: form,
         VANTAGE_ACCESS_LOG: "false",
         VANTAGE_REGISTER_LIMIT_IP: "0",
-        VANTAGE_DATA_DIR: dataDir(`/tmp/vantage-billing-e2e-${port}`),
+        VANTAGE_DATA_DIR: dataDir(),
         VANTAGE_JWT_SECRET: "billing-e2e-jwt-secret-0123456789abcdef",
         VANTAGE_PLAN_LIMITS: planLimitsEnv({
           free: { lookups_per_minute: 6 },
@@ -63,7 +58,6 @@ describe.each(["a", "b"] as const)("billing end to end, Form %s", (form) => {
 
   afterAll(async () => {
     for (const c of controllers) if (c.child.exitCode === null) c.child.kill("SIGKILL");
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     await stripe.stop();
     await tdb?.drop();
   });

@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
 import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exitOf, startController } from "../../testing/controller-process.js";
+import { useDataDirs } from "../../testing/data-dirs.js";
 import { freshMinute } from "../../testing/fresh-window.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
 
@@ -15,12 +15,7 @@ describe("limits shared by two controller processes", () => {
   let tdb: TestDatabase;
   let sql: postgres.Sql;
   const controllers: { child: ChildProcess; url: string }[] = [];
-  /** The controllers' data directories, removed afterwards. */
-  const dataDirs: string[] = [];
-  const dataDir = (dir: string) => {
-    dataDirs.push(dir);
-    return dir;
-  };
+  const dataDir = useDataDirs("shared");
   const SYNC_MS = 100;
   /**
    * How long the first controller gets to reread the table after the second's counts are in it: 20 syncs.
@@ -51,7 +46,7 @@ describe("limits shared by two controller processes", () => {
       const child = startController({
         ...env,
         PORT: String(port),
-        VANTAGE_DATA_DIR: dataDir(`/tmp/vantage-shared-${port}`),
+        VANTAGE_DATA_DIR: dataDir(),
       });
       controllers.push({ child, url: `http://127.0.0.1:${port}` });
       await waitForPort(port, "127.0.0.1", 90_000);
@@ -60,7 +55,6 @@ describe("limits shared by two controller processes", () => {
 
   afterAll(async () => {
     for (const c of controllers) if (c.child.exitCode === null) c.child.kill("SIGKILL");
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     await sql?.end({ timeout: 5 });
     await tdb?.drop();
   });
