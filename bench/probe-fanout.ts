@@ -32,36 +32,47 @@ import { printTable, startServer } from "./lib/run.js";
  * BENCH_CONTROLLER_NODE_OPTIONS: NODE_OPTIONS for the controller alone (e.g. a `--require` of a profiling preload).
  * BENCH_SIM_NODES=10000 runs, side by side in the same way, the three agents alone and the three agents
  * beside that many simulated nodes (heartbeats only, bench/lib/node-sim.ts; issue #34).
+ * BENCH_BEFORE=<another checkout> (e.g. `git worktree add /tmp/before HEAD~1`, then `pnpm install`
+ * there) runs, side by side in the same way, that checkout's built controller and agents ("before") and
+ * this one's ("after"): a change's effect measured in one run, on the same host at the same moments.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const samples = Number(process.env.BENCH_SAMPLES ?? 1000);
 const mode = process.env.BENCH_JETSTREAM ?? "1";
 const simNodes = Number(process.env.BENCH_SIM_NODES ?? 0);
 const built = process.env.BENCH_BUILT !== "0";
+const before = process.env.BENCH_BEFORE;
 const root = new URL("..", import.meta.url).pathname;
 const agents = (suffix: string) => [
   { id: `bench-fra${suffix}`, country: "DE", region: "eu-central", provider: "hetzner" },
   { id: `bench-nyc${suffix}`, country: "US", region: "us-east", provider: "digitalocean" },
   { id: `bench-sgp${suffix}`, country: "SG", region: "ap-southeast", provider: "vultr" },
 ];
-if (simNodes > 0 && mode === "both")
-  throw new Error("BENCH_SIM_NODES and BENCH_JETSTREAM=both: one at a time");
-const sides: { name: string; jetstream: boolean; sim: number }[] =
-  mode === "both"
+if ([simNodes > 0, mode === "both", before !== undefined].filter(Boolean).length > 1)
+  throw new Error("BENCH_SIM_NODES, BENCH_JETSTREAM=both and BENCH_BEFORE: one at a time");
+if (before !== undefined && !built)
+  throw new Error("BENCH_BEFORE runs built bundles: not with BENCH_BUILT=0");
+const sides: { name: string; jetstream: boolean; sim: number; tree?: string }[] =
+  before !== undefined
     ? [
-        { name: "without the log", jetstream: false, sim: 0 },
-        { name: "with the log", jetstream: true, sim: 0 },
+        { name: "before", jetstream: mode !== "0", sim: 0, tree: before },
+        { name: "after", jetstream: mode !== "0", sim: 0 },
       ]
-    : simNodes > 0
+    : mode === "both"
       ? [
-          { name: "3 agents alone", jetstream: mode !== "0", sim: 0 },
-          {
-            name: `3 agents + ${simNodes.toLocaleString("en")} simulated`,
-            jetstream: mode !== "0",
-            sim: simNodes,
-          },
+          { name: "without the log", jetstream: false, sim: 0 },
+          { name: "with the log", jetstream: true, sim: 0 },
         ]
-      : [{ name: mode === "0" ? "without the log" : "with the log", jetstream: mode !== "0", sim: 0 }];
+      : simNodes > 0
+        ? [
+            { name: "3 agents alone", jetstream: mode !== "0", sim: 0 },
+            {
+              name: `3 agents + ${simNodes.toLocaleString("en")} simulated`,
+              jetstream: mode !== "0",
+              sim: simNodes,
+            },
+          ]
+        : [{ name: mode === "0" ? "without the log" : "with the log", jetstream: mode !== "0", sim: 0 }];
 
 interface Side {
   name: string;
@@ -88,6 +99,7 @@ async function startSide(spec: (typeof sides)[number], suffix: string): Promise<
   const cluster = await startCluster(specs, {
     jetstream: spec.jetstream,
     built,
+    ...(spec.tree ? { tree: spec.tree } : {}),
     nats: ({ users }) =>
       startNatsServer({ users: [...users, floorCreds.user, simCreds.user], jetstream: spec.jetstream }),
   });
@@ -158,14 +170,15 @@ async function waitForOnline(url: string, count: number): Promise<void> {
 
 if (built) {
   // As `pnpm controller` and `pnpm agent` do before they start: a build when the sources are newer.
-  execFileSync(
-    process.execPath,
-    [join(root, "scripts/build.mjs"), "--if-stale", "web", "agent", "controller"],
-    {
-      cwd: root,
-      stdio: ["ignore", "inherit", "inherit"],
-    },
-  );
+  for (const tree of before ? [before, root] : [root])
+    execFileSync(
+      process.execPath,
+      [join(tree, "scripts/build.mjs"), "--if-stale", "web", "agent", "controller"],
+      {
+        cwd: tree,
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
 }
 // The target listener runs in a process of its own, as a real target is elsewhere (bench/servers).
 const target = await startServer(new URL("./servers/tcp-target.ts", import.meta.url).pathname);
@@ -301,10 +314,12 @@ try {
     rows.push([
       simNodes > 0
         ? "overhead growth beside the simulated nodes (issue #34)"
-        : "overhead growth with the log (issue #27)",
+        : before !== undefined
+          ? "overhead change, after − before"
+          : "overhead growth with the log (issue #27)",
       `${pct(b!, 50) - pct(a!, 50) >= 0 ? "+" : ""}${f(pct(b!, 50) - pct(a!, 50))}`,
       `${pct(b!, 99) - pct(a!, 99) >= 0 ? "+" : ""}${f(pct(b!, 99) - pct(a!, 99))}`,
-      "p50 ≤ +0.5",
+      before !== undefined ? "" : "p50 ≤ +0.5",
     ]);
   }
   printTable(["measure (Form B tcp, 3 nodes, loopback)", "p50 ms", "p99 ms", "target"], rows);

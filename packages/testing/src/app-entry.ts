@@ -21,10 +21,10 @@ const sources: Record<App, { main: string; preload?: string }> = {
 /**
  * The node arguments of package.json's run script for `app` (what follows its last `&& node`): the bundle
  * and, for the agent, its production flags and thread-pool preload. Paths stay as the script has them,
- * relative to the repository's root.
+ * relative to the checkout's root (`root`: this repository, or another checkout a bench compares with).
  */
-export function deployedArgs(app: App): string[] {
-  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+export function deployedArgs(app: App, root = repoRoot): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
   };
   const run = (pkg.scripts[app] ?? "").split("&&").pop()?.trim().split(/\s+/) ?? [];

@@ -58,10 +58,10 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** A process of the cluster started with these node arguments (appArgs or deployedArgs), from the root. */
-function spawnApp(args: string[], env: Record<string, string>, name: string): ChildProcess {
+/** A process of the cluster started with these node arguments (appArgs or deployedArgs), from `cwd`. */
+function spawnApp(args: string[], env: Record<string, string>, name: string, cwd = repoRoot): ChildProcess {
   const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
+    cwd,
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -134,12 +134,20 @@ export interface ClusterOptions {
    * built, or the TypeScript sources through tsx outside it).
    */
   built?: boolean;
+  /**
+   * Another checkout whose built bundles the controllers and agents run (`built` only; its own
+   * `scripts/build.mjs` first): a bench's "before" beside this checkout's "after" in one run.
+   */
+  tree?: string;
 }
 
 export async function startCluster(
   agentSpecs: readonly AgentSpec[],
   opts: ClusterOptions = {},
 ): Promise<Cluster> {
+  if (opts.tree && !opts.built) throw new Error("startCluster: `tree` runs built bundles; set `built`");
+  const cwd = opts.tree ?? repoRoot;
+  const run = (app: "agent" | "controller") => (opts.built ? deployedArgs(app, cwd) : appArgs(app));
   const dir = mkdtempSync(join(tmpdir(), "vantage-e2e-"));
   const seedFile = (name: string, seed: string) => writeSeedFile(dir, name, seed);
   const controllerCreds = createControllerCredentials();
@@ -158,7 +166,7 @@ export async function startCluster(
     agents.set(
       spec.id,
       spawnApp(
-        opts.built ? deployedArgs("agent") : appArgs("agent"),
+        run("agent"),
         {
           VANTAGE_NODE_ID: spec.id,
           VANTAGE_NODE_NAME: `Agent ${spec.id}`,
@@ -172,6 +180,7 @@ export async function startCluster(
           ...opts.agentEnv?.(spec.id),
         },
         `agent ${spec.id}`,
+        cwd,
       ),
     );
   }
@@ -186,7 +195,7 @@ export async function startCluster(
       const roles = env.VANTAGE_ROLES?.split(",").map((r) => r.trim());
       const serves = !roles || roles.includes("api");
       const child = spawnApp(
-        opts.built ? deployedArgs("controller") : appArgs("controller"),
+        run("controller"),
         {
           PORT: String(port),
           HOST: "127.0.0.1",
@@ -202,6 +211,7 @@ export async function startCluster(
           ...env,
         },
         "controller",
+        cwd,
       );
       controllers.add(child);
       const exited = new Promise<never>((_, reject) =>
