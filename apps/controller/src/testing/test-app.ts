@@ -1,7 +1,7 @@
 import { appendFileSync } from "node:fs";
 import type { LookupContext } from "@vantage/lookups";
 import { createTestDatabase } from "@vantage/testing";
-import { InProcessBus } from "@vantage/transport";
+import { InProcessBus, type ResultsLog } from "@vantage/transport";
 import { type Logger, pino } from "pino";
 import { type App, createApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
@@ -119,6 +119,8 @@ export interface TestAppOptions {
   bcryptCost?: number | null;
   /** The app's logger, for tests that read its lines (`captureLog`); silent unless VANTAGE_TEST_LOG. */
   log?: Logger;
+  /** A results write-ahead log on a real JetStream (ADR 0012), as a controller with JetStream has. */
+  resultsLog?: ResultsLog;
 }
 
 /** bcrypt's lowest cost: a hash in well under a millisecond instead of 50–80 ms of CPU at 10. */
@@ -168,6 +170,7 @@ export function makeTestApp(
     metrics: new HttpMetrics(false),
     instanceId: newInstanceId(),
     hostLookup: opts.hostLookup ?? refuseEveryName,
+    ...(opts.resultsLog ? { resultsLog: opts.resultsLog } : {}),
     ...(opts.bcryptCost === null ? {} : { bcryptCost: opts.bcryptCost ?? TEST_BCRYPT_COST }),
   });
   const contract = contractCheck(built.app);

@@ -22,7 +22,11 @@ export interface TestDbFixture {
     opts: TestAppOptions & { presence: false },
   ): ApiOnlyTestApp;
   /** An application over an empty node table, its presence loaded, so a test sees only its own agents. */
-  freshApp(form: Form, env?: Record<string, string>): Promise<TestApp>;
+  freshApp(
+    form: Form,
+    env?: Record<string, string>,
+    opts?: TestAppOptions & { presence?: true },
+  ): Promise<TestApp>;
 }
 
 /**
@@ -75,12 +79,12 @@ export function useTestDb(kind: DbKind): TestDbFixture {
       return opened;
     },
     app,
-    async freshApp(form, env = {}) {
+    async freshApp(form, env = {}, opts = {}) {
       // The earlier apps' presence roles would still write their agents' heartbeats (a batch can land after
       // the delete on a loaded machine): stopped first, so the new app sees only its own nodes.
       for (const earlier of apps) if ("presence" in earlier) await earlier.presence.stop();
       await fixture.testDb.db.kysely.deleteFrom("nodes").execute();
-      const t = fixture.app(form, env);
+      const t = fixture.app(form, env, opts);
       await t.presence.ready;
       return t;
     },

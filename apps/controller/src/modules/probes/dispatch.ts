@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
   type ResultStatement,
   verifyResultSignature,
+  verifyResultSignatureAsync,
 } from "@vantage/protocol";
 import { type ControllerTransport, TransportError } from "@vantage/transport";
 import type { ResultSignatureRecord } from "../../db/tables/probes.js";
@@ -63,6 +64,14 @@ export interface DispatchInput {
   quarantine?: ProbeQuarantine | undefined;
   /** Where a signature that does not verify is reported (the result is kept, unsigned). */
   onBadSignature?: ((nodeId: string, why: string) => void) | undefined;
+  /**
+   * What becomes of the node's signature of its result: `check` (the default) keeps it once it verifies;
+   * `claim` keeps it once its key is the one the node's heartbeats announce and leaves the Ed25519 check
+   * (a tenth of a millisecond of CPU each) to the caller, who must run `confirmSignatures` before the
+   * result is stored (Form B checks in the thread pool as each result arrives, and waits for the checks
+   * beside the results log's append); `ignore` keeps none (monitors store no signature).
+   */
+  signatures?: "check" | "claim" | "ignore" | undefined;
   /** The IP data that annotates traceroute and mtr hops with their networks (hop-networks.ts). */
   hopNetworks?: HopNetworks | undefined;
   /**
@@ -158,7 +167,12 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
   }
   const { outcome } = reply;
   // Checked before the hops get their networks: the agent signed its own outcome, not the annotations.
-  const signature = reply.signature && checkSignature(input, reply);
+  const mode = input.signatures ?? "check";
+  let signature = reply.signature && mode !== "ignore" ? claimSignature(input, reply) : undefined;
+  if (signature && mode === "check" && !signatureHolds(signature)) {
+    input.onBadSignature?.(node.id, "signature does not verify");
+    signature = undefined;
+  }
   return withHopNetworks(
     {
       node_id: node.id,
@@ -176,11 +190,11 @@ export async function dispatchToNode(input: DispatchInput): Promise<NodeResult> 
 }
 
 /**
- * Rebuilds the statement the agent signed (result-signature.ts) from what was sent and answered, and checks
- * it with the key the node's heartbeats announce, never the one in the reply alone. Undefined when it does
- * not verify: the result stands, unsigned, and the mismatch is reported.
+ * Rebuilds the statement the agent signed (result-signature.ts) from what was sent and answered, under the
+ * key the node's heartbeats announce, never the one in the reply alone. Undefined (reported) when the keys
+ * differ; whether the signature verifies is `signatureHolds`'s to say.
  */
-function checkSignature(
+function claimSignature(
   input: DispatchInput,
   reply: Extract<JobReply, { status: "done" }>,
 ): ResultSignatureRecord | undefined {
@@ -207,12 +221,35 @@ function checkSignature(
     duration_ms: reply.duration_ms,
     outcome: reply.outcome,
   };
-  const json = canonicalJson(statement);
-  if (!verifyResultSignature(given.key, json, given.sig)) {
-    input.onBadSignature?.(nodeId, "signature does not verify");
-    return undefined;
-  }
-  return { key: given.key, sig: given.sig, statement: json };
+  return { key: given.key, sig: given.sig, statement: canonicalJson(statement) };
+}
+
+/** Whether a signature record verifies: its statement, signed with its key. */
+export function signatureHolds(s: ResultSignatureRecord): boolean {
+  return verifyResultSignature(s.key, s.statement, s.sig);
+}
+
+/** `signatureHolds` in the thread pool (see verifyResultSignatureAsync). */
+export function signatureHoldsAsync(s: ResultSignatureRecord): Promise<boolean> {
+  return verifyResultSignatureAsync(s.key, s.statement, s.sig);
+}
+
+/**
+ * The results of a dispatch with `signatures: "claim"` (or read back from the results log) as they may be
+ * stored: each signature that does not verify dropped and reported, its result kept, unsigned. `verdicts`
+ * holds the checks already made, by result position; the others are made here.
+ */
+export function confirmSignatures(
+  results: readonly NodeResult[],
+  onBad?: (nodeId: string, why: string) => void,
+  verdicts?: ReadonlyMap<number, boolean>,
+): NodeResult[] {
+  return results.map((r) => {
+    if (!r.signature || (verdicts?.get(r.position) ?? signatureHolds(r.signature))) return r;
+    onBad?.(r.node_id, "signature does not verify");
+    const { signature: _dropped, ...unsigned } = r;
+    return unsigned;
+  });
 }
 
 /**

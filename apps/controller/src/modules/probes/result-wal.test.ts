@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from "node:crypto";
+import { resultSigner } from "@vantage/protocol";
 import { type NatsServer, startNatsServer } from "@vantage/testing";
 import { connectNats, openResultsLog, type ResultsLog } from "@vantage/transport";
 import { sql } from "kysely";
@@ -98,5 +100,30 @@ describe.each(dbKinds)("results write-ahead log on %s", (kind) => {
     expect(writers.get(live)).toBe(1);
     expect(await findTask(db(), running.id)).toBeUndefined();
     expect(await drainResultLogs({ log: liveLog, db: db(), ownId: `ctl_other${kind}` })).toBe(0);
+  });
+
+  it("checks the signatures of what it stores from the log: a forged one is dropped, its result kept", async () => {
+    // The appender checks its nodes' signatures while the append is on its way, so a killed controller's
+    // records may hold one that does not verify.
+    const dead = `ctl_signed${kind}`;
+    const log = await open(dead);
+    const signer = resultSigner(generateKeyPairSync("ed25519").privateKey);
+    const statement = '{"v":1,"node_id":"n1"}';
+    const t = task();
+    t.node_ids = ["n1", "n2"];
+    t.results = [
+      { ...tcpResult("n1", 0), signature: { key: signer.key, sig: signer.sign(statement), statement } },
+      {
+        ...tcpResult("n2", 1),
+        signature: { key: signer.key, sig: signer.sign(statement), statement: statement.replace("n1", "n2") },
+      },
+    ];
+    await log.append(t);
+    expect(await drainResultLogs({ log, db: db(), ownId: `ctl_other${kind}` })).toBe(1);
+    const stored = await findTask(db(), t.id);
+    expect(stored?.results.map((r) => [r.node_id, r.signature?.statement ?? null])).toEqual([
+      ["n1", statement],
+      ["n2", null],
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { LEASE_TTL_MS } from "../../db/lease.js";
 import type { Database } from "../../db/schema.js";
 import { type PollLoop, startPollLoop } from "../../lib/poll-loop.js";
 import type { BackgroundWork } from "./background.js";
+import { confirmSignatures } from "./dispatch.js";
 import { insertFinishedTasks, type TaskRecord } from "./repo.js";
 
 /** After a failed append, tasks skip the log for this long (an answer never waits on a broken JetStream). */
@@ -100,13 +101,18 @@ export class ResultWal {
   }
 }
 
-/** A record read back from the log: the task as appended, its dates as ISO strings. */
+/**
+ * A record read back from the log as it may be stored: the task as appended (its dates as ISO strings), each
+ * signature checked. The appender checks them while its append is on its way, so the log may hold one that
+ * does not verify (its key already matched the node's heartbeats): kept here only if it verifies.
+ */
 export function taskFromLog(record: unknown): TaskRecord {
   const r = record as TaskRecord & { created_at: string; finished_at: string | null };
   return {
     ...r,
     created_at: new Date(r.created_at),
     finished_at: r.finished_at === null ? null : new Date(r.finished_at),
+    results: confirmSignatures(r.results),
   };
 }
 

@@ -2,7 +2,14 @@ import type { ProbeJobSpec } from "@vantage/probes";
 import { fieldError, unavailableError } from "../../http/errors.js";
 import type { RateLimitStatus } from "../../http/rate-limit/index.js";
 import { dispatchTimeoutMs } from "./deadlines.js";
-import { dispatchToNode, type NodeResult, nodeErrorCodes } from "./dispatch.js";
+import {
+  confirmSignatures,
+  type DispatchInput,
+  dispatchToNode,
+  type NodeResult,
+  nodeErrorCodes,
+  signatureHoldsAsync,
+} from "./dispatch.js";
 import type { Created, ProbeDeps } from "./probe-deps.js";
 import {
   findTask,
@@ -83,6 +90,7 @@ function dispatchAll(
   spec: ProbeJobSpec,
   nodes: SelectedNode[],
   onResult?: (r: NodeResult) => Promise<void>,
+  signatures?: DispatchInput["signatures"],
 ): Promise<NodeResult[]> {
   const timeoutMs = dispatchTimeoutMs(spec);
   return Promise.all(
@@ -103,8 +111,8 @@ function dispatchAll(
             spec.type === "mtr"
               ? (detail) => deps.live.progress(task.id, { node_id: node.id, node_name: node.name, detail })
               : undefined,
-          onBadSignature: (nodeId, why) =>
-            deps.log.warn({ task_id: task.id, node_id: nodeId, why }, "result kept unsigned"),
+          onBadSignature: badSignature(deps, task.id),
+          signatures,
         }),
       );
       if (onResult) await onResult(r);
@@ -112,6 +120,9 @@ function dispatchAll(
     }),
   );
 }
+
+const badSignature = (deps: ProbeDeps, taskId: string) => (nodeId: string, why: string) =>
+  deps.log.warn({ task_id: taskId, node_id: nodeId, why }, "result kept unsigned");
 
 function recordOf(
   task: NewTask,
@@ -157,17 +168,36 @@ export async function startProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
   }
   const { task, nodes, quota } = await prepare(deps, req);
   deps.live.begin(recordOf(task, "running", []));
-  const finished = dispatchAll(deps, task, req.spec, nodes, async (r) => {
+  const wal = deps.wal;
+  // With the log, each node's signature is checked in the thread pool from the moment its result arrives,
+  // and the checks are awaited beside the append: neither the loop nor the answer waits on them in turn.
+  const checks = new Map<number, Promise<boolean>>();
+  const onResult = async (r: NodeResult) => {
+    if (wal && r.signature) checks.set(r.position, signatureHoldsAsync(r.signature));
     deps.live.result(task.id, r);
-  }).then(async (results) => {
-    const record = recordOf(task, finalStatus(results), results);
-    // Durable before it is answered (ADR 0012): a SIGKILL from here on loses nothing another controller
-    // cannot store. Without JetStream, write-behind alone (ADR 0005).
-    await deps.wal?.append(record);
-    deps.writer.write(record);
-    deps.live.finish(record);
-    return record;
-  });
+  };
+  const finished = dispatchAll(deps, task, req.spec, nodes, onResult, wal && "claim").then(
+    async (results) => {
+      let record = recordOf(task, finalStatus(results), results);
+      if (wal) {
+        // Durable before it is answered (ADR 0012): a SIGKILL from here on loses nothing another controller
+        // cannot store. The log holds the signatures as claimed (its drain checks them); what is stored
+        // and answered from here on holds only those that verify.
+        const appended = wal.append(record);
+        const verdicts = new Map<number, boolean>();
+        for (const [position, check] of checks) verdicts.set(position, await check);
+        record = {
+          ...record,
+          results: confirmSignatures(record.results, badSignature(deps, task.id), verdicts),
+        };
+        await appended;
+      }
+      // Without JetStream, write-behind alone (ADR 0005).
+      deps.writer.write(record);
+      deps.live.finish(record);
+      return record;
+    },
+  );
   deps.background.run(() =>
     finished.then(
       () => {},

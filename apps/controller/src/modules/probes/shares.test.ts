@@ -5,8 +5,10 @@ import { join } from "node:path";
 import { startAgent } from "@vantage/agent";
 import type { ProbeJobSpec, ProbeOutcome } from "@vantage/probes";
 import { resultSigner, verifyResultSignature } from "@vantage/protocol";
+import { type NatsServer, startNatsServer } from "@vantage/testing";
+import { connectNats, openResultsLog, type ResultsLog } from "@vantage/transport";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { verifySource } from "../../../../cli/src/verify.js";
 import { issueKey, keyHeaders, newUser } from "../../testing/accounts.js";
 import { doneReply, serveNode, settle } from "../../testing/agents.js";
@@ -217,6 +219,74 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
       expect(exported.body.data.task.results[0].success).toBe(true);
       expect(exported.body.data.signatures).toEqual([]);
       await node.stop();
+    });
+  });
+
+  describe("form b with the results write-ahead log (ADR 0012)", () => {
+    let nats: NatsServer;
+    let nc: Awaited<ReturnType<typeof connectNats>>;
+    beforeAll(async () => {
+      nats = await startNatsServer({ jetstream: true });
+      nc = await connectNats({ servers: nats.url, name: `shares-${kind}` });
+    });
+    afterAll(async () => {
+      await nc?.close();
+      await nats?.stop();
+    });
+
+    // The signatures are checked while the append is on its way, not before it: what is stored is the same.
+    it("stores an honest node's signature and a forged one's result unsigned", async () => {
+      const log = await openResultsLog(nc, {
+        controllerId: `ctl_shares_${kind}`,
+        maxAgeMs: 600_000,
+        timeoutMs: 2000,
+      });
+      // The real log, with what was appended kept for the assertions.
+      const appended: { id: string; results: { node_id: string; signature?: unknown }[] }[] = [];
+      const resultsLog: ResultsLog = {
+        ...log,
+        append: (record) => {
+          appended.push(record as (typeof appended)[number]);
+          return log.append(record);
+        },
+      };
+      const t = await db.freshApp("b", {}, { resultsLog });
+      const { signer, agent } = await signingNode(t, "signer2");
+      stops.push(() => agent.stop());
+      const honest = resultSigner(generateKeyPairSync("ed25519").privateKey);
+      const forger = resultSigner(generateKeyPairSync("ed25519").privateKey);
+      const node = serveNode(t.bus, { id: "forger2" }, (job) => ({
+        ...(doneReply(job, 2) as object),
+        agent_version: "9.9.9",
+        signature: { key: honest.key, sig: forger.sign("{}") },
+      }));
+      stops.push(() => node.stop());
+      node.heartbeat({ signing_key: honest.key });
+      await settle();
+      const owner = await newUser(t, "owner");
+      const id = await finishedTask(t, "b", owner.headers, ["signer2", "forger2"]);
+      // The log got the claims (the forged one too, its key being the announced one); the store did not.
+      const inLog = appended.find((r) => r.id === id);
+      expect(inLog?.results.map((r) => [r.node_id, r.signature !== undefined])).toEqual([
+        ["signer2", true],
+        ["forger2", true],
+      ]);
+      const exported = await t.call("GET", `/v1/probe/tasks/${id}/export`, { headers: owner.headers });
+      expect(exported.status).toBe(200);
+      const results = exported.body.data.task.results as { node_id: string; success: boolean }[];
+      expect(results.map((r) => [r.node_id, r.success])).toEqual([
+        ["signer2", true],
+        ["forger2", true],
+      ]);
+      const signatures = exported.body.data.signatures as {
+        public_key: string;
+        statement: string;
+        signature: string;
+      }[];
+      expect(signatures.map((x) => x.public_key)).toEqual([signer.key]);
+      expect(verifyResultSignature(signer.key, signatures[0]!.statement, signatures[0]!.signature)).toBe(
+        true,
+      );
     });
   });
 });
