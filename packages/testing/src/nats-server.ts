@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NatsUser } from "@vantage/nats-auth";
+import { killWithOwner } from "./owner-watch.js";
 import { freePort, waitForPort } from "./ports.js";
 
 export type { NatsPermissions, NatsUser } from "@vantage/nats-auth";
@@ -90,6 +91,7 @@ async function spawnServer(configPath: string, port: number): Promise<ChildProce
   const child: ChildProcess = spawn(natsServerBinary(), ["-c", configPath], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  killWithOwner(child);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();

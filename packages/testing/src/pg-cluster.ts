@@ -2,6 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runWithOwner } from "./owner-watch.js";
 import { freePort } from "./ports.js";
 
 /** A PostgreSQL cluster of its own that a test can stop and start (fault tests); destroyed afterwards. */
@@ -9,6 +10,8 @@ export interface PostgresCluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth on loopback). */
   url: string;
   port: number;
+  /** Its directory (data, log and socket), removed by `destroy`. */
+  dir: string;
   /** `pg_ctl stop -m fast`: connections are cut, new ones refused until `start`. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -40,14 +43,18 @@ function binDir(): string {
  * together run their initdb side by side (run synchronously, two took 3 s of the worker's event loop).
  */
 async function pg(bin: string, args: string[]): Promise<void> {
-  const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+  const [file, argv] = asPostgres(bin, args);
   await new Promise<void>((resolve, reject) => {
     const child = execFile(file, argv, (err, _stdout, stderr) =>
       err ? reject(new Error(`${bin.split("/").pop()} ${args.at(-1)}: ${err.message} ${stderr}`)) : resolve(),
     );
     child.stdin?.end();
   });
+}
+
+/** The command line that runs `bin` as the `postgres` user when we are root, as itself otherwise. */
+function asPostgres(bin: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
 }
 
 /** initdb + pg_ctl start on a free port in a temporary directory (a few seconds). */
@@ -69,11 +76,17 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     pg(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "log"), "-w", ...extra, action]);
   const start = async () =>
     ctl("start", ["-o", `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off`]);
+  // pg_ctl daemonizes the server: stopped and removed if this process ends without `destroy`.
+  const forget = runWithOwner(
+    asPostgres(join(bin, "pg_ctl"), ["-D", data, "-w", "stop", "-m", "immediate"]).flat(),
+    ["rm", "-rf", dir],
+  );
   await start();
   const stop = () => ctl("stop", ["-m", "fast"]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    dir,
     stop,
     start,
     async away(seconds) {
@@ -90,6 +103,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
         // already stopped
       }
       rmSync(dir, { recursive: true, force: true });
+      forget();
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   createTestDatabase,
   deployedArgs,
   freePort,
+  killWithOwner,
   type NatsServer,
   type NatsUser,
   repoRoot,
@@ -65,6 +66,7 @@ function spawnApp(args: string[], env: Record<string, string>, name: string, cwd
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  killWithOwner(child);
   child.stderr?.on("data", (d: Buffer) => {
     if (process.env.VANTAGE_E2E_VERBOSE) process.stderr.write(`[${name}] ${d.toString()}`);
   });

@@ -3,7 +3,14 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, type NatsServer, type NatsUser, natsServerBinary, waitForPort } from "@vantage/testing";
+import {
+  freePort,
+  killWithOwner,
+  type NatsServer,
+  type NatsUser,
+  natsServerBinary,
+  waitForPort,
+} from "@vantage/testing";
 
 /**
  * A NATS cluster on loopback for end-to-end tests: `size` nats-servers whose configurations are rendered
@@ -167,6 +174,7 @@ async function startNatsClusterOnce(opts: { users: NatsUser[] }): Promise<NatsCl
 
 async function spawnServer(configPath: string, port: number): Promise<ChildProcess> {
   const child = spawn(natsServerBinary(), ["-c", configPath], { stdio: ["ignore", "ignore", "pipe"] });
+  killWithOwner(child);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();

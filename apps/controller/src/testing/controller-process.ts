@@ -2,14 +2,16 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { appArgs } from "@vantage/testing";
+import { appArgs, killWithOwner } from "@vantage/testing";
 
 /** The controller as a child process (as `pnpm controller` runs it: appArgs), stdout and stderr piped. */
 export function startController(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, appArgs("controller"), {
+  const child = spawn(process.execPath, appArgs("controller"), {
     env: { ...process.env, VANTAGE_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  killWithOwner(child);
+  return child;
 }
 
 /** Resolves when the child exits, with its code and everything it wrote to stderr. */

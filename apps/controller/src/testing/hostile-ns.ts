@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killWithOwner } from "@vantage/testing";
 import type { AideConfig } from "./hostile-ns-aide.js";
 
 /**
@@ -171,6 +172,7 @@ export function startHostileRun(): HostileRun {
         env: { ...process.env, ...env },
         stdio: ["pipe", "pipe", "pipe"],
       });
+      killWithOwner(child);
       let tail = "";
       const keep = (d: Buffer): void => {
         tail = (tail + d.toString()).slice(-3000);

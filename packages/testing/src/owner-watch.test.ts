@@ -1,0 +1,72 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { connect } from "node:net";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Left {
+  port: number;
+  dir: string;
+  child: number;
+}
+
+describe("what a test process started, when it is killed before its clean-up", () => {
+  it("a PostgreSQL cluster is stopped and removed, a spawned process killed", async () => {
+    // A process that starts a cluster and a child, says which, and is then killed with SIGKILL: no
+    // afterAll, no destroy (as a run cut short by Ctrl-C or `timeout` leaves its workers).
+    const url = (f: string) => JSON.stringify(fileURLToPath(new URL(f, import.meta.url)));
+    const script = `import { spawn } from "node:child_process";
+import { startPostgresCluster } from ${url("./pg-cluster.ts")};
+import { killWithOwner } from ${url("./owner-watch.ts")};
+const c = await startPostgresCluster();
+const child = spawn("sleep", ["600"], { stdio: "ignore" });
+killWithOwner(child);
+process.stdout.write(JSON.stringify({ port: c.port, dir: c.dir, child: child.pid }) + "\\n");
+setInterval(() => {}, 1000);`;
+    const owner = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const left = await new Promise<Left>((resolve, reject) => {
+      let out = "";
+      owner.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]!) as Left);
+      });
+      owner.once("exit", (code) => reject(new Error(`the owner exited with ${code} before it started both`)));
+    });
+    expect(await accepts(left.port)).toBe(true);
+    expect(existsSync(left.dir)).toBe(true);
+    expect(alive(left.child)).toBe(true);
+
+    owner.kill("SIGKILL");
+    // The watcher looks once a second; an immediate stop takes well under one more.
+    const deadline = Date.now() + 20_000;
+    while ((await accepts(left.port)) || existsSync(left.dir) || alive(left.child)) {
+      if (Date.now() > deadline) throw new Error("what the owner started outlived it by 20 s");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await accepts(left.port)).toBe(false);
+    expect(existsSync(left.dir)).toBe(false);
+    expect(alive(left.child)).toBe(false);
+  }, 60_000);
+});
