@@ -72,21 +72,25 @@ describe.each(dbKinds)("form A task states on %s", (kind) => {
   });
 });
 
-// On PostgreSQL a second connection can write between findTask's two reads (PGlite has one connection).
+// On PostgreSQL a second connection can write while a task is read (PGlite has one connection).
 describe("a Form A task read while its first result is stored", () => {
   const fixture = useTestDb("postgres");
 
-  it("is never queued with a result: a row read before `running` was written reads as running", async () => {
+  it("is read in one statement: the task and its results as they were together", async () => {
     const db = fixture.testDb.db.kysely;
     const id = newTaskId();
     const spec = { type: "tcp", params: { host: "example.com", port: 443, timeout_ms: 5000 } };
     const base = { id, type: "tcp", target: "example.com", spec, ownerId: null, createdAt: new Date() };
     await insertTask(db, { ...base, nodeIds: ["quick", "slow"] }, "queued");
-    // The dispatch's two writes (running, then the quick node's result) land between the task's read and
-    // its results' read, as they did on a loaded CI machine.
+    // The dispatch's two writes (running, then the quick node's result) land right after the read's first
+    // statement, as they did between two reads on a loaded CI machine (which then read `queued` with a result).
+    let statements = 0;
     let wrote = false;
     const skewed = db.withPlugin({
-      transformQuery: (args) => args.node,
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
       transformResult: async (args) => {
         if (!wrote) {
           wrote = true;
@@ -96,10 +100,14 @@ describe("a Form A task read while its first result is stored", () => {
         return args.result;
       },
     });
-    const read = await findTask(skewed, id);
+    const before = await findTask(skewed, id);
     expect(wrote).toBe(true);
-    expect(read?.results.map((r) => r.node_id)).toEqual(["quick"]);
-    expect(read?.status).toBe("running");
-    expect(read?.finished_at).toBeNull();
+    expect(statements).toBe(1);
+    expect(before?.status).toBe("queued");
+    expect(before?.results).toEqual([]);
+    const after = await findTask(db, id);
+    expect(after?.status).toBe("running");
+    expect(after?.results.map((r) => r.node_id)).toEqual(["quick"]);
+    expect(after?.finished_at).toBeNull();
   });
 });

@@ -212,37 +212,64 @@ export async function failAbandonedTasks(
 }
 
 export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRecord | undefined> {
-  const task = await db.selectFrom("probe_tasks").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!task) return undefined;
+  // One statement, one snapshot: the task's row and its results as they were together (a row per result,
+  // or one with no result when there is none yet).
   const rows = await db
-    .selectFrom("probe_results")
-    .selectAll()
-    .where("task_id", "=", id)
-    .orderBy("position")
+    .selectFrom("probe_tasks as t")
+    .leftJoin("probe_results as r", "r.task_id", "t.id")
+    .select([
+      "t.id",
+      "t.type",
+      "t.target",
+      "t.spec",
+      "t.owner_id",
+      "t.status",
+      "t.node_ids",
+      "t.created_at",
+      "t.finished_at",
+      "r.node_id",
+      "r.node_name",
+      "r.position",
+      "r.success",
+      "r.latency_ms",
+      "r.error_code",
+      "r.error_message",
+      "r.detail",
+      "r.duration_ms",
+      "r.signature",
+    ])
+    .where("t.id", "=", id)
+    .orderBy("r.position")
     .execute();
+  const task = rows[0];
+  if (!task) return undefined;
+  const results: NodeResult[] = [];
+  for (const r of rows) {
+    if (r.node_id === null || r.position === null) continue;
+    results.push({
+      node_id: r.node_id,
+      node_name: r.node_name ?? "",
+      position: r.position,
+      success: r.success ?? false,
+      latency_ms: r.latency_ms === null ? null : Number(r.latency_ms),
+      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
+      detail: (r.detail as Record<string, unknown> | null) ?? null,
+      duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
+      ...(r.signature ? { signature: r.signature } : {}),
+    });
+  }
   return {
     id: task.id,
     type: task.type,
     target: task.target,
     spec: task.spec,
     owner_id: task.owner_id,
-    // Two reads, not one snapshot: a result stored between them can come with the task's row from before
-    // `running` was written. A task is written `running` before its jobs go out, so a queued row with
-    // results was running already; a finished row is read first, so its results are all there.
-    status: task.status === "queued" && rows.length > 0 ? "running" : task.status,
+    // Form A writes `running` before its jobs go out, so a snapshot shows no results on a `queued` row;
+    // should one ever, the task was running.
+    status: task.status === "queued" && results.length > 0 ? "running" : task.status,
     node_ids: task.node_ids,
     created_at: new Date(task.created_at),
     finished_at: task.finished_at ? new Date(task.finished_at) : null,
-    results: rows.map((r) => ({
-      node_id: r.node_id,
-      node_name: r.node_name,
-      position: r.position,
-      success: r.success,
-      latency_ms: r.latency_ms === null ? null : Number(r.latency_ms),
-      error: r.error_code ? { code: r.error_code, message: r.error_message ?? "" } : null,
-      detail: (r.detail as Record<string, unknown> | null) ?? null,
-      duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
-      ...(r.signature ? { signature: r.signature } : {}),
-    })),
+    results,
   };
 }
