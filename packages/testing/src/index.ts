@@ -14,7 +14,7 @@ export {
   renderNatsConfig,
   startNatsServer,
 } from "./nats-server.js";
-export { killWithOwner, runWithOwner } from "./owner-watch.js";
+export { killWithOwner, processAlive, runWithOwner } from "./owner-watch.js";
 export { type PostgresCluster, startPostgresCluster } from "./pg-cluster.js";
 export { freePort, waitForPort } from "./ports.js";
 export { adminUrl, createTestDatabase, type TestDatabase } from "./postgres.js";

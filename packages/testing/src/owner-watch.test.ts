@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { processAlive } from "./owner-watch.js";
 
 /** Whether something accepts TCP connections on 127.0.0.1:`port`. */
 const accepts = (port: number) =>
@@ -14,15 +15,6 @@ const accepts = (port: number) =>
     });
     socket.once("error", () => resolve(false));
   });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface Left {
   port: number;
@@ -56,17 +48,17 @@ setInterval(() => {}, 1000);`;
     });
     expect(await accepts(left.port)).toBe(true);
     expect(existsSync(left.dir)).toBe(true);
-    expect(alive(left.child)).toBe(true);
+    expect(processAlive(left.child)).toBe(true);
 
     owner.kill("SIGKILL");
     // The watcher looks once a second; an immediate stop takes well under one more.
     const deadline = Date.now() + 20_000;
-    while ((await accepts(left.port)) || existsSync(left.dir) || alive(left.child)) {
+    while ((await accepts(left.port)) || existsSync(left.dir) || processAlive(left.child)) {
       if (Date.now() > deadline) throw new Error("what the owner started outlived it by 20 s");
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(await accepts(left.port)).toBe(false);
     expect(existsSync(left.dir)).toBe(false);
-    expect(alive(left.child)).toBe(false);
+    expect(processAlive(left.child)).toBe(false);
   }, 60_000);
 });

@@ -34,6 +34,16 @@ function entry(ext: "pid" | "sh", content: string): () => void {
   return () => rmSync(file, { force: true });
 }
 
+/** Whether process `pid` exists (one of another user's counts: EPERM). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /**
  * Kills `child` (SIGKILL) if this process ends while it still runs; forgotten once it exits, so a reused
  * pid is never hit.

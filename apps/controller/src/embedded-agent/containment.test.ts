@@ -4,6 +4,7 @@ import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processAlive } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
@@ -18,14 +19,6 @@ import { until } from "../testing/until.js";
  * probes, except that a TCP probe of port 9 throws from a timer (testing/crashing-probe.ts).
  */
 const crashingProbe = fileURLToPath(new URL("./testing/crashing-probe.ts", import.meta.url));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("embedded agent containment", () => {
   let rt: Runtime;
@@ -74,7 +67,7 @@ describe("embedded agent containment", () => {
     const pid = rt?.embeddedAgent?.pid();
     await rt?.stop();
     // Stopping the controller stops its child: no orphan left behind.
-    if (pid !== undefined) expect(alive(pid)).toBe(false);
+    if (pid !== undefined) expect(processAlive(pid)).toBe(false);
     hang?.closeAllConnections();
     hang?.close();
     tcp?.close();

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { killWithOwner } from "@vantage/testing";
+import { killWithOwner, processAlive } from "@vantage/testing";
 import type { AideConfig } from "./hostile-ns-aide.js";
 
 /**
@@ -68,15 +68,6 @@ function ip(args: string[]): string {
   return execFileSync("ip", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
-function alivePid(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function namespacesOf(runPrefix: string): string[] {
   return ip(["netns", "list"])
     .split("\n")
@@ -98,7 +89,7 @@ function removeNamespaces(names: string[]): void {
     } catch {}
   }
   const deadline = Date.now() + 2000;
-  while (pids.some(alivePid) && Date.now() < deadline)
+  while (pids.some(processAlive) && Date.now() < deadline)
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   for (const ns of names) {
     spawnSync("ip", ["netns", "delete", ns], { stdio: "ignore" });
@@ -116,7 +107,7 @@ function sweepOrphans(): void {
     try {
       owner = JSON.parse(readFileSync(join(stateRoot, id, "owner.json"), "utf8")).pid;
     } catch {}
-    if (owner && alivePid(owner)) continue;
+    if (owner && processAlive(owner)) continue;
     removeNamespaces(namespacesOf(`${prefix}${id}-`));
     rmSync(join(stateRoot, id), { recursive: true, force: true });
   }
@@ -183,7 +174,7 @@ export function startHostileRun(): HostileRun {
         label,
         pid: child.pid ?? -1,
         child,
-        alive: () => child.exitCode === null && child.signalCode === null && alivePid(child.pid ?? -1),
+        alive: () => child.exitCode === null && child.signalCode === null && processAlive(child.pid ?? -1),
         describe: () =>
           `${label} (pid ${child.pid}, ${
             child.exitCode === null && child.signalCode === null

@@ -58,6 +58,20 @@ async function signingNode(t: TestApp, id: string) {
   return { signer, agent };
 }
 
+/** A node whose heartbeats announce one key while its replies are signed by another (or tampered with). */
+async function forgingNode(t: TestApp, id: string) {
+  const honest = resultSigner(generateKeyPairSync("ed25519").privateKey);
+  const forger = resultSigner(generateKeyPairSync("ed25519").privateKey);
+  const node = serveNode(t.bus, { id }, (job) => ({
+    ...(doneReply(job, 2) as object),
+    agent_version: "9.9.9",
+    signature: { key: honest.key, sig: forger.sign("{}") },
+  }));
+  node.heartbeat({ signing_key: honest.key });
+  await settle();
+  return node;
+}
+
 /** Runs a tcp probe as `headers`' account on `nodeIds` and returns the finished task's id. */
 async function finishedTask(t: TestApp, form: "a" | "b", headers: Record<string, string>, nodeIds: string[]) {
   const body =
@@ -203,16 +217,7 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
 
     it("keeps a result whose signature does not verify, unsigned", async () => {
       const t = await db.freshApp(form);
-      const honest = resultSigner(generateKeyPairSync("ed25519").privateKey);
-      // Heartbeats announce one key; the replies are signed by another (or tampered with on the way).
-      const forger = resultSigner(generateKeyPairSync("ed25519").privateKey);
-      const node = serveNode(t.bus, { id: "forger" }, (job) => ({
-        ...(doneReply(job, 2) as object),
-        agent_version: "9.9.9",
-        signature: { key: honest.key, sig: forger.sign("{}") },
-      }));
-      node.heartbeat({ signing_key: honest.key });
-      await settle();
+      const node = await forgingNode(t, "forger");
       const owner = await newUser(t, "owner");
       const id = await finishedTask(t, form, owner.headers, ["forger"]);
       const exported = await t.call("GET", `/v1/probe/tasks/${id}/export`, { headers: owner.headers });
@@ -253,16 +258,8 @@ describe.each(dbKinds)("share links and signed results on %s", (kind) => {
       const t = await db.freshApp("b", {}, { resultsLog });
       const { signer, agent } = await signingNode(t, "signer2");
       stops.push(() => agent.stop());
-      const honest = resultSigner(generateKeyPairSync("ed25519").privateKey);
-      const forger = resultSigner(generateKeyPairSync("ed25519").privateKey);
-      const node = serveNode(t.bus, { id: "forger2" }, (job) => ({
-        ...(doneReply(job, 2) as object),
-        agent_version: "9.9.9",
-        signature: { key: honest.key, sig: forger.sign("{}") },
-      }));
+      const node = await forgingNode(t, "forger2");
       stops.push(() => node.stop());
-      node.heartbeat({ signing_key: honest.key });
-      await settle();
       const owner = await newUser(t, "owner");
       const id = await finishedTask(t, "b", owner.headers, ["signer2", "forger2"]);
       // The log got the claims (the forged one too, its key being the announced one); the store did not.
