@@ -271,19 +271,45 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
     const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
     const u = await newUser(t, "sched-wake");
     const heard: string[] = [];
-    const listening = await t.db.listen(MONITORS_CHANNEL, (id) => heard.push(id));
+    // How often a LISTEN of the channel succeeded while this handler was there: a second one means the
+    // connection dropped and came back, and what was sent meanwhile was lost (db/listen.ts).
+    let listens = 0;
+    const listening = await t.db.listen(
+      MONITORS_CHANNEL,
+      (id) => heard.push(id),
+      () => listens++,
+    );
     try {
       const monitors = t.modules.monitors.service;
       const owner = { userId: u.userId, plan: "free" };
       const row = await monitors.create(owner, { name: "wake", type: "tcp", target: "127.0.0.1:7" });
-      await waitFor(() => heard.length >= 1);
+      // A wait that times out says what the listener and the row looked like (one such failure on a loaded
+      // CI, 2026-12-01, not reproduced since).
+      const heardAll = (n: number) =>
+        waitFor(() => heard.length >= n).catch(async (err: Error) => {
+          const now = await t.db.kysely
+            .selectFrom("monitors")
+            .selectAll()
+            .where("id", "=", row.id)
+            .executeTakeFirst();
+          throw new Error(
+            `${err.message}; heard ${heard.length}, LISTENs ${listens} (a second: the connection dropped), the row ` +
+              JSON.stringify({
+                status: now?.status,
+                interval_s: now?.interval_s,
+                next_run_at: now?.next_run_at,
+              }),
+          );
+        });
+      await heardAll(1);
       expect(heard).toEqual([row.id]);
       await monitors.update(owner, row.id, { name: "renamed" });
       await monitors.pause(owner, row.id);
       await monitors.resume(owner, row.id);
-      await waitFor(() => heard.length >= 2);
-      await monitors.update(owner, row.id, { intervalS: 600 });
-      await waitFor(() => heard.length >= 3);
+      await heardAll(2);
+      const retimed = await monitors.update(owner, row.id, { intervalS: 600 });
+      expect(retimed.interval_s).toBe(600);
+      await heardAll(3);
       // A rename and a pause move no run earlier: no notice for them.
       expect(heard).toEqual([row.id, row.id, row.id]);
     } finally {
