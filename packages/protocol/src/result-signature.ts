@@ -83,13 +83,27 @@ export function privateKeyFromSeed(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
 }
 
+/** The arguments of Ed25519's verify for a statement; undefined when the key or signature is malformed. */
+function verifyInput(
+  key: string,
+  statementJson: string,
+  sig: string,
+): [Buffer, KeyObject, Buffer] | undefined {
+  try {
+    const signature = Buffer.from(sig, "base64");
+    if (signature.length !== 64) return undefined;
+    return [Buffer.from(RESULT_SIGNATURE_CONTEXT + statementJson, "utf8"), publicKeyOf(key), signature];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `sig` (base64) is `key`'s (an nkey `U…`) signature of the statement; false for any malformed part. */
 export function verifyResultSignature(key: string, statementJson: string, sig: string): boolean {
+  const input = verifyInput(key, statementJson, sig);
+  if (!input) return false;
   try {
-    const publicKey = publicKeyOf(key);
-    const signature = Buffer.from(sig, "base64");
-    if (signature.length !== 64) return false;
-    return verify(null, Buffer.from(RESULT_SIGNATURE_CONTEXT + statementJson, "utf8"), publicKey, signature);
+    return verify(null, ...input);
   } catch {
     return false;
   }
@@ -104,13 +118,11 @@ export function verifyResultSignatureAsync(
   statementJson: string,
   sig: string,
 ): Promise<boolean> {
+  const input = verifyInput(key, statementJson, sig);
+  if (!input) return Promise.resolve(false);
   return new Promise((resolve) => {
     try {
-      const publicKey = publicKeyOf(key);
-      const signature = Buffer.from(sig, "base64");
-      if (signature.length !== 64) return resolve(false);
-      const data = Buffer.from(RESULT_SIGNATURE_CONTEXT + statementJson, "utf8");
-      verify(null, data, publicKey, signature, (err, ok) => resolve(!err && ok));
+      verify(null, ...input, (err, ok) => resolve(!err && ok));
     } catch {
       resolve(false);
     }
