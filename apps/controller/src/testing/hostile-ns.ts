@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { killWithOwner, processAlive } from "@vantage/testing";
+import { processAlive, runWithOwner } from "@vantage/testing";
 import type { AideConfig } from "./hostile-ns-aide.js";
 
 /**
@@ -11,9 +11,10 @@ import type { AideConfig } from "./hostile-ns-aide.js";
  * blackhole route, a resolv.conf, sysctls); what runs inside them (the built controller and agent) and how
  * the test reaches it (unix sockets hostile-ns-aide.ts pipes to the namespace's loopback) is
  * hostile-services.ts.
- * Namespaces are `vh-<run id>-<tag>`; the run's owner pid is kept in `$TMPDIR/vantage-hostile/<id>`, so a run
- * killed before its cleanup is swept by the next one. `destroy()` is synchronous: afterAll and `exit` both
- * call it.
+ * Namespaces are `vh-<run id>-<tag>`. A run killed before its cleanup is removed by the owner watch
+ * (@vantage/testing's runWithOwner) as its process ends; its owner pid is also kept in
+ * `$TMPDIR/vantage-hostile/<id>`, so the next run sweeps what even that left. `destroy()` is synchronous:
+ * afterAll and `exit` both call it.
  */
 
 export const root = new URL("../../../../", import.meta.url).pathname;
@@ -97,6 +98,10 @@ function removeNamespaces(names: string[]): void {
   }
 }
 
+/** `removeNamespaces` for one namespace (`$1`) as the owner watch runs it, after this process has ended. */
+const removeNamespaceScript =
+  'for p in $(ip netns pids "$1"); do kill -9 "$p"; done; ip netns delete "$1"; rm -rf "/etc/netns/$1"';
+
 /** Removes runs whose owner process is gone (a test killed before its afterAll). */
 function sweepOrphans(): void {
   const ids = new Set(namespacesOf(prefix).map((n) => n.slice(prefix.length).split("-")[0] ?? ""));
@@ -129,6 +134,9 @@ export function startHostileRun(): HostileRun {
   const dir = join(stateRoot, id);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "owner.json"), JSON.stringify({ pid: process.pid }));
+  // A run whose process is killed (no `exit` event) is cleaned up by the owner watch at once; the sweep
+  // above is for one whose watcher went too.
+  const forget = [runWithOwner(["rm", "-rf", dir])];
   const processes: NsProcess[] = [];
   let destroyed = false;
   const destroy = (): void => {
@@ -137,6 +145,7 @@ export function startHostileRun(): HostileRun {
     process.removeListener("exit", destroy);
     removeNamespaces(namespacesOf(`${prefix}${id}-`));
     rmSync(dir, { recursive: true, force: true });
+    for (const f of forget) f();
   };
   process.on("exit", destroy);
 
@@ -145,6 +154,7 @@ export function startHostileRun(): HostileRun {
     const nsDir = join(dir, opts.tag);
     mkdirSync(nsDir, { recursive: true });
     ip(["netns", "add", name]);
+    forget.push(runWithOwner(["sh", "-c", removeNamespaceScript, "sh", name]));
     ip(["-n", name, "link", "set", "lo", "up"]);
     mkdirSync(join("/etc/netns", name), { recursive: true });
     writeFileSync(join("/etc/netns", name, "resolv.conf"), opts.resolvConf);
@@ -163,7 +173,6 @@ export function startHostileRun(): HostileRun {
         env: { ...process.env, ...env },
         stdio: ["pipe", "pipe", "pipe"],
       });
-      killWithOwner(child);
       let tail = "";
       const keep = (d: Buffer): void => {
         tail = (tail + d.toString()).slice(-3000);
