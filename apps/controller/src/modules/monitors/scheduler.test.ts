@@ -267,51 +267,61 @@ describe.each(dbKinds)("monitor scheduler on %s", (kind) => {
     expect(s.stats.claimed).toBe(2);
   });
 
-  it("creating, resuming and re-timing a monitor wake the schedulers (a notice at commit)", async () => {
+  it("creating, resuming and re-timing a monitor wake the schedulers (a notice at commit, or the listen coming back)", async () => {
     const t = await db.freshApp("b", { VANTAGE_ALLOW_PRIVATE_TARGETS: "true" });
     const u = await newUser(t, "sched-wake");
     const heard: string[] = [];
-    // How often a LISTEN of the channel succeeded while this handler was there: a second one means the
-    // connection dropped and came back, and what was sent meanwhile was lost (db/listen.ts).
+    // Each successful LISTEN while this handler is there. A later one means the connection dropped and came
+    // back, and a notice sent meanwhile was lost (db/listen.ts): the module wakes its scheduler on that too
+    // (index.ts). Seen twice in CI on Node 24 (2026-12-01), never in a run with the re-listens logged.
     let listens = 0;
     const listening = await t.db.listen(
       MONITORS_CHANNEL,
       (id) => heard.push(id),
       () => listens++,
     );
+    const listened = listens;
     try {
       const monitors = t.modules.monitors.service;
       const owner = { userId: u.userId, plan: "free" };
-      const row = await monitors.create(owner, { name: "wake", type: "tcp", target: "127.0.0.1:7" });
-      // A wait that times out says what the listener and the row looked like (one such failure on a loaded
-      // CI, 2026-12-01, not reproduced since).
-      const heardAll = (n: number) =>
-        waitFor(() => heard.length >= n).catch(async (err: Error) => {
-          const now = await t.db.kysely
-            .selectFrom("monitors")
-            .selectAll()
-            .where("id", "=", row.id)
-            .executeTakeFirst();
-          throw new Error(
-            `${err.message}; heard ${heard.length}, LISTENs ${listens} (a second: the connection dropped), the row ` +
-              JSON.stringify({
-                status: now?.status,
-                interval_s: now?.interval_s,
-                next_run_at: now?.next_run_at,
-              }),
-          );
-        });
-      await heardAll(1);
-      expect(heard).toEqual([row.id]);
-      await monitors.update(owner, row.id, { name: "renamed" });
-      await monitors.pause(owner, row.id);
-      await monitors.resume(owner, row.id);
-      await heardAll(2);
-      const retimed = await monitors.update(owner, row.id, { intervalS: 600 });
-      expect(retimed.interval_s).toBe(600);
-      await heardAll(3);
-      // A rename and a pause move no run earlier: no notice for them.
-      expect(heard).toEqual([row.id, row.id, row.id]);
+      let monitorId = "";
+      /** `change` wakes the schedulers: a notice after it, or a LISTEN after it (the notice lost). */
+      const wakes = async (what: string, change: () => Promise<unknown>) => {
+        const before = { heard: heard.length, listens };
+        await change();
+        await waitFor(() => heard.length > before.heard || listens > before.listens).catch(
+          async (err: Error) => {
+            const now = await t.db.kysely
+              .selectFrom("monitors")
+              .selectAll()
+              .where("id", "=", monitorId)
+              .executeTakeFirst();
+            throw new Error(
+              `${what}: ${err.message}; heard ${heard.length}, LISTENs ${listens} (${before.listens} before), the row ` +
+                JSON.stringify({
+                  status: now?.status,
+                  interval_s: now?.interval_s,
+                  next_run_at: now?.next_run_at,
+                }),
+            );
+          },
+        );
+      };
+      await wakes("create", async () => {
+        monitorId = (await monitors.create(owner, { name: "wake", type: "tcp", target: "127.0.0.1:7" })).id;
+      });
+      await monitors.update(owner, monitorId, { name: "renamed" });
+      await monitors.pause(owner, monitorId);
+      await wakes("resume", () => monitors.resume(owner, monitorId));
+      await wakes("re-time", async () => {
+        const retimed = await monitors.update(owner, monitorId, { intervalS: 600 });
+        expect(retimed.interval_s).toBe(600);
+      });
+      // A rename and a pause move no run earlier: no notice for them. Three notices, less one per LISTEN
+      // that came back (each may have cost one).
+      expect(heard.every((id) => id === monitorId)).toBe(true);
+      expect(heard.length).toBeLessThanOrEqual(3);
+      expect(heard.length).toBeGreaterThanOrEqual(3 - (listens - listened));
     } finally {
       await listening.close();
     }
