@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { Readable } from "node:stream";
 import { createServer as createTlsServer } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,10 +13,13 @@ import { createLogger } from "../../controller/src/logger.js";
 import { type Runtime, startRuntime } from "../../controller/src/runtime.js";
 import { lendPgliteDb } from "../../controller/src/testing/pglite-pool.js";
 import { until } from "../../controller/src/testing/until.js";
+import { runCli } from "./run.js";
 
 /**
- * The built `vantage` (dist/vantage.mjs, as `npm i -g` installs it) run as a subprocess against an
- * embedded controller of each API form: the in-process agent is the one node, `local`, country ZZ.
+ * `vantage` against an embedded controller of each API form (the in-process agent is the one node,
+ * `local`, country ZZ): its commands run in this process (`runCli`, on captured streams), and the built
+ * bundle (dist/vantage.mjs, as `npm i -g` installs it) as a subprocess for what the process adds: its
+ * streams, exit codes and a terminal.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(root, "apps/cli/dist/vantage.mjs");
@@ -80,8 +84,19 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     for (const k of Object.keys(e)) if (k.startsWith("VANTAGE_") || k === "NO_COLOR") delete e[k];
     return e;
   };
-  // Asynchronous: the controller answers from this process's event loop.
-  const cli = (args: string[], stdin = "", file = process.execPath, pre = [bin]) =>
+  /** A command run in this process: its exit code and what it wrote, with `stdin` piped in. */
+  const cli = async (args: string[], stdin = ""): Promise<Run> => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(args, env(), {
+      stdout: { write: (chunk) => (stdout += typeof chunk === "string" ? chunk : Buffer.from(chunk)) },
+      stderr: { write: (chunk) => (stderr += chunk) },
+      stdin: Readable.from(stdin ? [stdin] : []),
+    });
+    return { code, stdout, stderr };
+  };
+  // The built command as a process. Asynchronous: the controller answers from this process's event loop.
+  const bundle = (args: string[], stdin = "", file = process.execPath, pre = [bin]) =>
     new Promise<Run>((ok, fail) => {
       const child = spawn(file, [...pre, ...args], { env: env(), stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
@@ -433,9 +448,31 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect((await cli(["logout"])).code).toBe(0);
   });
 
+  it("the built bundle as a process: its output, exit codes 0, 1 and 2, and a key read from stdin", async () => {
+    const version = await bundle(["--version"]);
+    expect(version).toMatchObject({ code: 0, stderr: "" });
+    expect(version.stdout).toMatch(/^vantage \d+\.\d+\.\d+\n$/);
+    const ip = await bundle(["ip", "192.0.2.1", "--json", "--api", api]);
+    expect(ip.code).toBe(0);
+    expect(JSON.parse(ip.stdout)).toMatchObject({ ip: "192.0.2.1", range: "documentation" });
+    const refused = await bundle(["ip", "not-an-ip", "--api", api]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\(validation_error\)$/m);
+    const usage = await bundle(["nodes", "--bogus"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/Unknown option '--bogus'[\s\S]*`vantage nodes --help` for usage/);
+    // The key piped in is the one checked: a made-up one is refused by the API.
+    const login = await bundle(
+      ["login", "--api", api],
+      `${form === "a" ? "sk_live_" : "vantage_live_"}nope\n`,
+    );
+    expect(login.code).toBe(1);
+    expect(login.stderr).toMatch(/\(unauthorized\)$/m);
+  });
+
   it("on a terminal: a pending line per node, overwritten by its result as it arrives", async () => {
     const command = [process.execPath, bin, "ping", "127.0.0.1", "--count", "3", "--api", api].join(" ");
-    const run = await cli(["-qfec", command, "/dev/null"], "", "script", []);
+    const run = await bundle(["-qfec", command, "/dev/null"], "", "script", []);
     expect(run.code).toBe(0);
     const out = run.stdout.replaceAll(String.fromCharCode(27), "<ESC>"); // escapes, readable
     const pending = out.search(/local\s+ZZ\s+<ESC>\[33mpending/);

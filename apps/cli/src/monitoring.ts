@@ -96,8 +96,12 @@ export async function ack(api: Api, inv: Invocation, out: (s: string) => void): 
   out(inv.values.json ? JSON.stringify(e, null, 2) : `acknowledged ${e.id} at ${e.acknowledged_at}`);
 }
 
-/** Streams the export to stdout as it arrives (any range, constant memory). */
-export async function exportRuns(api: Api, inv: Invocation): Promise<void> {
+/** Streams the export to `stdout` as it arrives (any range, constant memory). */
+export async function exportRuns(
+  api: Api,
+  inv: Invocation,
+  stdout: { write(chunk: Uint8Array): unknown },
+): Promise<void> {
   const format = stringFlag(inv.values, "format") ?? "ndjson";
   if (format !== "ndjson" && format !== "csv") throw new UsageError("--format is ndjson or csv", "export");
   const res = await send(api.url, `/v1/monitors/${encodeURIComponent(inv.arg ?? "")}/export`, {
@@ -106,5 +110,5 @@ export async function exportRuns(api: Api, inv: Invocation): Promise<void> {
     query: { format, from: stringFlag(inv.values, "from"), to: stringFlag(inv.values, "to") },
   });
   if (!res.ok || !res.body) await readEnvelope(res);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) process.stdout.write(chunk);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) stdout.write(chunk);
 }
