@@ -10,9 +10,10 @@
 // (run at the end of the build: the migrated template new embedded databases load); shared code in
 // chunk-*.mjs.
 //
-// The workspace packages (@vantage/*, whose exports are TypeScript sources) are bundled; npm packages stay
-// external and load from node_modules at run time, so their own files (PGlite's wasm and data, Scalar's
-// browser bundle, @ip-location-db's data, raw-socket's addon, piscina's workers) are found as before. The
+// The workspace packages (@vantage/*, whose exports are TypeScript sources) are bundled, and so are the
+// plain-JavaScript npm packages in `bundledPackages` (below); the other npm packages stay external and load
+// from node_modules at run time, so their own files (PGlite's wasm and data, Scalar's browser bundle,
+// @ip-location-db's data, raw-socket's addon, piscina's workers) are found as before. The
 // build is not relocatable: it runs from the checkout it was built in, which holds node_modules and the
 // files the sources read beside themselves. Two rules make that work:
 // - an npm package the controller's own package.json lists, resolving to the same files from dist/, stays a
@@ -51,6 +52,48 @@ const entryPoints = {
   // Makes the migrated template new embedded databases start from (src/db/pglite-template.ts); run below.
   "pglite-template": join(here, "src/db/pglite-template-cli.ts"),
 };
+
+/**
+ * npm packages bundled like the sources. Node's ES module loader resolves, reads and compiles each file of
+ * an external package on its own (zod, the MCP SDK, ajv and the NATS client are hundreds of files): an
+ * api-only controller spent 2.1 s of CPU from start to "controller running" with them external, 1.8 s
+ * with them bundled (docs/benchmarks.md, 2026-12-01). Each is plain JavaScript that reads no file of its
+ * own at run time, and no package that stays external imports one of them at run time (kysely stays
+ * external: kysely-pglite-dialect imports it, and two copies would be two sets of classes).
+ */
+const bundledPackages = new Set([
+  "zod",
+  "hono",
+  "@hono/node-server",
+  "@hono/zod-openapi",
+  "@hono/zod-validator",
+  "@asteasolutions/zod-to-openapi",
+  "openapi3-ts",
+  "@modelcontextprotocol/sdk",
+  "zod-to-json-schema",
+  "content-type",
+  "ajv",
+  "ajv-formats",
+  "fast-uri",
+  "fast-deep-equal",
+  "json-schema-traverse",
+  "postgres",
+  "prom-client",
+  "tdigest",
+  "bintrees",
+  "@opentelemetry/api",
+  "@nats-io/nats-core",
+  "@nats-io/transport-node",
+  "@nats-io/jetstream",
+  "@nats-io/nkeys",
+  "@nats-io/nuid",
+  "tweetnacl",
+  "standardwebhooks",
+  "@stablelib/base64",
+  "fast-sha256",
+  "dns-packet",
+  "@leichtgewicht/ip-codec",
+]);
 
 /** Sources whose `import.meta.url` names a file built into dist/: `new URL("./password-worker.mjs", …)`. */
 const bundleRelative = new Set([
@@ -94,6 +137,10 @@ const result = await build({
   keepNames: true,
   sourcemap: "linked",
   legalComments: "none",
+  // The CommonJS packages bundled call `require` for Node's built-in modules: an ES module has none.
+  banner: {
+    js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+  },
   metafile: true,
   logLevel: "warning",
   plugins: [npmPackagesExternal(), sourceUrls()],
@@ -185,6 +232,7 @@ function npmPackagesExternal() {
       b.onResolve({ filter: /^[^./#]/ }, async (args) => {
         if (args.pluginData?.plain || isBuiltin(args.path)) return undefined;
         if (args.path.startsWith("@vantage/")) return undefined; // workspace sources: bundled
+        if (bundledPackages.has(packageName(args.path))) return undefined;
         const plain = { plain: true };
         const found = await b.resolve(args.path, {
           kind: args.kind,

@@ -85,13 +85,32 @@ describe("the built controller", () => {
     expect((await script.text()).length).toBeGreaterThan(100_000);
   });
 
-  it("hashes a password in its worker threads, looks up an IP and probes from its local node", async () => {
+  it("hashes a password in its worker threads, answers MCP, looks up an IP and probes from its local node", async () => {
     const registered = await fetch(`${url}/v1/auth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ email: "built@example.com", password: "correct horse battery" }),
     });
     expect(registered.status).toBe(201);
+    // The MCP endpoint, through the SDK bundled into the controller (build.mjs's bundledPackages).
+    const { access_token } = ((await registered.json()) as { data: { access_token: string } }).data;
+    const key = await fetch(`${url}/v1/account/api-keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ name: "mcp" }),
+    });
+    expect(key.status).toBe(201);
+    const mcp = await fetch(`${url}/v1/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${((await key.json()) as { data: { key: string } }).data.key}`,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toMatch(/"tools":\[\{"name":/);
     const ip = (await (await fetch(`${url}/v1/info/ip?ip=8.8.8.8`)).json()) as { data: { asn: string } };
     expect(ip.data.asn).toBe("AS15169");
     const port = new URL(url).port;
