@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import type { Logger } from "pino";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -53,8 +53,37 @@ const mcpRoute = (form: ApiForm) =>
     },
   });
 
+interface Sdk {
+  McpServer: typeof McpServer;
+  Transport: typeof WebStandardStreamableHTTPServerTransport;
+}
+let sdk: Promise<Sdk> | undefined;
+
+/**
+ * The MCP SDK (with ajv and its JSON Schema tooling) is loaded at the first `/v1/mcp` request, not when
+ * the controller starts: most controllers never serve one, and loading it is start-up CPU every process
+ * would pay. A failed load is tried again by the next request.
+ */
+function loadSdk(): Promise<Sdk> {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/mcp.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  ]).then(
+    ([server, transport]) => ({
+      McpServer: server.McpServer,
+      Transport: transport.WebStandardStreamableHTTPServerTransport,
+    }),
+    (err: unknown) => {
+      sdk = undefined;
+      throw err;
+    },
+  );
+  return sdk;
+}
+
 /** One MCP server with every tool, acting for `ctx.principal`: built per request (stateless transport). */
-export function buildMcpServer(ctx: ToolContext): McpServer {
+export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
+  const { McpServer } = await loadSdk();
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
@@ -120,7 +149,7 @@ export function registerMcpRoute(
     const principal = await mcpPrincipal(c, opts.authenticator);
     c.set("principal", principal);
     refuseUnknownQuery(c.req.url, noQuery);
-    const server = buildMcpServer({
+    const server = await buildMcpServer({
       ...opts.services,
       form: opts.form,
       log: logOf(c) ?? opts.log,
@@ -135,7 +164,7 @@ export function registerMcpRoute(
       publicUrl: opts.publicUrl,
     });
     // No `sessionIdGenerator`: stateless mode.
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new (await loadSdk()).Transport({ enableJsonResponse: true });
     try {
       await server.connect(transport);
       // The body guard has read and parsed the body already (size, depth, malformed JSON: 4xx before this).
