@@ -45,6 +45,7 @@ export {
   REPUTATION_VERSIONS_FILE,
   shippedReputationDir,
 } from "./reputation/data.js";
+export { type ReputationCacheEvent, reputationCacheFile } from "./reputation/data-cache.js";
 export { type ReplaceDatasetOptions, ReputationDataHolder } from "./reputation/data-holder.js";
 export {
   type AddressMatch,

@@ -98,8 +98,11 @@ async function readCache(
   }
 }
 
-/** Readers see the old file or the whole new one, never a part: write aside, then rename over. */
-async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
+/**
+ * Readers see the old file or the whole new one, never a part: write aside, then rename over. Shared by the
+ * data caches (this one, reputation/data-cache.ts).
+ */
+export async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   await mkdir(join(file, ".."), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {

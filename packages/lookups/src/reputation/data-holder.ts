@@ -96,7 +96,10 @@ export class ReputationDataHolder implements ReputationDataSource {
       try {
         const read = options.offThread
           ? buildReputationData(
-              (await runOffThread({ kind: "reputation", options: { dir: options.dir } })) as ReputationParts,
+              (await runOffThread(
+                { kind: "reputation", options: { dir: options.dir, cacheDir: options.cacheDir } },
+                options.onEvent,
+              )) as ReputationParts,
             )
           : await openReputationData(options);
         next = overlay(read, this.#replaced);

@@ -32,6 +32,14 @@ export interface ReputationDatasets {
   cloud_ranges?: ReadonlyMap<string, AddressSet>;
 }
 
+/** What buildReputationData takes: plain data and typed arrays, which a worker thread can hand over. */
+export interface ReputationParts {
+  dir: string;
+  datasets: ReputationDatasets;
+  versions: Record<string, string>;
+  missing: ReputationDatasetName[];
+}
+
 /** What the address-keyed datasets say about one address; false/null where a dataset is not loaded. */
 export interface AddressMatch {
   torExit: boolean;

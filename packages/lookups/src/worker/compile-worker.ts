@@ -25,7 +25,7 @@ try {
   const result =
     task.kind === "ip"
       ? await prepareIpData({ ...task.options, onEvent: (event) => post({ event }) })
-      : await readReputationParts(task.options);
+      : await readReputationParts({ ...task.options, onEvent: (event) => post({ event }) });
   const buffers = new Set<ArrayBuffer>();
   const owned = collect(result, buffers);
   post({ result: owned }, [...buffers]);

@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
  */
 export type OffThreadTask =
   | { kind: "ip"; options: { dataDir?: string | undefined; cacheDir: string } }
-  | { kind: "reputation"; options: { dir?: string | undefined } };
+  | { kind: "reputation"; options: { dir?: string | undefined; cacheDir?: string | undefined } };
 
 /** The worker's messages: events on the way, then one result (its typed arrays transferred) or an error. */
 export type OffThreadMessage = { event: unknown } | { result: unknown } | { error: string };

@@ -88,6 +88,17 @@ describe("IP data reload on SIGHUP (a real controller process)", () => {
       const failures = log.lines.filter((l) => JSON.stringify(l).includes("reload failed"));
       expect(failures).toHaveLength(1);
       expect(JSON.stringify(failures[0]).split("must hold one version name")).toHaveLength(2);
+      // The reputation datasets were compiled into the cache directory at start; the reloads, whose
+      // files had not changed, read them from there on their worker thread.
+      const cacheEvents = log.lines
+        .filter((l) => l.msg === "reputation data")
+        .map((l) => l.event as { type: string; cacheFile: string });
+      expect(cacheEvents.map((e) => e.type)).toEqual([
+        "reputation_compiled",
+        "reputation_cache_loaded",
+        "reputation_cache_loaded",
+      ]);
+      expect(cacheEvents.every((e) => e.cacheFile.startsWith(join(work, "cache")))).toBe(true);
     } finally {
       child.kill("SIGTERM");
       await exited;

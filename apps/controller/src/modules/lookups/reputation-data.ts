@@ -1,6 +1,7 @@
 import { guardedRequest, type LookupContext, ReputationDataHolder } from "@vantage/lookups";
 import type { Logger } from "pino";
 import type { Config, ReputationSource } from "../../config.js";
+import { ipCacheDir } from "./ip-data.js";
 
 /** The reputation datasets of this process: opened on first use, reloaded on SIGHUP, refreshed from URLs. */
 export interface ReputationData {
@@ -36,7 +37,13 @@ export function openReputationDataFor(
   const dir = config.VANTAGE_REPUTATION_DATA_DIR;
 
   const open = (): Promise<ReputationDataHolder> => {
-    opening ??= ReputationDataHolder.open({ dir, offThread: true }).then(
+    opening ??= ReputationDataHolder.open({
+      dir,
+      offThread: true,
+      // Beside the compiled IP data: a start whose files have not changed reads the compiled datasets.
+      cacheDir: ipCacheDir(config),
+      onEvent: (event) => log.info({ event }, "reputation data"),
+    }).then(
       (opened) => {
         holder = opened;
         log.info(
