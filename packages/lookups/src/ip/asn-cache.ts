@@ -76,18 +76,23 @@ async function fingerprint(path: string): Promise<string> {
   return `${basename(path)}:${s.size}:${Math.trunc(s.mtimeMs)}`;
 }
 
+/** A compiled cache file's bytes; none and no reason when there is no file, a reason when it cannot be read. */
+export async function readCacheFile(file: string): Promise<{ bytes?: Buffer; reason?: string }> {
+  try {
+    return { bytes: await readFile(file) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    return { reason: (error as Error).message };
+  }
+}
+
 async function readCache(
   file: string,
   version: string,
   sources: string,
 ): Promise<{ table?: AsnTable; bytes?: Buffer; reason?: string }> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    return { reason: (error as Error).message };
-  }
+  const { bytes, reason } = await readCacheFile(file);
+  if (!bytes) return reason ? { reason } : {};
   try {
     const { table, meta } = decodeAsnTable(bytes);
     if (meta.version !== version) return { reason: `built from ${meta.version}, not ${version}` };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { writeAtomically } from "../ip/asn-cache.js";
+import { readCacheFile, writeAtomically } from "../ip/asn-cache.js";
 import type { AddressSet } from "./address-set.js";
 import type { AsnList } from "./asn-list.js";
 import type { ReputationDatasetName, ReputationDatasets, ReputationParts } from "./datasets.js";
@@ -189,13 +189,8 @@ async function readCache(
   file: string,
   sources: string,
 ): Promise<{ parts?: ReputationParts; reason?: string }> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    return { reason: (error as Error).message };
-  }
+  const { bytes, reason } = await readCacheFile(file);
+  if (!bytes) return reason ? { reason } : {};
   try {
     const decoded = decodeReputationParts(bytes);
     if (decoded.sources !== sources) return { reason: "the data files changed since it was written" };
