@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 /** The repository's root (this file is packages/testing/src/app-entry.ts). */
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** A run script of package.json that starts a process of ours: the two services and two operator commands. */
-export type App = "agent" | "controller" | "secrets:rotate" | "account:plan";
+/** A run script of package.json that starts a process of ours: the two services and three operator commands. */
+export type App = "agent" | "controller" | "secrets:rotate" | "account:plan" | "agent:add";
 
 /** Set by the suite's global set-up (./global-setup.ts) once the agent and controller bundles are built. */
 export const BUILT_ENV = "VANTAGE_TEST_BUILT";
@@ -16,6 +16,7 @@ const sources: Record<App, { main: string; preload?: string }> = {
   controller: { main: "apps/controller/src/main.ts" },
   "secrets:rotate": { main: "apps/controller/src/secret-rotate-cli.ts" },
   "account:plan": { main: "apps/controller/src/account-plan-cli.ts" },
+  "agent:add": { main: "scripts/add-agent.ts" },
 };
 
 /**

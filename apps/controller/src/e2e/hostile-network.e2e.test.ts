@@ -152,8 +152,10 @@ async function runCell(t: Target, form: Form, c: Condition): Promise<CellRun> {
       ),
     ),
   );
+  // Whether the process still answers at all, not how fast: 5 s was missed under load (six serial files on
+  // two cores) by processes that answered, so the bound is far above need, as the next probe's is.
   const healthz = await t.service
-    .call("GET", "/healthz", { timeoutMs: 5000 })
+    .call("GET", "/healthz", { timeoutMs: 15_000 })
     .then((r) => (r.status === 200 ? "ok" : `${r.status} ${r.text}`))
     .catch((err: unknown) => String(err));
   const next = await runProbe(t.service, probe.tcp("127.0.0.1", 8080), t.node, { boundMs: 15_000 })

@@ -2,23 +2,22 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { parseUsers } from "@vantage/nats-auth";
+import { appArgs } from "@vantage/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseUsers } from "./users-file.js";
 
 /** `pnpm agent:add` as an operator runs it: a real process writing seeds and the users file. */
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 function agentAdd(dir: string, ...args: string[]) {
-  const res = spawnSync(
-    join(root, "node_modules/.bin/tsx"),
-    [join(root, "scripts/add-agent.ts"), ...args, "--out-dir", dir],
-    { encoding: "utf8", timeout: 30_000 },
-  );
+  // In the suite, the bundle package.json's script runs (built by the global set-up); alone, the source.
+  const res = spawnSync(process.execPath, [...appArgs("agent:add"), ...args, "--out-dir", dir], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   if (res.error) throw res.error;
   return res;
 }
