@@ -20,7 +20,7 @@ const t = messages({
 
 /**
  * `#/alerts`: channels (create, test, delete), policies (monitor → channels), maintenance windows, status
- * pages (create, delete, post an incident), latest events.
+ * pages (create, delete, post an incident, its updates and resolution, remove subscribers), latest events.
  */
 export function AlertsPage(_props: { route: Route }) {
   const channels = useLoad(listChannels);

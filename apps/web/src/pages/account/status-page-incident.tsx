@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { messages } from "../../i18n.js";
+import { type IncidentStatus, incidentStatuses, statusName } from "./status-page-shape.js";
 
 const t = messages({
   en: {
@@ -13,10 +14,6 @@ const t = messages({
     posting: "Posting…",
     postButton: "Post incident",
     posted: "Posted to {name}.",
-    investigating: "Investigating",
-    identified: "Identified",
-    monitoring: "Monitoring",
-    resolved: "Resolved",
   },
   cn: {
     post: "发布事件",
@@ -27,10 +24,6 @@ const t = messages({
     posting: "发布中…",
     postButton: "发布事件",
     posted: "已发布到 {name}。",
-    investigating: "调查中",
-    identified: "已确认原因",
-    monitoring: "观察中",
-    resolved: "已解决",
   },
   tw: {
     post: "發布事件",
@@ -41,10 +34,6 @@ const t = messages({
     posting: "發布中…",
     postButton: "發布事件",
     posted: "已發布到 {name}。",
-    investigating: "調查中",
-    identified: "已確認原因",
-    monitoring: "觀察中",
-    resolved: "已解決",
   },
 });
 
@@ -61,11 +50,17 @@ export interface StatusPage {
 /** The page's public address as a full URL (the API's `public_url` is a path without a public URL set). */
 export const publicHref = (p: StatusPage) => new URL(p.public_url, location.href).href;
 
-const statuses = ["investigating", "identified", "monitoring", "resolved"] as const;
-type IncidentStatus = (typeof statuses)[number];
-
-/** Opens an incident on one of the account's pages: its title, status and first update's message. */
-export function IncidentForm({ pages }: { pages: StatusPage[] }) {
+/**
+ * Opens an incident on one of the account's pages: its title, status and first update's message.
+ * `onPosted` is told which page took it (its incidents are listed again).
+ */
+export function IncidentForm({
+  pages,
+  onPosted,
+}: {
+  pages: StatusPage[];
+  onPosted?: (page: StatusPage) => void;
+}) {
   const [pageId, setPageId] = useState(pages[0]?.id ?? "");
   const [title, setTitle] = useState("");
   const [status, setStatus] = useState<IncidentStatus>("investigating");
@@ -88,6 +83,7 @@ export function IncidentForm({ pages }: { pages: StatusPage[] }) {
       setTitle("");
       setMessage("");
       setPosted(chosen);
+      onPosted?.(chosen);
     } catch (err) {
       setError(err);
     } finally {
@@ -122,9 +118,9 @@ export function IncidentForm({ pages }: { pages: StatusPage[] }) {
       <label>
         {t("status")}
         <select value={status} onChange={(e) => setStatus(e.currentTarget.value as IncidentStatus)}>
-          {statuses.map((s) => (
+          {incidentStatuses.map((s) => (
             <option value={s} key={s}>
-              {t(s)}
+              {statusName(s)}
             </option>
           ))}
         </select>

@@ -8,6 +8,7 @@ import { Card, Loading, useLoad } from "../../ui.js";
 import type { Monitor } from "./monitor-shape.js";
 import { pageSize } from "./monitor-shape.js";
 import { IncidentForm, publicHref, type StatusPage } from "./status-page-incident.js";
+import { PagePanel, panelId } from "./status-page-panel.js";
 
 const t = messages({
   en: {
@@ -28,6 +29,8 @@ const t = messages({
     remove: "Delete",
     removeNamed: "Delete {name}",
     removeQuestion: "Delete {name}? Its incidents, maintenance and subscribers go with it.",
+    manage: "Manage",
+    manageNamed: "Manage {name}",
   },
   cn: {
     title: "状态页",
@@ -46,6 +49,8 @@ const t = messages({
     remove: "删除",
     removeNamed: "删除 {name}",
     removeQuestion: "删除 {name}？它的事件、维护和订阅者会一并删除。",
+    manage: "管理",
+    manageNamed: "管理 {name}",
   },
   tw: {
     title: "狀態頁",
@@ -64,6 +69,8 @@ const t = messages({
     remove: "刪除",
     removeNamed: "刪除 {name}",
     removeQuestion: "刪除 {name}？它的事件、維護和訂閱者會一併刪除。",
+    manage: "管理",
+    manageNamed: "管理 {name}",
   },
 });
 
@@ -176,11 +183,16 @@ function PageForm({ monitors, onCreated }: { monitors: Monitor[]; onCreated: () 
 
 /**
  * The alerts page's status pages: each with its public address and components; create one over the
- * account's monitors, delete one, post an incident to one (docs/status-pages.md has the API).
+ * account's monitors, delete one, post an incident to one; "Manage" shows one page's incidents (an update
+ * to an open one, which may resolve it) and subscribers (remove one). docs/status-pages.md has the API.
  */
 export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
   const pages = useLoad(listPages);
   const [error, setError] = useState<unknown>();
+  /** The page whose incidents and subscribers are shown, and a count of incidents posted by the form. */
+  const [openId, setOpenId] = useState<string>();
+  const [version, setVersion] = useState(0);
+  const open = pages.data?.items.find((p) => p.id === openId);
   return (
     <Card title={t("title")}>
       <p class="muted">{t("intro")}</p>
@@ -193,7 +205,7 @@ export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
         <p class="muted">{t("none")}</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <thead>
               <tr>
                 <th scope="col">{t("name")}</th>
@@ -205,29 +217,41 @@ export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
             <tbody>
               {pages.data.items.map((p) => (
                 <tr key={p.id} data-status-page-id={p.id}>
-                  <td>{p.title}</td>
-                  <td>
+                  <td data-label={t("name")}>{p.title}</td>
+                  <td data-label={t("address")}>
                     <a href={p.public_url} class="anywhere" target="_blank" rel="noopener">
                       {publicHref(p)}
                     </a>
                   </td>
-                  <td>{p.components.length}</td>
-                  <td>
-                    <ConfirmButton
-                      label={t("remove")}
-                      accessibleLabel={t("removeNamed", { name: p.title })}
-                      question={t("removeQuestion", { name: p.title })}
-                      yes={t("remove")}
-                      onConfirm={async () => {
-                        setError(undefined);
-                        try {
-                          await call("DELETE", `/v1/status-pages/${encodeURIComponent(p.id)}`);
-                          pages.reload();
-                        } catch (err) {
-                          setError(err);
-                        }
-                      }}
-                    />
+                  <td data-label={t("components")}>{p.components.length}</td>
+                  <td data-label={t("actions")}>
+                    <div class="row">
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={t("manageNamed", { name: p.title })}
+                        aria-expanded={p.id === open?.id}
+                        aria-controls={p.id === open?.id ? panelId(p.id) : undefined}
+                        onClick={() => setOpenId(p.id === open?.id ? undefined : p.id)}
+                      >
+                        {t("manage")}
+                      </button>
+                      <ConfirmButton
+                        label={t("remove")}
+                        accessibleLabel={t("removeNamed", { name: p.title })}
+                        question={t("removeQuestion", { name: p.title })}
+                        yes={t("remove")}
+                        onConfirm={async () => {
+                          setError(undefined);
+                          try {
+                            await call("DELETE", `/v1/status-pages/${encodeURIComponent(p.id)}`);
+                            pages.reload();
+                          } catch (err) {
+                            setError(err);
+                          }
+                        }}
+                      />
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -235,8 +259,17 @@ export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
           </table>
         </div>
       )}
+      {open ? <PagePanel page={open} version={version} /> : null}
       {monitors ? <PageForm monitors={monitors} onCreated={pages.reload} /> : <Loading />}
-      {pages.data && pages.data.items.length > 0 ? <IncidentForm pages={pages.data.items} /> : null}
+      {pages.data && pages.data.items.length > 0 ? (
+        <IncidentForm
+          pages={pages.data.items}
+          onPosted={(p) => {
+            setOpenId(p.id);
+            setVersion((v) => v + 1);
+          }}
+        />
+      ) : null}
     </Card>
   );
 }

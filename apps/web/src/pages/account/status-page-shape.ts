@@ -1,0 +1,86 @@
+import { call } from "../../api.js";
+import { messages } from "../../i18n.js";
+import { pageSize } from "./monitor-shape.js";
+
+/**
+ * A status page's incidents and subscribers as the API answers them (the same in both forms; only the
+ * lists' page-size parameter differs: `pageSize`), and the incident statuses' names.
+ */
+export const incidentStatuses = ["investigating", "identified", "monitoring", "resolved"] as const;
+export type IncidentStatus = (typeof incidentStatuses)[number];
+
+const names = messages({
+  en: {
+    investigating: "Investigating",
+    identified: "Identified",
+    monitoring: "Monitoring",
+    resolved: "Resolved",
+  },
+  cn: { investigating: "调查中", identified: "已确认原因", monitoring: "观察中", resolved: "已解决" },
+  tw: { investigating: "調查中", identified: "已確認原因", monitoring: "觀察中", resolved: "已解決" },
+});
+
+/** An incident status in the current locale. */
+export const statusName = (s: IncidentStatus) => names(s);
+
+export interface IncidentUpdate {
+  id: string;
+  status: IncidentStatus;
+  message: string;
+  created_at: string;
+}
+
+export interface Incident {
+  id: string;
+  page_id: string;
+  title: string;
+  status: IncidentStatus;
+  impact: "none" | "minor" | "major" | "critical";
+  /** The monitor whose going down opened it (automatic incidents), else null. */
+  monitor_id: string | null;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  /** Newest first. */
+  updates: IncidentUpdate[];
+}
+
+export interface Subscriber {
+  id: string;
+  type: "email" | "webhook";
+  /** The address, or the webhook's URL. */
+  destination: string;
+  /** An email subscriber followed the mailed link (webhooks are confirmed when added). */
+  confirmed: boolean;
+  created_at: string;
+}
+
+/** Items a dashboard list asks for at a time ("Show older" asks for the next as many). */
+export const chunk = 50;
+
+/**
+ * The first `pages` pages of a paged list of the API (`chunk` items each, newest first), in one list, and
+ * how many there are in all.
+ */
+export async function loadPages<T extends { id: string }>(
+  path: string,
+  pages: number,
+): Promise<{ items: T[]; total: number }> {
+  const answers = await Promise.all(
+    Array.from({ length: pages }, (_, i) =>
+      call<{ items: T[]; total: number }>("GET", `${path}?page=${i + 1}&${pageSize}=${chunk}`),
+    ),
+  );
+  // An item added meanwhile shifts the pages: one seen twice is listed once.
+  const seen = new Set<string>();
+  const items = answers.flatMap((a) => a.items).filter((x) => !seen.has(x.id) && seen.add(x.id));
+  return { items, total: answers[0]?.total ?? 0 };
+}
+
+/** Open incidents first, each group by its last update, newest first. */
+export const openFirst = (items: Incident[]) =>
+  [...items].sort(
+    (a, b) =>
+      Number(a.status === "resolved") - Number(b.status === "resolved") ||
+      Date.parse(b.updated_at) - Date.parse(a.updated_at),
+  );
