@@ -1,7 +1,8 @@
 import type { LookupContext } from "@vantage/lookups";
 import type { ControllerTransport, ResultsLog } from "@vantage/transport";
 import type { Logger } from "pino";
-import type { Config, Role } from "./config.js";
+import type { Config } from "./config.js";
+import type { Role } from "./config-process.js";
 import type { Db } from "./db/connect.js";
 import type { HttpMetrics } from "./http/metrics.js";
 import type { Router } from "./http/router.js";

@@ -12,7 +12,8 @@ import {
 } from "@vantage/transport";
 import type { Logger } from "pino";
 import { type App, createApp } from "./app.js";
-import { type Config, ConfigError, type Role } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
+import type { Role } from "./config-process.js";
 import { maskUrlCredentials } from "./config-values.js";
 import { connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";

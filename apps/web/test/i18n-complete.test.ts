@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { probeErrorCodes } from "../../../packages/probes/src/types.js";
+import { probeErrorCodes } from "../../../packages/probes/src/probe-results.js";
 import { errorCodes } from "../../controller/src/http/errors.js";
 import { nodeErrorCodes } from "../../controller/src/modules/probes/index.js";
 import { capReasonText, findingText } from "../src/components/ssl-findings.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { probeErrorCodes } from "./probe-results.js";
 import { type ChildRun, probesEntry, runChildNode } from "./testing/child-node.js";
 import { type LoOnlyNetns, loOnlyNetns } from "./testing/lo-only-netns.js";
-import { probeErrorCodes } from "./types.js";
 
 /*
  * Issue #26: one DNS probe in a network with no route to its resolver ended the whole process. These run

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsProbe } from "./dns.js";
+import { type DnsParams, dnsParamsSchema } from "./probe-params.js";
 import { type SecureDnsServers, startSecureDns } from "./testing/dns-secure-server.js";
 import { type DnsTestServer, startDnsServer } from "./testing/dns-server.js";
-import { type DnsParams, dnsParamsSchema } from "./types.js";
 
 const allow = { allowPrivate: true };
 let plain: DnsTestServer;

@@ -15,7 +15,7 @@ import type { TlsSummary } from "./http-tls.js";
 
 export { parseServer, type ServerAddress, systemResolver } from "./dns-server-address.js";
 export { ProbeFailure } from "./probe-failure.js";
-export { type DnsRecordType, dnsRecordTypes } from "./types.js";
+export { type DnsRecordType, dnsRecordTypes } from "./probe-params.js";
 
 /** EDNS0 buffer size dig and the DNS flag day 2020 settled on: avoids IP fragmentation. */
 const EDNS_UDP_SIZE = 1232;

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DnsParams } from "./probe-params.js";
 import { type ChildRun, probesEntry, runChildNode } from "./testing/child-node.js";
 import { type LoOnlyNetns, loOnlyNetns } from "./testing/lo-only-netns.js";
-import type { DnsParams, ProbeOutcome } from "./types.js";
+import type { ProbeOutcome } from "./types.js";
 
 /**
  * `trace` against a lab of authoritative servers: a root (192.0.2.53), the `test.` TLD (198.51.100.53)

@@ -5,14 +5,10 @@ import { elapsedMs, now } from "./clock.js";
 import { fqdn } from "./dns-format.js";
 import { type DnsQueryResult, queryDns } from "./dns-query.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { type DnsParams, TRACE_BUDGET_FACTOR, TRACE_MAX_DEPTH } from "./probe-params.js";
+import type { DnsResult } from "./probe-results.js";
 import { assertAllowed } from "./target-guard.js";
-import {
-  type DnsParams,
-  type DnsResult,
-  type ProbeContext,
-  TRACE_BUDGET_FACTOR,
-  TRACE_MAX_DEPTH,
-} from "./types.js";
+import type { ProbeContext } from "./types.js";
 
 /*
  * `dig +trace`: the question asked without recursion of a root server, then of each server the referrals

@@ -6,8 +6,8 @@ import * as dnsPacket from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsProbe } from "./dns.js";
 import { parseServer, systemResolver } from "./dns-server-address.js";
+import type { DnsParams } from "./probe-params.js";
 import { type DnsResponder, type DnsTestServer, startDnsServer, zoneAnswer } from "./testing/dns-server.js";
-import type { DnsParams } from "./types.js";
 
 const allow = { allowPrivate: true };
 let server: DnsTestServer;

@@ -3,8 +3,10 @@ import { parseServer, systemResolver } from "./dns-server-address.js";
 import { traceDns } from "./dns-trace.js";
 import { settle } from "./outcome.js";
 import { ProbeFailure } from "./probe-failure.js";
+import { type DnsParams, dnsParamsSchema } from "./probe-params.js";
+import type { DnsResult } from "./probe-results.js";
 import { resolveAndCheck } from "./target-guard.js";
-import { type DnsParams, type DnsResult, dnsParamsSchema, type Probe, type ProbeContext } from "./types.js";
+import type { Probe, ProbeContext } from "./types.js";
 
 /**
  * One query like `dig @server domain TYPE`: UDP first, TCP when the answer comes back truncated; or over

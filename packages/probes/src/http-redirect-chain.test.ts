@@ -2,8 +2,8 @@ import { createServer as createHttp, type Server } from "node:http";
 import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpProbe, httpProbe } from "./http.js";
+import type { HttpParams } from "./probe-params.js";
 import { resolveAndCheck } from "./target-guard.js";
-import type { HttpParams } from "./types.js";
 
 const paths: string[] = [];
 let origin: string;

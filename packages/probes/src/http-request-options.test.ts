@@ -2,8 +2,9 @@ import { createServer as createHttp, type IncomingHttpHeaders, type Server } fro
 import { createServer as createNetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpProbe } from "./http.js";
+import { HTTP_KEYWORD_SCAN_BYTES } from "./http-request-params.js";
 import { MAX_BODY_EXCERPT } from "./http-response.js";
-import { HTTP_KEYWORD_SCAN_BYTES, type HttpParams, httpParamsSchema, probeJobSpecSchema } from "./types.js";
+import { type HttpParams, httpParamsSchema, probeJobSpecSchema } from "./probe-params.js";
 
 /** The http probe's optional request headers, body and keyword, against loopback servers. */
 

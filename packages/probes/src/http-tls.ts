@@ -1,6 +1,6 @@
 import type { PeerCertificate, TLSSocket } from "node:tls";
 import type { z } from "zod";
-import type { tlsSummarySchema } from "./types.js";
+import type { tlsSummarySchema } from "./probe-results.js";
 
 export type TlsSummary = z.infer<typeof tlsSummarySchema>;
 

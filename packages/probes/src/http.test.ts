@@ -10,9 +10,10 @@ import { createServer as createNetServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpProbe, httpProbe } from "./http.js";
 import { MAX_BODY_EXCERPT, MAX_HEADER_VALUE, MAX_HEADERS } from "./http-response.js";
+import type { HttpParams } from "./probe-params.js";
 import { resolveAndCheck } from "./target-guard.js";
 import { selfSignedCert } from "./testing/tls-cert.js";
-import type { HostLookup, HttpParams, ProbeContext } from "./types.js";
+import type { HostLookup, ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
 const seen: { method: string; url: string; host: string }[] = [];

@@ -3,22 +3,18 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { elapsedMs, now } from "./clock.js";
+import { HTTP_KEYWORD_SCAN_BYTES } from "./http-request-params.js";
 import { type BodyExcerpt, cappedHeaders, readExcerpt } from "./http-response.js";
 import { summarizeTls, type TlsSummary } from "./http-tls.js";
 import { parseUrl, redirectTarget, without } from "./http-url.js";
 import { connectAndSendH2 } from "./http2-connect.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { type HttpParams, httpParamsSchema } from "./probe-params.js";
+import type { HttpResult } from "./probe-results.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
-import {
-  HTTP_KEYWORD_SCAN_BYTES,
-  type HttpParams,
-  type HttpResult,
-  httpParamsSchema,
-  type Probe,
-  type ProbeContext,
-} from "./types.js";
+import type { Probe, ProbeContext } from "./types.js";
 
 const USER_AGENT = "Vantage probe (+https://github.com/vantage)";
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

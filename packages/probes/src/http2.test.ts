@@ -4,8 +4,8 @@ import { createServer as createHttps, type Server as HttpsServer } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpProbe } from "./http.js";
+import type { HttpParams } from "./probe-params.js";
 import { selfSignedCert } from "./testing/tls-cert.js";
-import type { HttpParams } from "./types.js";
 
 /** HTTP/2 by ALPN, the request body over it, and the download phase; servers on 127.0.0.1. */
 const allow = { allowPrivate: true };

@@ -6,8 +6,8 @@ import type { Family } from "./icmp-packet.js";
 import { leaseIcmp, watchIcmp } from "./icmp-socket.js";
 import { buildTcpSyn, parseQuotedTransport, parseTcpSegment } from "./mtr-packet.js";
 import { toProbeFailure } from "./probe-failure.js";
+import type { MtrParams } from "./probe-params.js";
 import { sameAddress } from "./same-address.js";
-import type { MtrParams } from "./types.js";
 
 /** An answer to probe `seq`: from a hop on the way (time exceeded) or the end of the path. */
 export interface MtrAnswer {

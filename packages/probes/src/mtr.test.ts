@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READ_GRACE_MS } from "./clock.js";
 import { mtrProbe } from "./mtr.js";
 import { buildTcpSyn, parseQuotedTransport, parseTcpSegment } from "./mtr-packet.js";
+import type { MtrParams } from "./probe-params.js";
 import { runProbe } from "./registry.js";
 import { withLoopHeld } from "./testing/held-loop.js";
-import type { MtrParams, ProbeContext } from "./types.js";
+import type { ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
 const mtr = (host: string, extra: Partial<MtrParams> = {}, ctx: ProbeContext = allow) =>

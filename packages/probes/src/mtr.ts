@@ -2,15 +2,10 @@ import { elapsedMs, replyDeadline, roundMs } from "./clock.js";
 import { type MtrAnswer, type MtrSender, mtrPort, openSender } from "./mtr-senders.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { type MtrParams, mtrParamsSchema } from "./probe-params.js";
+import type { MtrHop, MtrResult } from "./probe-results.js";
 import { resolveAndCheck } from "./target-guard.js";
-import {
-  type MtrHop,
-  type MtrParams,
-  type MtrResult,
-  mtrParamsSchema,
-  type Probe,
-  type ProbeContext,
-} from "./types.js";
+import type { Probe, ProbeContext } from "./types.js";
 
 /** The least time an mtr run gives its target's name lookup (as traceroute). */
 const LOOKUP_MIN_MS = 5000;

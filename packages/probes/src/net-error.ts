@@ -1,4 +1,4 @@
-import type { ProbeErrorCode } from "./types.js";
+import type { ProbeErrorCode } from "./probe-results.js";
 
 /*
  * What a failed socket call means, in words a person reading a probe result understands: "connect

@@ -1,5 +1,6 @@
 import { toProbeFailure } from "./probe-failure.js";
-import type { ProbeOutcome, ProbeResultByType, ProbeType } from "./types.js";
+import type { ProbeResultByType } from "./probe-results.js";
+import type { ProbeOutcome, ProbeType } from "./types.js";
 
 export interface Measured<T extends ProbeType> {
   detail: ProbeResultByType[T];

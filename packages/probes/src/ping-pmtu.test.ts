@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PingParams } from "./probe-params.js";
 import { type ChildRun, probesEntry, runChildNode } from "./testing/child-node.js";
 import { type MtuLab, mtuLab } from "./testing/mtu-lab.js";
-import type { PingParams, ProbeOutcome } from "./types.js";
+import type { ProbeOutcome } from "./types.js";
 
 /**
  * Packet size, DF and path MTU discovery against a lab path whose second link has MTU 1280: the probe runs

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READ_GRACE_MS } from "./clock.js";
 import { pingProbe } from "./ping.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
+import type { PingParams } from "./probe-params.js";
 import { withLoopHeld } from "./testing/held-loop.js";
 import { nftTable } from "./testing/nft-rules.js";
-import type { PingParams, ProbeContext } from "./types.js";
+import type { ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
 const ping = (host: string, extra: Partial<PingParams> = {}, ctx: ProbeContext = allow) =>

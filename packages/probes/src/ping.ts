@@ -6,16 +6,11 @@ import { onAbort, settle } from "./outcome.js";
 import { lossPercent, rttStats } from "./ping-stats.js";
 import { discoverPmtu } from "./pmtu.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { PING_MAX_SIZE, type PingParams, pingParamsSchema } from "./probe-params.js";
+import type { PingResult, ProbeErrorCode } from "./probe-results.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
-import {
-  PING_MAX_SIZE,
-  type PingParams,
-  type PingResult,
-  type Probe,
-  type ProbeErrorCode,
-  pingParamsSchema,
-} from "./types.js";
+import type { Probe } from "./types.js";
 
 type Reply = PingResult["replies"][number];
 

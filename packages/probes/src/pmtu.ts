@@ -2,8 +2,8 @@ import { ECHO_OVERHEAD, type Family, FRAGMENTATION_NEEDED } from "./icmp-packet.
 import type { ReceivedIcmp } from "./icmp-socket.js";
 import { leaseIcmp } from "./icmp-socket.js";
 import { onAbort } from "./outcome.js";
+import { PMTU_MAX_PROBES } from "./probe-params.js";
 import { sameAddress } from "./same-address.js";
-import { PMTU_MAX_PROBES } from "./types.js";
 
 /** The smallest MTU each family guarantees (RFC 791, RFC 8200): the search's floor. */
 export const MIN_MTU = { 4: 68, 6: 1280 } as const;

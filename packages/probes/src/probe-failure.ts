@@ -1,5 +1,5 @@
 import { describeNetError, errnoName, type NetErrorContext } from "./net-error.js";
-import type { ProbeErrorCode } from "./types.js";
+import type { ProbeErrorCode } from "./probe-results.js";
 
 /**
  * Thrown inside probes to end a run with a stable error code; `runProbe` turns it into a failed outcome.

@@ -2,9 +2,11 @@ import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pkg from "./index.js";
+import type { ProbeJobSpec } from "./probe-params.js";
+import type { PingResult } from "./probe-results.js";
 import { probes, runProbe } from "./registry.js";
 import { type DnsTestServer, startDnsServer } from "./testing/dns-server.js";
-import { type HostLookup, type PingResult, type ProbeJobSpec, probeTypes } from "./types.js";
+import { type HostLookup, probeTypes } from "./types.js";
 
 let server: Server;
 let port: number;

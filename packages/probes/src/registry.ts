@@ -4,9 +4,10 @@ import { httpProbe } from "./http.js";
 import { mtrProbe } from "./mtr.js";
 import { pingProbe } from "./ping.js";
 import { toProbeFailure } from "./probe-failure.js";
+import type { ProbeJobSpec } from "./probe-params.js";
 import { tcpProbe } from "./tcp.js";
 import { tracerouteProbe } from "./traceroute.js";
-import type { Probe, ProbeContext, ProbeJobSpec, ProbeOutcome, ProbeType } from "./types.js";
+import type { Probe, ProbeContext, ProbeOutcome, ProbeType } from "./types.js";
 
 /** Every probe type, checked exhaustive by the compiler: a new type fails to build until it is listed. */
 export const probes: { [T in ProbeType]: Probe<T> } = {

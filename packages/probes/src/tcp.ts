@@ -2,8 +2,10 @@ import { connect } from "node:net";
 import { elapsedMs, now } from "./clock.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { type TcpParams, tcpParamsSchema } from "./probe-params.js";
+import type { TcpResult } from "./probe-results.js";
 import { resolveAndCheck } from "./target-guard.js";
-import { type Probe, type TcpParams, type TcpResult, tcpParamsSchema } from "./types.js";
+import type { Probe } from "./types.js";
 
 /** TCP connect time to host:port: the three-way handshake only, nothing is sent. */
 export const tcpProbe: Probe<"tcp"> = {

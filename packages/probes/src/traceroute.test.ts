@@ -3,10 +3,11 @@ import raw from "raw-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READ_GRACE_MS } from "./clock.js";
 import { buildEcho, parseIcmp } from "./icmp-packet.js";
+import type { TracerouteParams } from "./probe-params.js";
 import { withLoopHeld } from "./testing/held-loop.js";
 import { nftTable } from "./testing/nft-rules.js";
 import { tracerouteProbe } from "./traceroute.js";
-import type { ProbeContext, TracerouteParams } from "./types.js";
+import type { ProbeContext } from "./types.js";
 
 const allow = { allowPrivate: true };
 const trace = (host: string, extra: Partial<TracerouteParams> = {}, ctx: ProbeContext = allow) =>

@@ -2,9 +2,11 @@ import { elapsedMs, replyDeadline } from "./clock.js";
 import { type IcmpLease, leaseIcmp, type ReceivedIcmp } from "./icmp-socket.js";
 import { onAbort, settle } from "./outcome.js";
 import { ProbeFailure, toProbeFailure } from "./probe-failure.js";
+import { type TracerouteParams, tracerouteParamsSchema } from "./probe-params.js";
+import type { TracerouteResult } from "./probe-results.js";
 import { sameAddress } from "./same-address.js";
 import { resolveAndCheck } from "./target-guard.js";
-import { type Probe, type TracerouteParams, type TracerouteResult, tracerouteParamsSchema } from "./types.js";
+import type { Probe } from "./types.js";
 
 type Hop = TracerouteResult["hops"][number];
 

@@ -1,18 +1,11 @@
-import {
-  heartbeatSchema,
-  isCompatibleVersion,
-  PROTOCOL_VERSION,
-  type VersionNotice,
-} from "@vantage/protocol";
 import type { ControllerTransport } from "@vantage/transport";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { z } from "zod";
 import { logRoundFailure } from "../../db/availability.js";
 import type { Database } from "../../db/schema.js";
 import { type NodeDirectory, type NodeState, PendingJobs, readNodeRows } from "./directory.js";
+import { heartbeatCheck, nodeStateOf, sameListing } from "./heartbeat-intake.js";
 import { LiveIndex } from "./live-index.js";
-import { PerNodeLimit } from "./per-node-limit.js";
 import { upsertNodes } from "./repo.js";
 
 export interface PresenceOptions {
@@ -65,23 +58,6 @@ export interface Presence extends NodeDirectory {
  */
 const batchSize = 5000;
 
-const DEFAULT_VERSION_NOTICE_INTERVAL_MS = 60_000;
-const DEFAULT_MALFORMED_LOG_INTERVAL_MS = 60_000;
-
-/**
- * What any protocol version's heartbeat has in common: an object with an integer `v`. Only such a message
- * can be "of another version"; anything else is malformed whatever version its sender meant to speak.
- */
-const versionedSchema = z.object({ v: z.number().int() });
-
-/** The first validation issue, as `path: message`, for the log. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return "invalid";
-  const path = issue.path.map(String).join(".");
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
-
 /**
  * Heartbeats → an in-memory directory (used to pick nodes and for `GET /v1/nodes`), so node choice never
  * waits for the database; with `writes` (the presence role), batched into the `nodes` table too, which
@@ -93,12 +69,7 @@ export function startPresence(opts: PresenceOptions): Presence {
   let writing = opts.writes ?? true;
   const nodes = new Map<string, NodeState>();
   const dirty = new Set<string>();
-  // When a node was last told (and the log last warned) that its protocol version is refused.
-  const versionNotices = new PerNodeLimit(opts.versionNoticeIntervalMs ?? DEFAULT_VERSION_NOTICE_INTERVAL_MS);
-  // When the log last warned about a node's malformed (or misaddressed) heartbeats.
-  const malformedWarnings = new PerNodeLimit(
-    opts.malformedLogIntervalMs ?? DEFAULT_MALFORMED_LOG_INTERVAL_MS,
-  );
+  const heartbeats = heartbeatCheck(opts, () => writing);
   const jobs = new PendingJobs();
   // Nodes whose heartbeats stopped (logged once when they do, and again when they come back).
   const silent = new Set<string>();
@@ -122,56 +93,10 @@ export function startPresence(opts: PresenceOptions): Presence {
   let flushing: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  const malformed = (nodeId: string, issue: string) => {
-    if (!writing || !malformedWarnings.allow(nodeId)) return;
-    log.warn({ node_id: nodeId, issue }, "malformed heartbeat dropped");
-  };
-
   const onHeartbeat = (nodeId: string, message: unknown) => {
     if (stopped) return;
-    // The version is judged before the shape (another version may well have another shape), but only on a
-    // message that has one: without an integer `v` it is malformed, not of another version.
-    const versioned = versionedSchema.safeParse(message);
-    if (!versioned.success) {
-      malformed(nodeId, firstIssue(versioned.error));
-      return;
-    }
-    const v = versioned.data.v;
-    if (!isCompatibleVersion(v)) {
-      if (writing && versionNotices.allow(nodeId)) {
-        log.warn(
-          { node_id: nodeId, version: v, expected: PROTOCOL_VERSION },
-          "heartbeat with another protocol version: node not registered; the agent was told on its job " +
-            "subject. Run the same Vantage release on the controller and the agents",
-        );
-        // The agent would otherwise never learn why it gets no jobs: its job subject is all it hears.
-        const notice: VersionNotice = {
-          v: PROTOCOL_VERSION,
-          notice: "incompatible_version",
-          message:
-            `the controller speaks protocol v${PROTOCOL_VERSION} and drops this node's heartbeats of ` +
-            `v${v}`,
-        };
-        opts.transport.notify(nodeId, notice);
-      }
-      return;
-    }
-    versionNotices.forget(nodeId);
-    const parsed = heartbeatSchema.safeParse(message);
-    if (!parsed.success) {
-      malformed(nodeId, firstIssue(parsed.error));
-      return;
-    }
-    const hb = parsed.data;
-    if (hb.node.id !== nodeId) {
-      if (writing && malformedWarnings.allow(nodeId)) {
-        log.warn(
-          { node_id: nodeId, claimed: hb.node.id },
-          "heartbeat names another node than its subject: dropped",
-        );
-      }
-      return;
-    }
+    const hb = heartbeats.accept(nodeId, message);
+    if (!hb) return;
     const previous = nodes.get(nodeId);
     if (silent.delete(nodeId)) {
       if (writing) log.info({ node_id: nodeId }, "node back online: heartbeats again");
@@ -179,30 +104,7 @@ export function startPresence(opts: PresenceOptions): Presence {
       log.info({ node_id: nodeId }, "node back online: heartbeat after a probe found it offline");
     }
     const now = Date.now();
-    const next: NodeState = {
-      id: nodeId,
-      name: hb.node.name,
-      country: hb.node.country,
-      region: hb.node.region,
-      provider: hb.node.provider,
-      version: hb.version,
-      // The previous array when equal: readers compare by identity, and it is one array less per node.
-      capabilities:
-        previous && sameStrings(previous.capabilities, hb.capabilities)
-          ? previous.capabilities
-          : hb.capabilities,
-      runningJobs: hb.running_jobs,
-      maxJobs: hb.max_jobs,
-      lastSeen: now,
-      draining: hb.draining,
-      ...(hb.signing_key ? { publicKey: hb.signing_key } : {}),
-      ...(hb.node.asn === undefined ? {} : { asn: hb.node.asn }),
-      ...(hb.node.tags === undefined
-        ? {}
-        : {
-            tags: previous?.tags && sameStrings(previous.tags, hb.node.tags) ? previous.tags : hb.node.tags,
-          }),
-    };
+    const next = nodeStateOf(nodeId, hb, previous, now);
     nodes.set(nodeId, next);
     live.update(next, now);
     // A snapshot may show a node's previous heartbeat for up to snapshotMaxAgeMs: only while that one
@@ -269,8 +171,7 @@ export function startPresence(opts: PresenceOptions): Presence {
 
   const timer = setInterval(() => {
     if (writing) noticeSilence();
-    versionNotices.prune();
-    malformedWarnings.prune();
+    heartbeats.prune();
     void schedule();
   }, opts.flushIntervalMs ?? 1000);
   timer.unref();
@@ -382,31 +283,4 @@ export function startPresence(opts: PresenceOptions): Presence {
       await schedule();
     },
   };
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Whether two states of a node differ only where a plain heartbeat differs (`lastSeen`, running jobs): the
- * same listing, status aside. A node marked offline by a probe is back with any heartbeat: not the same.
- */
-function sameListing(a: NodeState, b: NodeState): boolean {
-  return (
-    a.markedOfflineAt === undefined &&
-    a.draining === b.draining &&
-    a.name === b.name &&
-    a.country === b.country &&
-    a.region === b.region &&
-    a.provider === b.provider &&
-    a.version === b.version &&
-    a.publicKey === b.publicKey &&
-    a.asn === b.asn &&
-    a.tags === b.tags &&
-    a.maxJobs === b.maxJobs &&
-    a.capabilities === b.capabilities
-  );
 }

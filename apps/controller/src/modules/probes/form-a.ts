@@ -4,34 +4,38 @@ import { callbackUrlField } from "./callback.js";
 import {
   buildSpec,
   checkDnsOptions,
-  checkHttpOptions,
   checkMtrOptions,
   dnsOptionFields,
   dontFragmentField,
-  followRedirectsField,
-  hostPort,
-  http2Field,
   ipFamilyField,
   ipVersionOf,
-  keywordField,
-  maxRedirectsField,
-  methodField,
   mtrOptionFields,
   nodeIdsField,
-  pastedDomainField,
-  pastedHostField,
   pingSizeField,
   pmtuField,
   portField,
   recordTypeField,
+} from "./fields.js";
+import {
+  checkHttpOptions,
+  followRedirectsField,
+  http2Field,
+  keywordField,
+  maxRedirectsField,
+  methodField,
   requestBodyField,
   requestHeadersField,
+} from "./http-option-fields.js";
+import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
+import type { ProbeInput } from "./request.js";
+import {
+  hostPort,
+  pastedDomainField,
+  pastedHostField,
   serverField,
   splitHostPort,
   urlField,
-} from "./fields.js";
-import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
-import type { ProbeInput } from "./request.js";
+} from "./target-fields.js";
 
 /** Form A: `{target, node_ids?, params?}`; the answer is `{task_id, task_ids, status: "queued"}`. */
 

@@ -3,36 +3,40 @@ import type { ProbeType } from "@vantage/probes";
 import {
   buildSpec,
   checkDnsOptions,
-  checkHttpOptions,
   checkMtrOptions,
   dnsOptionFields,
   dontFragmentField,
-  followRedirectsField,
-  hostPort,
-  http2Field,
   ipFamilyField,
   ipVersionOf,
-  keywordField,
-  maxRedirectsField,
-  methodField,
   mtrOptionFields,
   nodeIdsField,
-  pastedDomainField,
-  pastedHostField,
   pingSizeField,
   pmtuField,
   portField,
   recordTypeField,
+} from "./fields.js";
+import {
+  checkHttpOptions,
+  followRedirectsField,
+  http2Field,
+  keywordField,
+  maxRedirectsField,
+  methodField,
   requestBodyField,
   requestHeadersField,
-  serverField,
-  splitHostPort,
-  urlField,
-} from "./fields.js";
+} from "./http-option-fields.js";
 import { nodeChoiceFields, withNodeChoice } from "./node-choice.js";
 import type { TaskRecord } from "./repo.js";
 import type { ProbeInput } from "./request.js";
 import { resultSchemas, toApiResult } from "./result-schemas.js";
+import {
+  hostPort,
+  pastedDomainField,
+  pastedHostField,
+  serverField,
+  splitHostPort,
+  urlField,
+} from "./target-fields.js";
 
 /**
  * Form B: flat bodies; the answer waits for every node: `{task_id, status: "done", results[]}`. Every type

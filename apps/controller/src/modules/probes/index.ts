@@ -29,7 +29,6 @@ import { WriteRetry } from "./write-retry.js";
 
 export { DISPATCH_GRACE_MS, dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 export { type NodeResult, nodeErrorCodes } from "./dispatch.js";
-export { hostPort } from "./fields.js";
 export type { StreamNode, TaskFollow } from "./follow-task.js";
 export { formABodies, fromFormA } from "./form-a.js";
 export { formBBodies, fromFormB } from "./form-b.js";
@@ -43,6 +42,7 @@ export { MAX_NODE_IDS } from "./select-nodes.js";
 export type { Created, ProbeInput, ProbePlan, ProbeRequest, ProbesService, Started } from "./service.js";
 export type { SharesService } from "./shares.js";
 export { ABANDONED_AFTER_MS, type TaskSweeper } from "./sweeper.js";
+export { hostPort } from "./target-fields.js";
 
 export interface ProbesModule extends Module<ProbesService> {
   /**

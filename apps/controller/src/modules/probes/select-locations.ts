@@ -12,15 +12,8 @@ import {
   parseSelector,
   vocabularyOf,
 } from "../nodes/index.js";
-import {
-  capableOf,
-  onlineOf,
-  pickSpread,
-  reaches,
-  type SelectedNode,
-  spreadLive,
-  supports,
-} from "./select-nodes.js";
+import { pickSpread, spreadLive } from "./node-spread.js";
+import { capableOf, onlineOf, reaches, type SelectedNode, supports } from "./select-nodes.js";
 
 /** One `locations` entry: a selector string and how many nodes it picks. */
 export interface LocationEntry {

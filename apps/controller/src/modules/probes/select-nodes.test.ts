@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { NodeDirectory, NodeState } from "../nodes/index.js";
 import { dispatchTimeoutMs, probeBudgetMs } from "./deadlines.js";
 import { buildSpec } from "./fields.js";
-import { pickSpread, selectNodes } from "./select-nodes.js";
+import { pickSpread } from "./node-spread.js";
+import { selectNodes } from "./select-nodes.js";
 
 const node = (
   id: string,
