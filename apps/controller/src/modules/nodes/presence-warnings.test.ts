@@ -130,7 +130,8 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
 
   it("repeats the malformed warning per node after the interval", async () => {
     const { lines, presence, link } = watched({
-      malformedLogIntervalMs: 50,
+      // Long enough that the first two arrive within it on a loaded machine (50 ms did not, once).
+      malformedLogIntervalMs: 400,
     });
     const malformed = () => lines.filter((l) => l.msg === "malformed heartbeat dropped").length;
     try {
@@ -138,7 +139,7 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
       link.publishHeartbeat("bad7", { v: PROTOCOL_VERSION });
       await settle();
       expect(malformed()).toBe(1);
-      await new Promise((r) => setTimeout(r, 60));
+      await new Promise((r) => setTimeout(r, 450));
       link.publishHeartbeat("bad7", { v: PROTOCOL_VERSION });
       link.publishHeartbeat("bad7", { v: PROTOCOL_VERSION });
       await settle();
@@ -150,7 +151,8 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
 
   it("repeats the version notice after the interval while the heartbeats keep coming", async () => {
     const { presence, link } = watched({
-      versionNoticeIntervalMs: 50,
+      // Long enough that the first two arrive within it on a loaded machine (50 ms did not, once).
+      versionNoticeIntervalMs: 400,
     });
     let notices = 0;
     link.serveJobs("fra7", async () => {
@@ -163,7 +165,7 @@ describe.each(dbKinds)("presence warnings on %s", (kind) => {
       link.publishHeartbeat("fra7", { ...heartbeatOf({ id: "fra7" }), v: 99 });
       await settle();
       expect(notices).toBe(1);
-      await new Promise((r) => setTimeout(r, 60));
+      await new Promise((r) => setTimeout(r, 450));
       link.publishHeartbeat("fra7", { ...heartbeatOf({ id: "fra7" }), v: 99 });
       await settle();
       expect(notices).toBe(2);
