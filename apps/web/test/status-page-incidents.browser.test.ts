@@ -65,7 +65,9 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
     expect(await manage.getAttribute("aria-expanded")).toBe("false");
     await manage.click();
     expect(await manage.getAttribute("aria-expanded")).toBe("true");
-    const panel = card.getByRole("region", { name: "Acme Status: incidents and subscribers" });
+    const panel = card.getByRole("region", {
+      name: "Acme Status: settings, incidents, maintenance and subscribers",
+    });
     await panel.getByRole("table", { name: "Incidents" }).waitFor();
     // Newest first from the API; the open one first here.
     expect(await listed(panel)).toEqual(["DNS slow: Investigating", "Old outage: Resolved"]);
@@ -166,7 +168,7 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
     await page.evaluate(`localStorage.setItem("vantage.locale", "cn")`);
     await page.reload();
     await page.getByRole("button", { name: "管理 Acme Status" }).click();
-    const zh = page.getByRole("region", { name: "Acme Status：事件和订阅者" });
+    const zh = page.getByRole("region", { name: "Acme Status：设置、事件、维护和订阅者" });
     await zh.getByRole("button", { name: "为 DNS slow 发布进展" }).click();
     await zh
       .getByRole("form", { name: "为 DNS slow 发布进展" })
@@ -183,7 +185,7 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
     ]);
   }, 120_000);
 
-  it("lists subscribers and removes one after asking, at 390 px", async () => {
+  it("lists subscribers 50 at a time and removes one after asking, at 390 px", async () => {
     const page = await d.page({ width: 390, height: 844 });
     const token = await signIn(page, d.url, `subscribers-${form}@example.com`);
     const api = apiAs(d.url, token);
@@ -203,7 +205,9 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
     await page.goto(`${d.url}/#/alerts`);
     await page.reload();
     await page.getByRole("button", { name: "Manage News" }).click();
-    const panel = page.getByRole("region", { name: "News: incidents and subscribers" });
+    const panel = page.getByRole("region", {
+      name: "News: settings, incidents, maintenance and subscribers",
+    });
     const readerRow = panel.locator("tr", { hasText: reader });
     await readerRow.getByText("Waiting for the mailed link").waitFor();
     await panel.locator("tr", { hasText: hook }).getByText("Confirmed").waitFor();
@@ -233,6 +237,17 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
       total: 1,
     });
     await expectNoSidewaysScroll(page);
+
+    // Past a list's first 50: the count shown, and the next page on asking.
+    for (let i = 0; i < 50; i++)
+      await api("POST", `${base}/subscribers`, { url: `http://127.0.0.1:9/hook/${i}` });
+    await page.reload();
+    await page.getByRole("button", { name: "Manage News" }).click();
+    await panel.getByText("50 of 51 subscribers shown.").waitFor();
+    await panel.getByRole("button", { name: "Show more subscribers" }).click();
+    await panel.locator("tr", { hasText: hook }).waitFor();
+    await panel.getByRole("button", { name: "Show more subscribers" }).waitFor({ state: "detached" });
+    expect(await panel.locator("tbody tr[data-subscriber-id]").count()).toBe(51);
 
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);

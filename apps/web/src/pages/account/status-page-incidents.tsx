@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { formatNumber, formatTime, messages } from "../../i18n.js";
 import { ErrorBox, Loading, useLoad } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
+import { MoreRows } from "./status-page-more.js";
 import { type Incident, loadPages, openFirst, statusName } from "./status-page-shape.js";
 import { UpdateForm } from "./status-page-update.js";
 
@@ -161,24 +162,12 @@ export function PageIncidents({ page, version }: { page: StatusPage; version: nu
           </table>
         </div>
       )}
-      {list.data && list.data.items.length < list.data.total ? (
-        <div class="row" style={{ alignItems: "center", marginTop: "6px" }}>
-          <span class="muted">
-            {t("shown", {
-              shown: formatNumber(list.data.items.length),
-              total: formatNumber(list.data.total),
-            })}
-          </span>
-          <button
-            type="button"
-            class="secondary"
-            disabled={list.loading}
-            onClick={() => setPages((n) => n + 1)}
-          >
-            {t("older")}
-          </button>
-        </div>
-      ) : null}
+      <MoreRows
+        list={list}
+        shown={(shown, total) => t("shown", { shown, total })}
+        label={t("older")}
+        onMore={() => setPages((n) => n + 1)}
+      />
       {target ? (
         <UpdateForm
           key={target.id}

@@ -3,7 +3,7 @@ import { messages } from "../../i18n.js";
 import { pageSize } from "./monitor-shape.js";
 
 /**
- * A status page's incidents and subscribers as the API answers them (the same in both forms; only the
+ * A status page's incidents, maintenance entries and subscribers as the API answers them (the same in both forms; only the
  * lists' page-size parameter differs: `pageSize`), and the incident statuses' names.
  */
 export const incidentStatuses = ["investigating", "identified", "monitoring", "resolved"] as const;
@@ -52,6 +52,18 @@ export interface Subscriber {
   destination: string;
   /** An email subscriber followed the mailed link (webhooks are confirmed when added). */
   confirmed: boolean;
+  created_at: string;
+}
+
+/** One of a page's own maintenance entries: shown on the public page until it ends. */
+export interface Maintenance {
+  id: string;
+  page_id: string;
+  title: string;
+  /** "" when none was given. */
+  description: string;
+  starts_at: string;
+  ends_at: string;
   created_at: string;
 }
 

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
-import { formatNumber, formatTime, messages } from "../../i18n.js";
+import { formatTime, messages } from "../../i18n.js";
 import { ErrorBox, Loading, useLoad } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
+import { MoreRows } from "./status-page-more.js";
 import { loadPages, type Subscriber } from "./status-page-shape.js";
 
 const t = messages({
@@ -135,24 +136,12 @@ export function PageSubscribers({ page }: { page: StatusPage }) {
           </table>
         </div>
       )}
-      {list.data && list.data.items.length < list.data.total ? (
-        <div class="row" style={{ alignItems: "center", marginTop: "6px" }}>
-          <span class="muted">
-            {t("shown", {
-              shown: formatNumber(list.data.items.length),
-              total: formatNumber(list.data.total),
-            })}
-          </span>
-          <button
-            type="button"
-            class="secondary"
-            disabled={list.loading}
-            onClick={() => setPages((n) => n + 1)}
-          >
-            {t("more")}
-          </button>
-        </div>
-      ) : null}
+      <MoreRows
+        list={list}
+        shown={(shown, total) => t("shown", { shown, total })}
+        label={t("more")}
+        onMore={() => setPages((n) => n + 1)}
+      />
     </div>
   );
 }

@@ -183,13 +183,14 @@ function PageForm({ monitors, onCreated }: { monitors: Monitor[]; onCreated: () 
 
 /**
  * The alerts page's status pages: each with its public address and components; create one over the
- * account's monitors, delete one, post an incident to one; "Manage" shows one page's incidents (an update
- * to an open one, which may resolve it) and subscribers (remove one). docs/status-pages.md has the API.
+ * account's monitors, delete one, post an incident to one; "Manage" shows one page's panel: its title,
+ * slug and components (edit them), incidents (an update to an open one, which may resolve it), own
+ * maintenance entries (schedule, delete) and subscribers (remove one). docs/status-pages.md has the API.
  */
 export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
   const pages = useLoad(listPages);
   const [error, setError] = useState<unknown>();
-  /** The page whose incidents and subscribers are shown, and a count of incidents posted by the form. */
+  /** The page whose panel is shown, and a count of incidents posted by the form. */
   const [openId, setOpenId] = useState<string>();
   const [version, setVersion] = useState(0);
   const open = pages.data?.items.find((p) => p.id === openId);
@@ -259,7 +260,7 @@ export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
           </table>
         </div>
       )}
-      {open ? <PagePanel page={open} version={version} /> : null}
+      {open ? <PagePanel page={open} version={version} monitors={monitors} onChanged={pages.reload} /> : null}
       {monitors ? <PageForm monitors={monitors} onCreated={pages.reload} /> : <Loading />}
       {pages.data && pages.data.items.length > 0 ? (
         <IncidentForm
