@@ -184,7 +184,7 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect((await cli(["logout"])).code).toBe(0);
   });
 
-  it("status-pages create/list/incident/delete: a page over a monitor, an incident on its public page", async () => {
+  it("status-pages create/list/incident/update/delete: a page over a monitor, an incident and its resolution on its public page", async () => {
     const { token, monitor } = await signedInWithMonitor("cli-sp", "shop");
     const slug = `acme-${form}`;
     const created = await cli([
@@ -221,6 +221,10 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
         ["status-pages", "incident", "--id", id!, "--title", "x", "--message", "y", "--status", "fixed"],
         /--status is investigating, identified, monitoring, resolved, not fixed/,
       ],
+      [
+        ["status-pages", "update", "--id", id!, "--status", "resolved"],
+        /update needs --incident, --status and --message/,
+      ],
     ];
     for (const [args, message] of refused) {
       const run = await cli(args);
@@ -251,6 +255,30 @@ describe.each(["a", "b"] as const)("vantage against a Form %s controller", (form
     expect(shown.find((i) => i.title === "Checkout errors")).toMatchObject({
       status: "identified",
       updates: [{ message: "Payments fail for some cards." }],
+    });
+    const incident = opened.stdout.match(/^opened (inc_\S+)/m)![1]!;
+    const resolved = await cli([
+      "status-pages",
+      "update",
+      "--id",
+      id!,
+      "--incident",
+      incident,
+      "--status",
+      "resolved",
+      "--message",
+      "A card processor's fix is in.",
+    ]);
+    expect(resolved.stderr).toBe("");
+    expect(resolved.stdout).toBe(`updated ${incident} (resolved)\n`);
+    const after = (await request("GET", `/status/${slug}/status.json`)).data.incidents as {
+      id: string;
+      status: string;
+      updates: { message: string }[];
+    }[];
+    expect(after.find((i) => i.id === incident)).toMatchObject({
+      status: "resolved",
+      updates: [{ message: "A card processor's fix is in." }, { message: "Payments fail for some cards." }],
     });
 
     expect((await cli(["status-pages", "delete", "--id", id!])).stdout).toContain(`deleted ${id}`);

@@ -146,8 +146,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   "status-pages": {
-    summary: "public status pages: list, create or delete; open an incident on one",
-    arg: "list|create|delete|incident",
+    summary: "public status pages: list, create or delete; open an incident on one, post its updates",
+    arg: "list|create|delete|incident|update",
     options: {
       json: JSON_OPT,
       slug: { type: "string", arg: "slug", help: "create: the page's address, /status/<slug>" },
@@ -157,13 +157,16 @@ export const COMMANDS: Record<string, CommandSpec> = {
         arg: "ids",
         help: "create: monitor ids, comma-separated, one component each",
       },
-      id: { type: "string", arg: "id", help: "delete, incident: the page's id" },
+      id: { type: "string", arg: "id", help: "delete, incident, update: the page's id" },
+      incident: { type: "string", arg: "id", help: "update: the incident's id (inc_…)" },
       status: {
         type: "string",
         arg: "s",
-        help: "incident: investigating (default), identified, monitoring or resolved",
+        help:
+          "incident: investigating (default), identified, monitoring or resolved; update: the incident's " +
+          "status from now on (resolved resolves it)",
       },
-      message: { type: "string", arg: "text", help: "incident: its first update" },
+      message: { type: "string", arg: "text", help: "incident: its first update; update: the update's text" },
     },
   },
   ack: {

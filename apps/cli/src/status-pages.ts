@@ -4,8 +4,9 @@ import { ApiError, UsageError } from "./errors.js";
 import { table } from "./table.js";
 
 /**
- * Status pages (docs/status-pages.md): `status-pages list|create|delete`, and `status-pages incident` to
- * open an incident on one. The API is the same in both forms; only the list's page size is named apart.
+ * Status pages (docs/status-pages.md): `status-pages list|create|delete`, `status-pages incident` to
+ * open an incident on one and `status-pages update` to post its news (resolved resolves it). The API is the
+ * same in both forms; only the list's page size is named apart.
  */
 
 interface StatusPage {
@@ -46,13 +47,29 @@ export function incidentBody(v: Invocation["values"]): Record<string, unknown> {
   const title = stringFlag(v, "title");
   const message = stringFlag(v, "message");
   if (!title || !message) throw new UsageError("incident needs --title and --message", "status-pages");
-  const status = stringFlag(v, "status");
-  if (status !== undefined && !(INCIDENT_STATUSES as readonly string[]).includes(status))
-    throw new UsageError(`--status is ${INCIDENT_STATUSES.join(", ")}, not ${status}`, "status-pages");
+  const status = incidentStatus(v);
   return { title, message, ...(status !== undefined ? { status } : {}) };
 }
 
-/** The id of `delete` and `incident`. */
+/** `--status`, one of the incident statuses when given. */
+function incidentStatus(v: Invocation["values"]): string | undefined {
+  const status = stringFlag(v, "status");
+  if (status !== undefined && !(INCIDENT_STATUSES as readonly string[]).includes(status))
+    throw new UsageError(`--status is ${INCIDENT_STATUSES.join(", ")}, not ${status}`, "status-pages");
+  return status;
+}
+
+/** `update`'s flags, checked before any request: the incident, its new status and the update's text. */
+export function updateFlags(v: Invocation["values"]): { incident: string; status: string; message: string } {
+  const incident = stringFlag(v, "incident");
+  const status = incidentStatus(v);
+  const message = stringFlag(v, "message");
+  if (!incident || !status || !message)
+    throw new UsageError("update needs --incident, --status and --message", "status-pages");
+  return { incident, status, message };
+}
+
+/** The id of `delete`, `incident` and `update`. */
 function pageId(v: Invocation["values"]): string {
   const id = stringFlag(v, "id");
   if (!id) throw new UsageError("--id <page id> is required", "status-pages");
@@ -118,5 +135,18 @@ export async function statusPages(api: Api, inv: Invocation, out: (s: string) =>
     });
     return out(json ? JSON.stringify(i, null, 2) : `opened ${i.id} on ${i.page_id} (${i.status})`);
   }
-  throw new UsageError(`unknown action ${action ?? ""}: list, create, delete or incident`, "status-pages");
+  if (action === "update") {
+    const id = pageId(inv.values);
+    const flags = updateFlags(inv.values);
+    const path = `/v1/status-pages/${encodeURIComponent(id)}/incidents/${encodeURIComponent(flags.incident)}/updates`;
+    const i = await call<Incident>(api, path, {
+      method: "POST",
+      body: { status: flags.status, message: flags.message },
+    });
+    return out(json ? JSON.stringify(i, null, 2) : `updated ${i.id} (${i.status})`);
+  }
+  throw new UsageError(
+    `unknown action ${action ?? ""}: list, create, delete, incident or update`,
+    "status-pages",
+  );
 }
