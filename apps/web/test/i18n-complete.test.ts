@@ -102,6 +102,10 @@ describe("error sentences", () => {
     expect(fieldMessageText("Invalid input: expected string, received undefined")).toBe("必填");
     expect(fieldMessageText("must be a host name or an IP address")).toBe("须为主机名或 IP 地址");
     expect(fieldMessageText("must be the bot's secret")).toBe("must be the bot's secret");
+    expect(fieldMessageText("another page has this slug")).toBe("其他页面已使用此 slug");
+    expect(fieldMessageText("no monitor mon_x1")).toBe("没有监控 mon_x1");
+    setLocale("en");
+    expect(fieldMessageText("must be after starts_at")).toBe("must be after the start");
   });
 
   it("says a failed HTTP check with its status code in words", () => {

@@ -183,7 +183,7 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
     await schedule.getByLabel("Message (optional)").fill("Writes pause for a minute.");
     await schedule.getByRole("button", { name: "Schedule maintenance" }).click();
     await schedule
-      .locator('[data-field-error="body.ends_at"]', { hasText: "must be after starts_at" })
+      .locator('[data-field-error="body.ends_at"]', { hasText: "must be after the start" })
       .waitFor();
     expect(await schedule.getByLabel(/^End/).getAttribute("aria-invalid")).toBe("true");
     await expectNoSidewaysScroll(page);
