@@ -92,6 +92,24 @@ export function createApp(deps: AppDeps): App {
     authenticator,
   });
   const system = createSystem(deps);
+  // Deleting an account: the provider's subscription ends first (a failure deletes nothing); then, in one
+  // transaction, the rows no foreign key to `users` removes.
+  accounts.onDelete({ name: "billing", prepare: (userId) => billing.closeAccount(userId) });
+  accounts.onDelete({
+    name: "probes",
+    erase: async (tx, userId) => {
+      await probes.eraseOwner(tx, userId);
+      return undefined;
+    },
+  });
+  accounts.onDelete({
+    name: "monitors",
+    erase: async (tx, userId) => {
+      await monitors.eraseOwner(tx, userId);
+      return undefined;
+    },
+  });
+  accounts.onDelete({ name: "status pages", erase: (tx, userId) => statusPages.eraseOwner(tx, userId) });
 
   const app = createRouter();
   installCore(app, {
@@ -181,7 +199,7 @@ const sectionBlurbs: Record<string, string> = {
   lookups: "IP, DNS, WHOIS, TLS certificate and ICP filing lookups; IP reputation",
   monitors: "probes on a schedule, with their state, results and uptime",
   alerts: "alert channels and policies, and the events they raised",
-  account: "registration, login, email verification, profile, API keys, tokens and usage",
+  account: "registration, login, email verification, profile, API keys, tokens, usage and account deletion",
   billing: "subscriptions through Stripe Checkout, cancellation, the customer portal and invoices",
   "status pages":
     "public status pages per account: components, 90-day uptime, incidents, maintenance, subscribers",

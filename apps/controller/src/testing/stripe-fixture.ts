@@ -24,8 +24,8 @@ export interface FixtureSubscription {
 
 /**
  * A loopback server playing the parts of the Stripe API that billing calls (customers, Checkout sessions,
- * subscriptions, the customer portal, billing meter events), answering in Stripe's shapes, with its own
- * small state. It records every request so tests assert what the SDK sent, replays answers for a repeated
+ * subscriptions and cancelling one at once, the customer portal, billing meter events), answering in
+ * Stripe's shapes, with its own small state. It records every request so tests assert what the SDK sent, replays answers for a repeated
  * `Idempotency-Key` as Stripe does, and drops meter events with an identifier it has seen.
  */
 export class StripeFixture {
@@ -163,6 +163,16 @@ export class StripeFixture {
     if (sub) {
       const s = this.subscriptions.get(sub[1]!);
       if (!s) return missing(`subscription: '${sub[1]}'`);
+      // Cancelling now (Stripe's DELETE): the subscription ends at once; a second time, Stripe refuses.
+      if (r.method === "DELETE") {
+        if (s.status === "canceled") {
+          return {
+            status: 400,
+            body: { error: { type: "invalid_request_error", message: "fixture: already canceled" } },
+          };
+        }
+        s.status = "canceled";
+      }
       if (r.method === "POST" && r.body.cancel_at_period_end !== undefined) {
         s.cancel_at_period_end = r.body.cancel_at_period_end === "true";
       }

@@ -3,6 +3,7 @@ import { messages } from "../i18n.js";
 import type { Route } from "../router.js";
 import { useLoad } from "../ui.js";
 import { BillingCards } from "./account/billing.js";
+import { DeleteAccountCard } from "./account/delete-account.js";
 import { type Usage, UsageCards } from "./account/usage.js";
 
 const t = messages({
@@ -11,7 +12,10 @@ const t = messages({
   tw: { title: "方案與用量" },
 });
 
-/** `#/account`: the plan and this period's use against its limits, the subscription and its invoices. */
+/**
+ * `#/account`: the plan and this period's use against its limits, the subscription and its invoices; last,
+ * deleting the account.
+ */
 export function AccountPage(_props: { route: Route }) {
   const usage = useLoad(() => call<Usage>("GET", "/v1/account/usage"));
   return (
@@ -19,6 +23,7 @@ export function AccountPage(_props: { route: Route }) {
       <h1>{t("title")}</h1>
       <UsageCards usage={usage} />
       <BillingCards onChanged={usage.reload} />
+      <DeleteAccountCard />
     </div>
   );
 }

@@ -25,6 +25,8 @@ const t = messages({
     signedOut: "You are signed out. Sign in again to return to the page you were on.",
     expired: "Your session has ended. Sign in again to return to the page you were on.",
     passwordReset: "Your password has been changed. Sign in with the new one.",
+    accountDeleted:
+      "Your account has been deleted, with everything it held. A confirmation is on its way by email.",
     forgot: "Forgot your password?",
   },
   cn: {
@@ -46,6 +48,7 @@ const t = messages({
     signedOut: "你已退出登录。重新登录后将回到刚才的页面。",
     expired: "登录已失效。重新登录后将回到刚才的页面。",
     passwordReset: "密码已修改，请用新密码登录。",
+    accountDeleted: "你的账号及其中的一切已删除。确认邮件已在路上。",
     forgot: "忘记密码？",
   },
   tw: {
@@ -67,6 +70,7 @@ const t = messages({
     signedOut: "你已登出。重新登入後將回到剛才的頁面。",
     expired: "登入已失效。重新登入後將回到剛才的頁面。",
     passwordReset: "密碼已變更，請用新密碼登入。",
+    accountDeleted: "你的帳號及其中的一切已刪除。確認郵件已在路上。",
     forgot: "忘記密碼？",
   },
 });
@@ -188,9 +192,11 @@ export function LoginPage({ route }: { route: Route }) {
   const notice =
     route.query.get("reset") === "1"
       ? t("passwordReset")
-      : ended
-        ? t(ended === "signed_out" ? "signedOut" : "expired")
-        : "";
+      : route.query.get("deleted") === "1"
+        ? t("accountDeleted")
+        : ended
+          ? t(ended === "signed_out" ? "signedOut" : "expired")
+          : "";
   return (
     <div>
       <h1>{t("title")}</h1>

@@ -6,11 +6,13 @@ import type { Router } from "../../http/router.js";
 import type { PlanName } from "../../lib/plans.js";
 import type { DeliveryService } from "../delivery/index.js";
 import { createAccountsWatcher } from "./account-changes.js";
+import type { DeletionParticipant } from "./account-deletion.js";
 import { type AccountsOptions, createAccountsContext } from "./context.js";
 import { type CreatedKey, createKey, type NewKeyInput } from "./keys.js";
 import * as repo from "./repo.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCreateKey } from "./routes/create-key.js";
+import { registerDeleteAccount } from "./routes/delete-account.js";
 import { registerGetProfile } from "./routes/get-profile.js";
 import { registerListKeys } from "./routes/list-keys.js";
 import { registerMcpTokenRoutes } from "./routes/mcp-tokens.js";
@@ -21,6 +23,7 @@ import { registerUpdateProfile } from "./routes/update-profile.js";
 import { setPlan } from "./service.js";
 
 export { ACCOUNTS_CHANNEL, announceAccountChange } from "./account-changes.js";
+export type { DeletionParticipant } from "./account-deletion.js";
 export {
   type AccountsContext,
   type AccountsOptions,
@@ -64,6 +67,11 @@ export interface AccountsModule extends Module<AccountsService> {
    * api role, from before the port opens until after it closes.
    */
   readonly watcher: Worker;
+  /**
+   * Joins a module to account deletion (`DELETE /v1/account`): its `prepare` before anything is deleted,
+   * its `erase` in the deletion's transaction. The composition root calls it once per module, before serving.
+   */
+  onDelete(participant: DeletionParticipant): void;
 }
 
 /** Accounts: register/login/logout/verify-email, profile, API keys (and Form A access tokens). */
@@ -74,7 +82,11 @@ export function createAccounts(
 ): AccountsModule {
   const ctx = createAccountsContext(deps, services.delivery, options);
   const watcher = createAccountsWatcher(deps.db, ctx.credentials);
+  const participants: DeletionParticipant[] = [];
   return {
+    onDelete: (participant) => {
+      participants.push(participant);
+    },
     close: () => ctx.passwords.close(),
     watcher,
     // Account changes made on any controller (plan, revoked keys and sessions) evict this one's credential
@@ -100,6 +112,7 @@ export function createAccounts(
       registerRecoveryRoutes(app, ctx, secured);
       registerGetProfile(app, ctx, secured);
       registerUpdateProfile(app, ctx, secured);
+      registerDeleteAccount(app, ctx, secured, participants);
       registerCreateKey(app, ctx, secured);
       registerListKeys(app, ctx, secured);
       registerRevokeKey(app, ctx, secured, "api_key");

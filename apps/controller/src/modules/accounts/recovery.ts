@@ -1,19 +1,14 @@
 import type { Principal } from "../../http/context.js";
 import { ApiError, fieldError } from "../../http/errors.js";
-import {
-  consumeAll,
-  giveBack,
-  ipBucket,
-  mailboxBucket,
-  rateLimitedError,
-} from "../../http/rate-limit/index.js";
+import { consumeAll, ipBucket, mailboxBucket } from "../../http/rate-limit/index.js";
 import { newId } from "../../lib/ids.js";
 import { announceAccountChange } from "./account-changes.js";
 import type { AccountsContext } from "./context.js";
+import { checkCurrentPassword, requireLoginSession } from "./current-password.js";
 import * as repo from "./repo.js";
 import { generateSecret, hashSecret } from "./secrets.js";
 import { type IssuedToken, issueSession } from "./service.js";
-import { checkNewPassword, PASSWORD_MAX_BYTES } from "./validation.js";
+import { checkNewPassword } from "./validation.js";
 
 /** A mailed password reset token works once, within 30 minutes. */
 export const RESET_TOKEN_TTL_S = 30 * 60;
@@ -195,25 +190,14 @@ export async function changePassword(
   principal: Principal,
   input: { current_password: string; new_password: string; refresh?: string | undefined },
 ): Promise<void> {
-  if (principal.kind !== "jwt") {
-    throw new ApiError(
-      "forbidden",
-      "only a login session can change the password; this request used an API key or access token",
-    );
-  }
+  requireLoginSession(principal, "change the password");
   checkNewPassword(input.new_password, "body.new_password");
-  const user = await repo.findUserById(ctx.db, principal.userId);
-  if (!user?.password_hash) throw new ApiError("unauthorized", "authentication required");
-  const key = user.email.toLowerCase();
-  const counted = await ctx.loginFailuresPerEmail.consume(key);
-  if (counted.exceeded) {
-    await giveBack(ctx.loginFailuresPerEmail, key, counted);
-    throw rateLimitedError([counted], "too many wrong passwords");
-  }
-  const tooLong = Buffer.byteLength(input.current_password, "utf8") > PASSWORD_MAX_BYTES;
-  const matches = (await ctx.passwords.compare(input.current_password, user.password_hash)) && !tooLong;
-  if (!matches) throw fieldError("body.current_password", "the current password is wrong");
-  await ctx.loginFailuresPerEmail.reset(key);
+  const user = await checkCurrentPassword(
+    ctx,
+    principal.userId,
+    input.current_password,
+    "body.current_password",
+  );
   await repo.setPasswordHash(ctx.db, user.id, await ctx.passwords.hash(input.new_password));
   const family = await familyOf(ctx, input.refresh, user.id);
   await revokeOthers(ctx, user.id, { jti: principal.credentialId, family });

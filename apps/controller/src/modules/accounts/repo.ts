@@ -373,3 +373,12 @@ export async function deleteExpiredRecovery(db: Executor): Promise<void> {
   await db.deleteFrom("password_resets").where("expires_at", "<", before).execute();
   await db.deleteFrom("refresh_tokens").where("expires_at", "<", before).execute();
 }
+
+/**
+ * Deletes the account; every table that names the user with `on delete cascade` (sessions, keys, monitors,
+ * alerts, status pages, billing records, …) goes with it. False when there was none (deleted meanwhile).
+ */
+export async function deleteUser(db: Executor, id: string): Promise<boolean> {
+  const r = await db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}

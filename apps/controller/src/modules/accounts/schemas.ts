@@ -71,6 +71,12 @@ export const passwordChangeBody = z
   })
   .openapi("PasswordChange");
 
+export const accountDeleteBody = z
+  .strictObject({
+    password: z.string().max(1024).openapi({ description: "The account's current password" }),
+  })
+  .openapi("AccountDelete");
+
 // ---- profile ----
 
 export const localeEnum = z.enum(["cn", "en", "tw"]);

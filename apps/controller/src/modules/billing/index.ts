@@ -3,6 +3,7 @@ import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
 import { securedRoute } from "../../http/route-kit.js";
 import type { Router } from "../../http/router.js";
+import { endSubscriptionsNow } from "./account-closing.js";
 import { registerCancelAndPortal } from "./routes/cancel.js";
 import { registerGetSubscription } from "./routes/get-subscription.js";
 import { registerListInvoices } from "./routes/list-invoices.js";
@@ -21,6 +22,11 @@ export interface BillingModule extends Module<BillingService> {
   readonly configured: boolean;
   /** The scheduler role's share: past-due graces, stale subscriptions, daily use → Stripe's meters. */
   readonly worker: Worker & { tick(): Promise<void> };
+  /**
+   * Before the account is deleted: its live subscriptions end at Stripe at once. Throws 502/504 when Stripe
+   * refuses or does not answer (delete nothing then); does nothing when billing is off.
+   */
+  closeAccount(userId: string): Promise<void>;
 }
 
 /**
@@ -61,6 +67,8 @@ export function createBilling(
     worker,
     workers: [{ role: "scheduler", name: "billing", start: () => worker.start(), stop: () => worker.stop() }],
     configured,
+    closeAccount: (userId) =>
+      endSubscriptionsNow({ db: deps.db.kysely, log: deps.log, stripe: settings.stripe }, userId),
     routes(app: Router) {
       const common = securedRoute(
         "billing",

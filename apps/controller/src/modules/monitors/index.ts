@@ -1,4 +1,6 @@
+import type { Transaction } from "kysely";
 import { logRoundFailure } from "../../db/availability.js";
+import type { Database } from "../../db/schema.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -10,6 +12,7 @@ import type { MonitorsContext } from "./context.js";
 import { collectEvidence } from "./evidence.js";
 import { createMaintenance, type MaintenanceService } from "./maintenance-service.js";
 import { registerSchedulerMetrics } from "./metrics.js";
+import { deleteOwnerRuns } from "./repo.js";
 import { createMonitorResults } from "./results-service.js";
 import { createRollupJob } from "./rollups.js";
 import { registerMaintenanceRoutes } from "./routes/maintenance.js";
@@ -38,6 +41,8 @@ export interface MonitorsModule extends Module<MonitorCrudService> {
   readonly statusReader: MonitorStatusReader;
   /** The running scheduler's figures (claims, runs, lag) and the writer's; undefined when not running. */
   stats(): { scheduler: Scheduler["stats"]; writer: RunWriter["stats"] } | undefined;
+  /** In an account's deletion (its transaction): the owner's monitor runs and roll-ups, which no foreign key removes. */
+  eraseOwner(tx: Transaction<Database>, ownerId: string): Promise<void>;
 }
 
 /**
@@ -158,6 +163,7 @@ export function createMonitors(
         stop: () => schedulerWorker.stop(),
       },
     ],
+    eraseOwner: (tx, ownerId) => deleteOwnerRuns(tx, ownerId),
     stats: () => (running ? { scheduler: running.scheduler.stats, writer: running.writer.stats } : undefined),
   };
 }

@@ -151,3 +151,13 @@ export async function pauseBySystem(
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * In an account's deletion: the runs and roll-ups of every monitor of the owner (keyed by seq, no foreign
+ * key); the monitors themselves, their state changes and policies go with the user row.
+ */
+export async function deleteOwnerRuns(tx: Transaction<Database>, ownerId: string): Promise<void> {
+  const seqs = tx.selectFrom("monitors").select("seq").where("owner_id", "=", ownerId);
+  await tx.deleteFrom("monitor_runs").where("monitor_seq", "in", seqs).execute();
+  await tx.deleteFrom("monitor_rollups").where("monitor_seq", "in", seqs).execute();
+}

@@ -1,3 +1,5 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../../db/schema.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -13,6 +15,7 @@ import { completionHooks } from "./callback.js";
 import type { HopNetworks } from "./hop-networks.js";
 import { LiveTasks } from "./live-tasks.js";
 import { ProbeQuarantine } from "./quarantine.js";
+import { deleteOwnedTasks } from "./repo.js";
 import { ResultWal, startResultLogDrain } from "./result-wal.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
@@ -57,6 +60,8 @@ export interface ProbesModule extends Module<ProbesService> {
    * still failing `graceMs` after the call (the database away) are given up, logged with their task ids.
    */
   drain(graceMs?: number): Promise<void>;
+  /** In an account's deletion (its transaction): the owner's tasks, results and share links. */
+  eraseOwner(tx: Transaction<Database>, ownerId: string): Promise<void>;
 }
 
 /**
@@ -144,6 +149,7 @@ export function createProbes(
   return {
     service,
     shares,
+    eraseOwner: (tx, ownerId) => deleteOwnedTasks(tx, ownerId),
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { jsonb as toJsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { ProbeTaskStatus } from "../../db/tables/probes.js";
@@ -272,4 +272,14 @@ export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRe
     finished_at: task.finished_at ? new Date(task.finished_at) : null,
     results,
   };
+}
+
+/**
+ * In an account's deletion: its probe tasks (results by foreign key) and share links. `owner_id` has no
+ * foreign key (anonymous tasks have none), so the user row's deletion does not reach them; kept with no
+ * owner they would become readable by anyone with the id.
+ */
+export async function deleteOwnedTasks(tx: Transaction<Database>, ownerId: string): Promise<void> {
+  await tx.deleteFrom("probe_shares").where("owner_id", "=", ownerId).execute();
+  await tx.deleteFrom("probe_tasks").where("owner_id", "=", ownerId).execute();
 }

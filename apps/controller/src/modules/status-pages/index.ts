@@ -1,4 +1,6 @@
+import type { Transaction } from "kysely";
 import { logRoundFailure } from "../../db/availability.js";
+import type { Database } from "../../db/schema.js";
 import type { AppDeps, Module } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -8,6 +10,7 @@ import type { SecretBox } from "../../lib/secret-box.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { MonitorStatusReader } from "../monitors/index.js";
 import { RenderCache } from "./cache.js";
+import { slugsOf } from "./repo.js";
 import { createDomainMap, customDomainMiddleware, registerStatusPageRoutes } from "./routes/register.js";
 import { createStatusPagesService, type StatusPagesService } from "./service.js";
 import type { WindowSource } from "./snapshot.js";
@@ -23,6 +26,11 @@ export interface StatusPagesModule extends Module<StatusPagesService> {
    * registers this before every other route, so it answers before the system's `/`.
    */
   customDomains(app: Router): void;
+  /**
+   * In an account's deletion (its transaction): the pages go with the user row; answers the drop of their
+   * renderings cached here, for after the commit (other controllers' expire within `CACHE_TTL_MS`).
+   */
+  eraseOwner(tx: Transaction<Database>, ownerId: string): Promise<() => void>;
 }
 
 /** How often the notifier looks for monitors gone down or up on pages, and for webhook notices due. */
@@ -85,6 +93,13 @@ export function createStatusPages(
   return {
     service,
     runOnce,
+    async eraseOwner(tx, ownerId) {
+      const slugs = await slugsOf(tx, ownerId);
+      return () => {
+        for (const s of slugs) cache?.drop(s);
+        domains.drop();
+      };
+    },
     customDomains(app: Router) {
       app.use("*", customDomainMiddleware(domains, cache as RenderCache, origin));
     },

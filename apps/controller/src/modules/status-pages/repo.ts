@@ -104,6 +104,12 @@ export async function countPages(db: Db, ownerId: string): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
+/** The slugs of the owner's pages (their cached renderings are dropped when the account goes). */
+export async function slugsOf(db: Db, ownerId: string): Promise<string[]> {
+  const rows = await db.selectFrom("status_pages").select("slug").where("owner_id", "=", ownerId).execute();
+  return rows.map((r) => r.slug);
+}
+
 export async function deletePage(db: Db, id: string): Promise<void> {
   await db.deleteFrom("status_pages").where("id", "=", id).execute();
 }
