@@ -216,7 +216,7 @@ function queryOf(op: Schema): fc.Arbitrary<string> {
     .map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${v}`).join("&")}`));
 }
 
-const probeRoute = /^\/v1\/probe\/(http|ping|dns|tcp|traceroute)$/;
+const probeRoute = /^\/v1\/probe\/(http|ping|dns|tcp|traceroute|mtr)$/;
 /** Lookups reach remotes: the test app resolves no name and its resolver is a fixture, so they fail fast. */
 const lookupRoute = /^\/v1\/(info|ip)\//;
 const upstreamCodes: Record<number, string> = {
