@@ -202,7 +202,8 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
       },
       { title: "Old upgrade" },
     ]);
-    // Shown in local time, latest start first.
+    // Shown in local time, latest start first (the notice comes before the list's reload has drawn it).
+    await table.locator("tr", { hasText: "DB upgrade" }).waitFor();
     const entry = table.locator("tbody tr").first();
     expect(await entry.getByRole("cell").nth(0).textContent()).toBe("DB upgradeWrites pause for a minute.");
     // (Chromium's English times put a narrow no-break space before AM.)

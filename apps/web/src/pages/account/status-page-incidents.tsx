@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks";
 import { formatNumber, formatTime, messages } from "../../i18n.js";
-import { ErrorBox, Loading, useLoad } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
-import { MoreRows } from "./status-page-more.js";
-import { type Incident, loadPages, openFirst, statusName } from "./status-page-shape.js";
+import { ListBody, MoreRows, usePagedList } from "./status-page-list.js";
+import { type Incident, openFirst, statusName } from "./status-page-shape.js";
 import { UpdateForm } from "./status-page-update.js";
 
 const t = messages({
@@ -114,13 +113,11 @@ function Row({ i, updating, onUpdate }: { i: Incident; updating: boolean; onUpda
  * update (its form under the list, one at a time). `version` changes when an incident was posted elsewhere.
  */
 export function PageIncidents({ page, version }: { page: StatusPage; version: number }) {
-  const [pages, setPages] = useState(1);
-  const list = useLoad(
-    () => loadPages<Incident>(`/v1/status-pages/${encodeURIComponent(page.id)}/incidents`, pages),
-    [page.id, pages, version],
+  const { list, more, notice, setNotice } = usePagedList<Incident>(
+    `/v1/status-pages/${encodeURIComponent(page.id)}/incidents`,
+    [version],
   );
   const [updating, setUpdating] = useState<string>();
-  const [notice, setNotice] = useState("");
   const items = list.data ? openFirst(list.data.items) : [];
   const target = items.find((i) => i.id === updating && i.status !== "resolved");
   return (
@@ -129,44 +126,42 @@ export function PageIncidents({ page, version }: { page: StatusPage; version: nu
       <p role="status" class="ok" style={{ margin: notice ? "4px 0" : 0 }}>
         {notice}
       </p>
-      {list.error ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : !list.data ? (
-        <Loading />
-      ) : items.length === 0 ? (
-        <p class="muted">{t("none")}</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="cards" aria-label={t("heading")}>
-            <thead>
-              <tr>
-                <th scope="col">{t("status")}</th>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("last")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((i) => (
-                <Row
-                  key={i.id}
-                  i={i}
-                  updating={i.id === target?.id}
-                  onUpdate={() => {
-                    setNotice("");
-                    setUpdating(i.id === target?.id ? undefined : i.id);
-                  }}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListBody
+        list={list}
+        empty={t("none")}
+        rows={() => (
+          <div class="table-wrap">
+            <table class="cards" aria-label={t("heading")}>
+              <thead>
+                <tr>
+                  <th scope="col">{t("status")}</th>
+                  <th scope="col">{t("name")}</th>
+                  <th scope="col">{t("last")}</th>
+                  <th scope="col">{t("actions")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((i) => (
+                  <Row
+                    key={i.id}
+                    i={i}
+                    updating={i.id === target?.id}
+                    onUpdate={() => {
+                      setNotice("");
+                      setUpdating(i.id === target?.id ? undefined : i.id);
+                    }}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      />
       <MoreRows
         list={list}
         shown={(shown, total) => t("shown", { shown, total })}
         label={t("older")}
-        onMore={() => setPages((n) => n + 1)}
+        onMore={more}
       />
       {target ? (
         <UpdateForm

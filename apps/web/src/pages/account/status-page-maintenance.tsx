@@ -1,12 +1,10 @@
-import { useState } from "preact/hooks";
-import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { formatTime, messages } from "../../i18n.js";
-import { ErrorBox, Loading, useLoad } from "../../ui.js";
+import { ErrorBox } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
+import { ListBody, MoreRows, usePagedList } from "./status-page-list.js";
 import { browserZone, MaintenanceForm } from "./status-page-maintenance-form.js";
-import { MoreRows } from "./status-page-more.js";
-import { loadPages, type Maintenance } from "./status-page-shape.js";
+import type { Maintenance } from "./status-page-shape.js";
 
 const t = messages({
   en: {
@@ -81,23 +79,10 @@ const tones = { over: "muted", running: "warn", upcoming: undefined } as const;
  * time zone and Delete (which asks once more); the form below schedules one.
  */
 export function PageMaintenance({ page }: { page: StatusPage }) {
-  const [pages, setPages] = useState(1);
-  const base = `/v1/status-pages/${encodeURIComponent(page.id)}/maintenance`;
-  const list = useLoad(() => loadPages<Maintenance>(base, pages), [page.id, pages]);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState("");
+  const { list, more, error, notice, setNotice, remove } = usePagedList<Maintenance>(
+    `/v1/status-pages/${encodeURIComponent(page.id)}/maintenance`,
+  );
   const now = Date.now();
-  async function remove(m: Maintenance) {
-    setError(undefined);
-    setNotice("");
-    try {
-      await call("DELETE", `${base}/${encodeURIComponent(m.id)}`);
-      setNotice(t("removed", { name: m.title }));
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
   return (
     <div>
       <h4 style={{ margin: "12px 0 4px", fontSize: "0.95rem" }}>{t("heading")}</h4>
@@ -108,62 +93,60 @@ export function PageMaintenance({ page }: { page: StatusPage }) {
         {notice}
       </p>
       <ErrorBox error={error} />
-      {list.error ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.items.length === 0 ? (
-        <p class="muted">{t("none")}</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="cards" aria-label={t("heading")}>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("when")}</th>
-                <th scope="col">{t("state")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((m) => {
-                const state = stateOf(m, now);
-                return (
-                  <tr key={m.id} data-maintenance-id={m.id}>
-                    <td data-label={t("name")} style={{ overflowWrap: "anywhere" }}>
-                      {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
-                      <div>
-                        <div>{m.title}</div>
-                        {m.description ? <div class="muted">{m.description}</div> : null}
-                      </div>
-                    </td>
-                    <td data-label={t("when")}>
-                      {t("span", { start: formatTime(m.starts_at), end: formatTime(m.ends_at) })}
-                    </td>
-                    <td data-label={t("state")}>
-                      <span class={tones[state]}>{t(state)}</span>
-                    </td>
-                    <td data-label={t("actions")}>
-                      <ConfirmButton
-                        label={t("remove")}
-                        accessibleLabel={t("removeNamed", { name: m.title })}
-                        question={t("removeQuestion", { name: m.title })}
-                        yes={t("remove")}
-                        onConfirm={() => remove(m)}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListBody
+        list={list}
+        empty={t("none")}
+        rows={() => (
+          <div class="table-wrap">
+            <table class="cards" aria-label={t("heading")}>
+              <thead>
+                <tr>
+                  <th scope="col">{t("name")}</th>
+                  <th scope="col">{t("when")}</th>
+                  <th scope="col">{t("state")}</th>
+                  <th scope="col">{t("actions")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data?.items.map((m) => {
+                  const state = stateOf(m, now);
+                  return (
+                    <tr key={m.id} data-maintenance-id={m.id}>
+                      <td data-label={t("name")} style={{ overflowWrap: "anywhere" }}>
+                        {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
+                        <div>
+                          <div>{m.title}</div>
+                          {m.description ? <div class="muted">{m.description}</div> : null}
+                        </div>
+                      </td>
+                      <td data-label={t("when")}>
+                        {t("span", { start: formatTime(m.starts_at), end: formatTime(m.ends_at) })}
+                      </td>
+                      <td data-label={t("state")}>
+                        <span class={tones[state]}>{t(state)}</span>
+                      </td>
+                      <td data-label={t("actions")}>
+                        <ConfirmButton
+                          label={t("remove")}
+                          accessibleLabel={t("removeNamed", { name: m.title })}
+                          question={t("removeQuestion", { name: m.title })}
+                          yes={t("remove")}
+                          onConfirm={() => remove(m, t("removed", { name: m.title }))}
+                        />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      />
       <MoreRows
         list={list}
         shown={(shown, total) => t("shown", { shown, total })}
         label={t("older")}
-        onMore={() => setPages((n) => n + 1)}
+        onMore={more}
       />
       <MaintenanceForm
         page={page}

@@ -1,11 +1,9 @@
-import { useState } from "preact/hooks";
-import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { formatTime, messages } from "../../i18n.js";
-import { ErrorBox, Loading, useLoad } from "../../ui.js";
+import { ErrorBox } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
-import { MoreRows } from "./status-page-more.js";
-import { loadPages, type Subscriber } from "./status-page-shape.js";
+import { ListBody, MoreRows, usePagedList } from "./status-page-list.js";
+import type { Subscriber } from "./status-page-shape.js";
 
 const t = messages({
   en: {
@@ -69,22 +67,9 @@ const t = messages({
 
 /** A page's subscribers (email and webhook), newest first, each removable after a second click. */
 export function PageSubscribers({ page }: { page: StatusPage }) {
-  const [pages, setPages] = useState(1);
-  const base = `/v1/status-pages/${encodeURIComponent(page.id)}/subscribers`;
-  const list = useLoad(() => loadPages<Subscriber>(base, pages), [page.id, pages]);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState("");
-  async function remove(s: Subscriber) {
-    setError(undefined);
-    setNotice("");
-    try {
-      await call("DELETE", `${base}/${encodeURIComponent(s.id)}`);
-      setNotice(t("removed", { name: s.destination }));
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  }
+  const { list, more, error, notice, remove } = usePagedList<Subscriber>(
+    `/v1/status-pages/${encodeURIComponent(page.id)}/subscribers`,
+  );
   return (
     <div>
       <h4 style={{ margin: "12px 0 4px", fontSize: "0.95rem" }}>{t("heading")}</h4>
@@ -92,55 +77,53 @@ export function PageSubscribers({ page }: { page: StatusPage }) {
         {notice}
       </p>
       <ErrorBox error={error} />
-      {list.error ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.items.length === 0 ? (
-        <p class="muted">{t("none")}</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="cards" aria-label={t("heading")}>
-            <thead>
-              <tr>
-                <th scope="col">{t("type")}</th>
-                <th scope="col">{t("destination")}</th>
-                <th scope="col">{t("state")}</th>
-                <th scope="col">{t("added")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((s) => (
-                <tr key={s.id} data-subscriber-id={s.id}>
-                  <td data-label={t("type")}>{t(s.type)}</td>
-                  <td data-label={t("destination")} style={{ overflowWrap: "anywhere" }}>
-                    {s.destination}
-                  </td>
-                  <td data-label={t("state")}>
-                    {s.confirmed ? t("confirmed") : <span class="muted">{t("pending")}</span>}
-                  </td>
-                  <td data-label={t("added")}>{formatTime(s.created_at)}</td>
-                  <td data-label={t("actions")}>
-                    <ConfirmButton
-                      label={t("remove")}
-                      accessibleLabel={t("removeNamed", { name: s.destination })}
-                      question={t("removeQuestion", { name: s.destination })}
-                      yes={t("remove")}
-                      onConfirm={() => remove(s)}
-                    />
-                  </td>
+      <ListBody
+        list={list}
+        empty={t("none")}
+        rows={() => (
+          <div class="table-wrap">
+            <table class="cards" aria-label={t("heading")}>
+              <thead>
+                <tr>
+                  <th scope="col">{t("type")}</th>
+                  <th scope="col">{t("destination")}</th>
+                  <th scope="col">{t("state")}</th>
+                  <th scope="col">{t("added")}</th>
+                  <th scope="col">{t("actions")}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {list.data?.items.map((s) => (
+                  <tr key={s.id} data-subscriber-id={s.id}>
+                    <td data-label={t("type")}>{t(s.type)}</td>
+                    <td data-label={t("destination")} style={{ overflowWrap: "anywhere" }}>
+                      {s.destination}
+                    </td>
+                    <td data-label={t("state")}>
+                      {s.confirmed ? t("confirmed") : <span class="muted">{t("pending")}</span>}
+                    </td>
+                    <td data-label={t("added")}>{formatTime(s.created_at)}</td>
+                    <td data-label={t("actions")}>
+                      <ConfirmButton
+                        label={t("remove")}
+                        accessibleLabel={t("removeNamed", { name: s.destination })}
+                        question={t("removeQuestion", { name: s.destination })}
+                        yes={t("remove")}
+                        onConfirm={() => remove(s, t("removed", { name: s.destination }))}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      />
       <MoreRows
         list={list}
         shown={(shown, total) => t("shown", { shown, total })}
         label={t("more")}
-        onMore={() => setPages((n) => n + 1)}
+        onMore={more}
       />
     </div>
   );
