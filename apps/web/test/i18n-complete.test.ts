@@ -3,13 +3,8 @@ import { probeErrorCodes } from "../../../packages/probes/src/probe-results.js";
 import { errorCodes } from "../../controller/src/http/errors.js";
 import { nodeErrorCodes } from "../../controller/src/modules/probes/index.js";
 import { capReasonText, findingText } from "../src/components/ssl-findings.js";
-import {
-  apiErrorSentences,
-  errorSentence,
-  fieldMessageText,
-  runErrorSentences,
-  runErrorText,
-} from "../src/error-messages.js";
+import { apiErrorSentences, errorSentence, runErrorSentences, runErrorText } from "../src/error-messages.js";
+import { fieldMessageText } from "../src/field-messages.js";
 import { formatDuration, type Locale, setLocale } from "../src/i18n.js";
 import { localeTables, placeholder, stillEnglish, untranslated } from "./locale-tables.js";
 

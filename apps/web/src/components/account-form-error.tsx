@@ -1,5 +1,5 @@
 import { ApiError } from "../api.js";
-import { fieldMessageText } from "../error-messages.js";
+import { fieldMessageText } from "../field-messages.js";
 import { messages } from "../i18n.js";
 import { ErrorBox } from "../ui.js";
 
