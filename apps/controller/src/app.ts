@@ -95,20 +95,9 @@ export function createApp(deps: AppDeps): App {
   // Deleting an account: the provider's subscription ends first (a failure deletes nothing); then, in one
   // transaction, the rows no foreign key to `users` removes.
   accounts.onDelete({ name: "billing", prepare: (userId) => billing.closeAccount(userId) });
-  accounts.onDelete({
-    name: "probes",
-    erase: async (tx, userId) => {
-      await probes.eraseOwner(tx, userId);
-      return undefined;
-    },
-  });
-  accounts.onDelete({
-    name: "monitors",
-    erase: async (tx, userId) => {
-      await monitors.eraseOwner(tx, userId);
-      return undefined;
-    },
-  });
+  const nothingAfter = () => undefined;
+  accounts.onDelete({ name: "probes", erase: (tx, id) => probes.eraseOwner(tx, id).then(nothingAfter) });
+  accounts.onDelete({ name: "monitors", erase: (tx, id) => monitors.eraseOwner(tx, id).then(nothingAfter) });
   accounts.onDelete({ name: "status pages", erase: (tx, userId) => statusPages.eraseOwner(tx, userId) });
 
   const app = createRouter();
