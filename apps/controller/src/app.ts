@@ -93,10 +93,9 @@ export function createApp(deps: AppDeps): App {
   });
   const system = createSystem(deps);
   // Deleting an account: the provider's subscription ends first (a failure deletes nothing); then, in one
-  // transaction, the rows no foreign key to `users` removes.
+  // transaction, the rows no foreign key to `users` removes (probe tasks and their shares go by cascade).
   accounts.onDelete({ name: "billing", prepare: (userId) => billing.closeAccount(userId) });
   const nothingAfter = () => undefined;
-  accounts.onDelete({ name: "probes", erase: (tx, id) => probes.eraseOwner(tx, id).then(nothingAfter) });
   accounts.onDelete({ name: "monitors", erase: (tx, id) => monitors.eraseOwner(tx, id).then(nothingAfter) });
   accounts.onDelete({ name: "status pages", erase: (tx, userId) => statusPages.eraseOwner(tx, userId) });
 

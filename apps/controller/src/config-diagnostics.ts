@@ -12,6 +12,8 @@ export const probes = {
   VANTAGE_CONTROLLER_LEASE_MS: z.coerce.number().int().min(2000).max(600_000).default(20_000),
   /** Comment lines (`: keep-alive`) on live probe streams (SSE) this often, so proxies keep them open. */
   VANTAGE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  /** Days a probe task and its results are kept (a task with a live share link stays); 0 keeps them all. */
+  VANTAGE_PROBE_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
 };
 
 /** IP data, RDAP/WHOIS, DNS and ICP lookups. */

@@ -24,6 +24,7 @@ import * as m20261129_1402 from "./20261129_1402_metrics_tokens.js";
 import * as m20261129_1700 from "./20261129_1700_result_signatures.js";
 import * as m20261129_1701 from "./20261129_1701_probe_shares.js";
 import * as m20261129_1800 from "./20261129_1800_monitor_run_budget.js";
+import * as m20261202_1100 from "./20261202_1100_probe_task_owner.js";
 
 /** Every migration, in order. Names sort by time; add new ones at the end. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "20261129_1700_result_signatures": m20261129_1700,
   "20261129_1701_probe_shares": m20261129_1701,
   "20261129_1800_monitor_run_budget": m20261129_1800,
+  "20261202_1100_probe_task_owner": m20261202_1100,
 };
 
 export const inlineMigrations: MigrationProvider = {

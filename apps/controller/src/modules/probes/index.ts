@@ -1,5 +1,3 @@
-import type { Transaction } from "kysely";
-import type { Database } from "../../db/schema.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { chain, optionalAuth, requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -15,7 +13,6 @@ import { completionHooks } from "./callback.js";
 import type { HopNetworks } from "./hop-networks.js";
 import { LiveTasks } from "./live-tasks.js";
 import { ProbeQuarantine } from "./quarantine.js";
-import { deleteOwnedTasks } from "./repo.js";
 import { ResultWal, startResultLogDrain } from "./result-wal.js";
 import { ResultWriter } from "./result-writer.js";
 import { registerCreateProbes } from "./routes/create-probe.js";
@@ -60,8 +57,6 @@ export interface ProbesModule extends Module<ProbesService> {
    * still failing `graceMs` after the call (the database away) are given up, logged with their task ids.
    */
   drain(graceMs?: number): Promise<void>;
-  /** In an account's deletion (its transaction): the owner's tasks, results and share links. */
-  eraseOwner(tx: Transaction<Database>, ownerId: string): Promise<void>;
 }
 
 /**
@@ -127,7 +122,12 @@ export function createProbes(
   const sweeperWorker: Worker = {
     async start() {
       const leaseTtlMs = deps.config.VANTAGE_CONTROLLER_LEASE_MS;
-      sweeper ??= startTaskSweeper({ db: deps.db.kysely, log: deps.log, leaseTtlMs });
+      sweeper ??= startTaskSweeper({
+        db: deps.db.kysely,
+        log: deps.log,
+        leaseTtlMs,
+        retentionDays: deps.config.VANTAGE_PROBE_RETENTION_DAYS,
+      });
       if (deps.resultsLog)
         walDrain ??= startResultLogDrain({
           log: deps.resultsLog,
@@ -149,7 +149,6 @@ export function createProbes(
   return {
     service,
     shares,
-    eraseOwner: (tx, ownerId) => deleteOwnedTasks(tx, ownerId),
     routes(app: Router) {
       const form = deps.config.VANTAGE_API_FORM;
       const auth = optionalAuth(services.authenticator);

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { jsonb as toJsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { ProbeTaskStatus } from "../../db/tables/probes.js";
@@ -135,14 +135,15 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
  * prepared once per connection, never parsed and planned again. It commits asynchronously
  * (`synchronous_commit = off` for this transaction only): a PostgreSQL crash can lose the last few hundred
  * milliseconds of probe results — never consistency. Everything else the controller writes keeps the
- * server's setting. Idempotent: a batch written again after its answer was lost adds nothing.
+ * server's setting. Idempotent: a batch written again after its answer was lost adds nothing. A task whose
+ * account was deleted meanwhile is left out with its results; one deleted while this statement runs fails
+ * it on the owner's foreign key (23503), and the writer's retry of each task alone then leaves it out.
  */
 export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly TaskRecord[]): Promise<void> {
   const results = tasks.flatMap((t) => t.results.map((r) => ({ taskId: t.id, r })));
   await sql`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
-    task as (
-      insert into probe_tasks (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
+    kept as (
       select * from unnest(
         cast(${column(tasks.map((t) => t.id))} as text[]),
         cast(${column(tasks.map((t) => t.type))} as text[]),
@@ -153,7 +154,12 @@ export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly 
         cast(${column(tasks.map((t) => t.owner_id))} as text[]),
         cast(cast(${column(tasks.map((t) => t.created_at.toISOString()))} as text[]) as timestamptz[]),
         cast(cast(${column(tasks.map((t) => (t.finished_at ?? new Date()).toISOString()))} as text[]) as timestamptz[])
-      )
+      ) as t (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
+      where t.owner_id is null or exists (select 1 from users u where u.id = t.owner_id)
+    ),
+    task as (
+      insert into probe_tasks (id, type, target, spec, status, node_ids, owner_id, created_at, finished_at)
+      select * from kept
       on conflict (id) do nothing
     )
     insert into probe_results ${resultColumns}
@@ -169,7 +175,8 @@ export async function insertFinishedTasks(db: Kysely<Database>, tasks: readonly 
       cast(cast(${column(results.map((x) => json(x.r.detail)))} as text[]) as jsonb[]),
       cast(cast(${column(results.map((x) => x.r.duration_ms))} as text[]) as double precision[]),
       cast(cast(${column(results.map((x) => json(x.r.signature)))} as text[]) as jsonb[])
-    ) as r cross join relaxed
+    ) as r ${resultColumns} cross join relaxed
+    where r.task_id in (select id from kept)
     on conflict (task_id, node_id) do nothing`.execute(db);
 }
 
@@ -275,11 +282,17 @@ export async function findTask(db: Kysely<Database>, id: string): Promise<TaskRe
 }
 
 /**
- * In an account's deletion: its probe tasks (results by foreign key) and share links. `owner_id` has no
- * foreign key (anonymous tasks have none), so the user row's deletion does not reach them; kept with no
- * owner they would become readable by anyone with the id.
+ * Retention (`VANTAGE_PROBE_RETENTION_DAYS`): deletes up to `limit` tasks created before `cut`, oldest
+ * first, their results and revoked shares with them (foreign keys); a task with a live share link stays
+ * until its owner revokes the link. Resolves with how many went.
  */
-export async function deleteOwnedTasks(tx: Transaction<Database>, ownerId: string): Promise<void> {
-  await tx.deleteFrom("probe_shares").where("owner_id", "=", ownerId).execute();
-  await tx.deleteFrom("probe_tasks").where("owner_id", "=", ownerId).execute();
+export async function deleteExpiredTasks(db: Kysely<Database>, cut: Date, limit: number): Promise<number> {
+  const res = await sql`
+    delete from probe_tasks where id in (
+      select t.id from probe_tasks t
+      where t.created_at < ${cut}
+        and not exists (select 1 from probe_shares s where s.task_id = t.id and s.revoked_at is null)
+      order by t.created_at
+      limit ${limit})`.execute(db);
+  return Number(res.numAffectedRows ?? 0);
 }

@@ -112,6 +112,12 @@ describe.each(dbKinds)("Form B result writes on %s", (kind) => {
     const background = new BackgroundWork();
     const writer = new ResultWriter(kysely(), background, pino({ level: "silent" }));
     const odd = 'a "quoted", {braced} \\ back\\slash ü 日本 NULL';
+    // Owned tasks belong to an account by foreign key.
+    await kysely()
+      .insertInto("users")
+      .values({ id: "usr_{1}", email: `odd-${kind}@example.com`, password_hash: "x" } as never)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     const t: TaskRecord = {
       ...task(),
       target: "NULL",

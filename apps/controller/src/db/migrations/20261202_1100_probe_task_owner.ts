@@ -1,0 +1,25 @@
+import { type Kysely, sql } from "kysely";
+
+/**
+ * A probe task belongs to its account by foreign key, so an account's deletion takes every task with it,
+ * also one its controller writes after the deletion (Form B writes a task behind its answer, ADR 0003):
+ * the key's check waits for the deletion and refuses the late row, which the writer then leaves out. Tasks
+ * of accounts already deleted are removed first (they could not be read by anyone). The owner index serves
+ * the deletion's cascade; the created_at index already serves the retention sweep (sweeper.ts).
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    delete from probe_tasks t
+    where t.owner_id is not null and not exists (select 1 from users u where u.id = t.owner_id)`.execute(db);
+  await sql`create index probe_tasks_owner_idx on probe_tasks (owner_id) where owner_id is not null`.execute(
+    db,
+  );
+  await sql`
+    alter table probe_tasks add constraint probe_tasks_owner_fk
+      foreign key (owner_id) references users (id) on delete cascade`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table probe_tasks drop constraint probe_tasks_owner_fk`.execute(db);
+  await sql`drop index probe_tasks_owner_idx`.execute(db);
+}
