@@ -34,7 +34,11 @@ function statusCard(page: Page): Locator {
 describe.each(["a", "b"] as const)("a status page's settings and maintenance, Form %s", (form) => {
   let d: Dashboard;
   beforeAll(async () => {
-    d = await startDashboard({ form });
+    // No monitor limit on the free plan: the last test makes 101 monitors.
+    d = await startDashboard({
+      form,
+      env: { VANTAGE_PLAN_LIMITS: JSON.stringify({ free: { monitors: null } }) },
+    });
   }, 120_000);
   afterAll(async () => {
     await d?.stop();
@@ -238,5 +242,49 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
     expect(page.errors).toEqual([
       "Failed to load resource: the server responded with a status of 400 (Bad Request)",
     ]);
+  }, 120_000);
+
+  it("with more than a page of monitors (101), every picker on the alerts page offers all of them", async () => {
+    const page = await d.page({ width: 390, height: 844 });
+    const token = await signIn(page, d.url, `many-${form}@example.com`);
+    const api = apiAs(d.url, token);
+    const ids: string[] = [];
+    for (let i = 1; i <= 101; i++) {
+      const name = `load-${String(i).padStart(3, "0")}`;
+      const m = await api("POST", "/v1/monitors", {
+        name,
+        type: "ping",
+        ...(form === "a" ? { target: "127.0.0.1", interval_s: 3600 } : { host: "127.0.0.1", interval: 3600 }),
+      });
+      ids.push(m.id as string);
+    }
+    expect((await api("GET", "/v1/monitors")).total).toBe(101);
+
+    await page.goto(`${d.url}/#/alerts`);
+    await page.reload();
+    const policy = page.getByRole("form", { name: "Add a policy" });
+    const window = page.getByRole("form", { name: "Add a maintenance window" });
+    const create = page.getByRole("form", { name: "Create a status page" });
+    await create.getByLabel("load-101").waitFor();
+    for (const name of ["load-001", "load-101"]) {
+      expect(await policy.locator("option", { hasText: name }).count()).toBe(1);
+      expect(await window.locator("option", { hasText: name }).count()).toBe(1);
+    }
+    expect(await create.getByRole("checkbox").count()).toBe(101);
+
+    // The first and the last monitor on a new page: its components name both.
+    await create.getByLabel("Title").fill("Fleet");
+    await create.getByLabel(/^Slug/).fill(`fleet-${form}`);
+    await create.getByLabel("load-001").check();
+    await create.getByLabel("load-101").check();
+    await create.getByRole("button", { name: "Create page" }).click();
+    await statusCard(page).getByRole("button", { name: "Manage Fleet" }).waitFor();
+    const pages = await api("GET", "/v1/status-pages");
+    const fleet = (pages.items as { slug: string; components: { monitor_ids: string[] }[] }[]).find(
+      (p) => p.slug === `fleet-${form}`,
+    );
+    expect(fleet?.components.flatMap((c) => c.monitor_ids).sort()).toEqual([ids[0], ids[100]].sort());
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { listChannels, listPolicies } from "./account/alert-shape.js";
 import { Channels } from "./account/channels.js";
 import { Events } from "./account/events.js";
 import { Maintenance } from "./account/maintenance.js";
-import { listMonitors } from "./account/monitor-shape.js";
+import { listAllMonitors } from "./account/monitor-shape.js";
 import { Policies } from "./account/policies.js";
 import { StatusPages } from "./account/status-pages.js";
 
@@ -25,7 +25,7 @@ const t = messages({
 export function AlertsPage(_props: { route: Route }) {
   const channels = useLoad(listChannels);
   const policies = useLoad(listPolicies);
-  const monitors = useLoad(() => listMonitors(1, 100));
+  const monitors = useLoad(listAllMonitors);
   return (
     <div>
       <h1>{t("title")}</h1>
