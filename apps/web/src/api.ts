@@ -179,6 +179,31 @@ export async function call<T>(method: string, path: string, opts: CallOptions = 
   return (await read(res)) as T;
 }
 
+/** The page-size query parameter of every paged list: `limit` in Form A, `per_page` in Form B. */
+export const pageSize = form === "a" ? "limit" : "per_page";
+/** The largest page the API serves. */
+const MAX_PAGE = 100;
+
+/**
+ * Every item of a paged list (`path` without paging parameters; it may carry a query), 100 at a time:
+ * pickers and lists that must name all of an account's monitors, channels or policies. Stops at the first
+ * short page, so an item deleted meanwhile cannot make it ask forever.
+ */
+export async function callAllPages<T>(path: string): Promise<{ items: T[]; total: number; page: number }> {
+  const size = form === "a" ? "limit" : "per_page";
+  const join = path.includes("?") ? "&" : "?";
+  const pageOf = (n: number) =>
+    call<{ items: T[]; total: number }>("GET", `${path}${join}page=${n}&${size}=${MAX_PAGE}`);
+  const first = await pageOf(1);
+  const items = [...first.items];
+  let last = first;
+  for (let n = 2; last.items.length === MAX_PAGE && items.length < first.total; n++) {
+    last = await pageOf(n);
+    items.push(...last.items);
+  }
+  return { items, total: first.total, page: 1 };
+}
+
 async function read(res: Response): Promise<unknown> {
   const text = await res.text();
   let body: { data?: unknown; error?: { code: string; message: string; details?: unknown } } | undefined;

@@ -7,7 +7,8 @@ import { apiAs, type Dashboard, signIn, startDashboard } from "./harness.js";
  * its title, slug and components edited (a blank component name and a slug another page has shown by
  * their fields), the list and the public page following; its own maintenance entries scheduled in the
  * browser's local time (an end before the start shown by its field) and deleted after the second click,
- * the public page read after each step. Both forms.
+ * the public page read after each step. And an account past one page of monitors and policies (101 of
+ * each): the alerts page's three forms offer, and its policies card lists, all of them. Both forms.
  */
 
 const pageWidth = `[document.documentElement.scrollWidth, document.body.scrollWidth]`;
@@ -244,7 +245,7 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
     ]);
   }, 120_000);
 
-  it("with more than a page of monitors (101), every picker on the alerts page offers all of them", async () => {
+  it("with more than a page of monitors and policies (101), the alerts page offers and lists all of them", async () => {
     const page = await d.page({ width: 390, height: 844 });
     const token = await signIn(page, d.url, `many-${form}@example.com`);
     const api = apiAs(d.url, token);
@@ -259,6 +260,21 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
       ids.push(m.id as string);
     }
     expect((await api("GET", "/v1/monitors")).total).toBe(101);
+    // And a policy for each: the policies card lists all 101, each monitor named.
+    const channel = await api("POST", "/v1/alert-channels", {
+      name: "ops hook",
+      type: "webhook",
+      config: { url: "http://127.0.0.1:9/hook", secret: `whsec_${Buffer.alloc(32, 7).toString("base64")}` },
+    });
+    const policyIds: string[] = [];
+    for (const [i, id] of ids.entries()) {
+      const policy = await api("POST", "/v1/alert-policies", {
+        name: `policy-${i + 1}`,
+        monitor_id: id,
+        channel_ids: [channel.id],
+      });
+      policyIds.push(policy.id as string);
+    }
 
     await page.goto(`${d.url}/#/alerts`);
     await page.reload();
@@ -271,6 +287,11 @@ describe.each(["a", "b"] as const)("a status page's settings and maintenance, Fo
       expect(await window.locator("option", { hasText: name }).count()).toBe(1);
     }
     expect(await create.getByRole("checkbox").count()).toBe(101);
+    const policies = page.locator("tr[data-policy-id]");
+    expect(await policies.count()).toBe(101);
+    const policyRow = (i: number) => page.locator(`tr[data-policy-id="${policyIds[i]}"]`);
+    expect(await policyRow(0).textContent()).toMatch(/^policy-1load-001ops hook/);
+    expect(await policyRow(100).textContent()).toMatch(/^policy-101load-101ops hook/);
 
     // The first and the last monitor on a new page: its components name both.
     await create.getByLabel("Title").fill("Fleet");

@@ -1,4 +1,4 @@
-import { call } from "../../api.js";
+import { call, callAllPages } from "../../api.js";
 import { pageSize } from "./monitor-shape.js";
 
 /** Alert channels, policies and events: the same shapes in both forms (only the page-size name differs). */
@@ -78,8 +78,9 @@ interface Page<T> {
   total: number;
 }
 
-export const listChannels = () => call<Page<Channel>>("GET", `/v1/alert-channels?${pageSize}=100`);
-export const listPolicies = () => call<Page<Policy>>("GET", `/v1/alert-policies?${pageSize}=100`);
+/** All of them: a policy's form offers every channel, and the list shows every policy. */
+export const listChannels = (): Promise<Page<Channel>> => callAllPages<Channel>("/v1/alert-channels");
+export const listPolicies = (): Promise<Page<Policy>> => callAllPages<Policy>("/v1/alert-policies");
 export const listEvents = (type: string) =>
   call<Page<AlertEvent>>("GET", `/v1/alert-events?${pageSize}=20${type ? `&type=${type}` : ""}`);
 /** Acknowledges a down alert: its escalation steps and reminders stop. */

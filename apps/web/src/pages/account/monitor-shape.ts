@@ -1,4 +1,4 @@
-import { call, form } from "../../api.js";
+import { call, callAllPages, form, pageSize } from "../../api.js";
 
 /**
  * Monitors as both API forms answer them, and the create body each form takes. Form A names the target
@@ -35,8 +35,7 @@ export interface MonitorPage {
   page: number;
 }
 
-/** The page-size query parameter of every paged list: `limit` in Form A, `per_page` in Form B. */
-export const pageSize = form === "a" ? "limit" : "per_page";
+export { pageSize } from "../../api.js";
 
 export const targetOf = (m: Monitor): string => (form === "a" ? m.target : m.url) ?? "";
 export const intervalOf = (m: Monitor): number => (form === "a" ? m.interval_s : m.interval) ?? 0;
@@ -45,21 +44,8 @@ export function listMonitors(page = 1, size = 100): Promise<MonitorPage> {
   return call<MonitorPage>("GET", `/v1/monitors?page=${page}&${pageSize}=${size}`);
 }
 
-/**
- * Every monitor of the account, 100 (the API's largest page) at a time: the alerts page's pickers must
- * offer all of them (a Business account may have 1,000). Stops at the first short or empty page, so a
- * monitor deleted meanwhile cannot make it ask forever.
- */
-export async function listAllMonitors(): Promise<MonitorPage> {
-  const first = await listMonitors(1, 100);
-  const items = [...first.items];
-  let last = first;
-  for (let page = 2; last.items.length === 100 && items.length < first.total; page++) {
-    last = await listMonitors(page, 100);
-    items.push(...last.items);
-  }
-  return { items, total: first.total, page: 1 };
-}
+/** Every monitor of the account (a Business account may have 1,000): the alerts page's pickers name all. */
+export const listAllMonitors = (): Promise<MonitorPage> => callAllPages<Monitor>("/v1/monitors");
 
 /** What the create form collects; empty strings are "not given" (the API's defaults apply). */
 export interface MonitorInput {
