@@ -5,13 +5,14 @@ import { type Kysely, sql } from "kysely";
  * also one its controller writes after the deletion (Form B writes a task behind its answer, ADR 0003):
  * the key's check waits for the deletion and refuses the late row, which the writer then leaves out. Tasks
  * of accounts already deleted are removed first (they could not be read by anyone). The owner index serves
- * the deletion's cascade; the created_at index already serves the retention sweep (sweeper.ts).
+ * the deletion's cascade and an account's list of its tasks, newest first (`GET /v1/probe/tasks`); the
+ * created_at index already serves the retention sweep (sweeper.ts).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     delete from probe_tasks t
     where t.owner_id is not null and not exists (select 1 from users u where u.id = t.owner_id)`.execute(db);
-  await sql`create index probe_tasks_owner_idx on probe_tasks (owner_id) where owner_id is not null`.execute(
+  await sql`create index probe_tasks_owner_idx on probe_tasks (owner_id, created_at, id) where owner_id is not null`.execute(
     db,
   );
   await sql`

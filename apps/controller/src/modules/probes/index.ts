@@ -19,6 +19,7 @@ import { registerCreateProbes } from "./routes/create-probe.js";
 import { registerExportTask } from "./routes/export-task.js";
 import { registerGetQuota } from "./routes/get-quota.js";
 import { registerGetTask } from "./routes/get-task.js";
+import { registerListTasks } from "./routes/list-tasks.js";
 import { registerPublicShare } from "./routes/public-share.js";
 import { registerShareTask } from "./routes/share-task.js";
 import { getProbeTask, type ProbeDeps, type ProbesService, probesService } from "./service.js";
@@ -164,6 +165,7 @@ export function createProbes(
       registerCreateProbes(app, service, metered, live, probeDeps.hooks);
       const common = openRoute("probes", form, auth);
       registerGetQuota(app, service, common);
+      registerListTasks(app, service, securedRoute("probes", form, requireAuth(services.authenticator)));
       registerGetTask(app, service, common, live);
       const publicUrl = deps.config.VANTAGE_PUBLIC_URL;
       registerShareTask(

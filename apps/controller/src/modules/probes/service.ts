@@ -5,6 +5,7 @@ import { dispatchTimeoutMs } from "./deadlines.js";
 import { dispatchToNode, type NodeResult } from "./dispatch.js";
 import { followTask, type TaskFollow } from "./follow-task.js";
 import { formABodies, fromFormA } from "./form-a.js";
+import { listOwnedTasks, type TaskSummary } from "./history-repo.js";
 import type { Created, ProbeDeps } from "./probe-deps.js";
 import type { ProbeCaller } from "./quota.js";
 import { findTask, type TaskRecord, taskIdTime } from "./repo.js";
@@ -71,6 +72,11 @@ export interface ProbesService {
   follow(id: string, viewer: string | undefined): Promise<TaskFollow>;
   /** A task as `viewer` (an account id, or undefined for anonymous callers) may see it; 404 otherwise. */
   get(id: string, viewer: string | undefined): Promise<TaskRecord>;
+  /** A page of the account's own tasks, newest first, without their results (`type` narrows it). */
+  list(
+    ownerId: string,
+    q: { page: number; limit: number; type?: string | undefined },
+  ): Promise<{ items: TaskSummary[]; total: number }>;
   /** The caller's probe quota now, without spending any; undefined when unlimited. */
   quota(caller: ProbeCaller): RateLimitStatus | undefined;
   /** See `planProbe`: a Form A-shaped probe body → a checked job spec (for monitors). */
@@ -150,6 +156,7 @@ export function probesService(deps: ProbeDeps): ProbesService {
     start: (req) => startProbeTask(deps, req),
     follow: (id, viewer) => followTask({ ...deps, get: (i, v) => getProbeTask(deps, i, v) }, id, viewer),
     get: (id, viewer) => getProbeTask(deps, id, viewer),
+    list: (ownerId, q) => listOwnedTasks(deps.db, ownerId, q),
     quota: (caller) => deps.quota.peek(caller),
   };
 }

@@ -1,0 +1,64 @@
+import { z } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../../http/auth.js";
+import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
+import type { Router } from "../../../http/router.js";
+import type { TaskSummary } from "../history-repo.js";
+import { taskStatusSchema } from "../result-schemas.js";
+import type { ProbesService } from "../service.js";
+
+const probeTypes = ["http", "ping", "dns", "tcp", "traceroute", "mtr"] as const;
+
+export const taskSummarySchema = z
+  .object({
+    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
+    type: z.enum(probeTypes),
+    target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
+    status: taskStatusSchema.openapi({ description: "As `GET /v1/probe/tasks/{id}` shows it" }),
+    created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
+    finished_at: z.string().nullable(),
+    nodes: z.number().int().openapi({ description: "Nodes the task was sent to" }),
+    succeeded: z.number().int().openapi({ description: "Nodes whose probe succeeded" }),
+    share_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The task's live share link (`/share/{share_id}`), or null" }),
+  })
+  .openapi("ProbeTaskSummary");
+
+export function toTaskSummaryView(t: TaskSummary, form: "a" | "b") {
+  const finished = t.status === "done" || t.status === "failed";
+  return {
+    task_id: t.id,
+    type: t.type as (typeof probeTypes)[number],
+    target: t.target,
+    status: form === "b" && finished ? ("done" as const) : t.status,
+    created_at: t.created_at.toISOString(),
+    finished_at: t.finished_at ? t.finished_at.toISOString() : null,
+    nodes: t.nodes,
+    succeeded: t.succeeded,
+    share_id: t.share_id,
+  };
+}
+
+/** `GET /v1/probe/tasks`: the caller's own tasks, newest first; `?page&limit` (A) or `?page&per_page` (B), `&type`. */
+export function registerListTasks(app: Router, probes: ProbesService, common: SecuredRoute): void {
+  registerPagedList(app, {
+    common,
+    path: "/v1/probe/tasks",
+    summary: "List the caller's probe tasks, newest first",
+    description:
+      "Not in the spec; the same in both forms. The tasks created with this account's credentials, without " +
+      "their results (read one with `GET /v1/probe/tasks/{id}`), kept `VANTAGE_PROBE_RETENTION_DAYS` (30 by " +
+      "default; a shared task stays while its link lives). `type` narrows the list. Anonymous tasks belong " +
+      "to no one and are not listed. A Form B task shows here moments after its answer (its write follows " +
+      "the answer). Pages of 20 by default; a page beyond the last answers with no items and the same total.",
+    answer: "A page of tasks",
+    item: taskSummarySchema,
+    pageSize: 20,
+    filters: {
+      type: z.enum(probeTypes).optional().openapi({ description: "Only tasks of this probe type" }),
+    },
+    list: (c, { page, limit, type }) => probes.list(requirePrincipal(c).userId, { page, limit, type }),
+    view: (t: TaskSummary) => toTaskSummaryView(t, common.form),
+  });
+}
