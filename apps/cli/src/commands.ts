@@ -105,6 +105,15 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   nodes: { summary: "the probe nodes and their state", options: { json: JSON_OPT } },
+  tasks: {
+    summary: "your probe tasks, newest first: type, target, status, nodes that succeeded, share link",
+    options: {
+      json: JSON_OPT,
+      type: { type: "string", arg: "t", help: "only this probe type: http, ping, dns, tcp, traceroute, mtr" },
+      page: { type: "string", arg: "n", help: "the page, from 1 (default 1)" },
+      "per-page": { type: "string", arg: "n", help: "tasks a page, 1-100 (default 20)" },
+    },
+  },
   ip: { summary: "country, ASN and ISP of an address", arg: "address", options: { json: JSON_OPT } },
   whois: { summary: "RDAP/WHOIS of a domain or address", arg: "query", options: { json: JSON_OPT } },
   ssl: {

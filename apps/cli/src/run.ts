@@ -31,6 +31,7 @@ import { runProbe } from "./probe-run.js";
 import { ProbeView } from "./probe-view.js";
 import { statusPages } from "./status-pages.js";
 import { paint, table } from "./table.js";
+import { tasks, tasksArgs } from "./tasks.js";
 import { verifySource } from "./verify.js";
 
 const DEFAULT_API = "http://127.0.0.1:8080";
@@ -248,6 +249,10 @@ async function run(ctx: Ctx, argv: string[]): Promise<number> {
     const report = await verifySource(inv.arg!, stringFlag(inv.values, "api"));
     out(report.lines.join("\n"));
     return report.ok ? EXIT_OK : EXIT_FAILED;
+  }
+  if (inv.command === "tasks") {
+    const args = tasksArgs(inv);
+    return tasks(await resolveApi(inv.values, env, true), args, out, ctx.paint).then(() => EXIT_OK);
   }
   const port = intFlag(inv.values, "port", 1, 65535);
   if (inv.command === "ssl") lookupRequest("a", "ssl", inv.arg!, { port }); // a clash of ports is exit 2 at once

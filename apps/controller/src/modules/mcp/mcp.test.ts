@@ -29,6 +29,7 @@ const TOOLS = [
   "ip_reputation",
   "list_monitors",
   "get_monitor",
+  "list_tasks",
   "share_task",
   "revoke_share",
   "export_task",

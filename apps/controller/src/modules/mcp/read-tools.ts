@@ -1,7 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { z } from "zod";
+import { probeTypes } from "@vantage/probes";
+import { z } from "zod";
+import { pageFieldsA, pageFieldsB } from "../../http/page-schemas.js";
 import { type LookupRouteSpec, lookupSpecs } from "../lookups/index.js";
 import { listQueryA, listQueryB, monitorIdParam, toMonitorA, toMonitorB } from "../monitors/index.js";
+import { TASKS_PAGE_SIZE, toTaskSummaryView } from "../probes/index.js";
 import { lookupArguments } from "./arguments.js";
 import type { ToolContext } from "./context.js";
 import { guarded, toolResult } from "./tool-results.js";
@@ -17,7 +20,10 @@ const lookupTools = {
 
 const readOnly = { readOnlyHint: true } as const;
 
-/** The lookups (the HTTP routes' query schemas and mappings), the node list and the caller's monitors. */
+/**
+ * The lookups (the HTTP routes' query schemas and mappings), the node list, and the caller's monitors and
+ * probe tasks.
+ */
 export function registerReadTools(server: McpServer, ctx: ToolContext): void {
   const specs = lookupSpecs(ctx.form);
   for (const [name, kind] of Object.entries(lookupTools)) {
@@ -102,6 +108,41 @@ export function registerReadTools(server: McpServer, ctx: ToolContext): void {
         const m = await ctx.monitors.get(ctx.principal, (args as { id: string }).id);
         const data = view(m);
         return toolResult(data, JSON.stringify(data));
+      }),
+  );
+
+  server.registerTool(
+    "list_tasks",
+    {
+      title: "List my probe tasks",
+      description: `The calling account's probe tasks, newest first, a page at a time, without their results (as \`GET /v1/probe/tasks\`; ${ctx.form === "a" ? "`page`, `limit`" : "`page`, `per_page`"}, optional \`type\`): each with its status, how many nodes it was sent to and how many succeeded, and its live share link's id or null. Tasks made without credentials belong to no one and are not listed.`,
+      // Strict, as the route refuses an unknown query parameter: Form B's `per_page` in Form A is an error.
+      inputSchema: z.strictObject({
+        ...(ctx.form === "a" ? pageFieldsA(TASKS_PAGE_SIZE) : pageFieldsB(TASKS_PAGE_SIZE)),
+        type: z.enum(probeTypes).optional().describe("Only tasks of this probe type"),
+      }),
+      annotations: readOnly,
+    },
+    (args: unknown) =>
+      guarded(ctx.log, "list_tasks", async () => {
+        const q = args as { page: number; limit?: number; per_page?: number; type?: string };
+        const limit = q.limit ?? q.per_page ?? TASKS_PAGE_SIZE;
+        const { items, total } = await ctx.probes.list(ctx.principal.userId, {
+          page: q.page,
+          limit,
+          type: q.type,
+        });
+        const page = ctx.form === "a" ? { page: q.page, limit } : { page: q.page, per_page: limit };
+        const views = items.map((t) => toTaskSummaryView(t, ctx.form));
+        const lines = views.map(
+          (t) =>
+            `${t.task_id} ${t.type} ${t.target}: ${t.status}, ${t.succeeded}/${t.nodes} node(s) ok` +
+            (t.share_id ? `, shared as ${t.share_id}` : ""),
+        );
+        return toolResult(
+          { items: views, total, ...page },
+          [`${total} task(s); page ${q.page}:`, ...lines].join("\n"),
+        );
       }),
   );
 }

@@ -36,8 +36,8 @@ const mcpRoute = (form: ApiForm) =>
       "For MCP clients (AI assistants): JSON-RPC messages (`initialize`, `tools/list`, `tools/call`); send " +
       "`Accept: application/json, text/event-stream`. Tools: probe_http, probe_ping, probe_dns, probe_tcp, " +
       "probe_traceroute, probe_mtr, list_nodes, lookup_ip, lookup_whois, lookup_ssl, lookup_dns, lookup_icp, " +
-      "ip_reputation, list_monitors, get_monitor, share_task, revoke_share, export_task, with the same " +
-      "validation, limits, quotas and ownership rules as the routes, " +
+      "ip_reputation, list_monitors, get_monitor, list_tasks, share_task, revoke_share, export_task, with " +
+      "the same validation, limits, quotas and ownership rules as the routes, " +
       "charged to the caller's account. Credentials are required and need the `write` scope" +
       (form === "a" ? "; Form A also takes MCP tokens (`vantage_mcp_…`), which work nowhere else." : ".") +
       " Stateless: no session, so GET and DELETE answer 405. See docs/mcp.md.",
@@ -88,8 +88,8 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
     capabilities: { tools: {} },
     instructions:
       "Vantage network diagnostics: probes (http, ping, dns, tcp, traceroute) from distributed nodes, IP/WHOIS/" +
-      "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors; share links and exports of your " +
-      "probe tasks. Probes and lookups count against your account's quotas.",
+      "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors; the list of your probe tasks, " +
+      "their share links and exports. Probes and lookups count against your account's quotas.",
   });
   registerProbeTools(server, ctx);
   registerReadTools(server, ctx);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { type ProbeType, probeTypes } from "@vantage/probes";
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
@@ -6,7 +7,8 @@ import type { TaskSummary } from "../history-repo.js";
 import { taskStatusSchema } from "../result-schemas.js";
 import type { ProbesService } from "../service.js";
 
-const probeTypes = ["http", "ping", "dns", "tcp", "traceroute", "mtr"] as const;
+/** The page size when the query names none (the route's and MCP's `list_tasks`). */
+export const TASKS_PAGE_SIZE = 20;
 
 export const taskSummarySchema = z
   .object({
@@ -25,11 +27,12 @@ export const taskSummarySchema = z
   })
   .openapi("ProbeTaskSummary");
 
+/** A task as the list shows it (Form B shows finished tasks as `done`, as the task's read does). */
 export function toTaskSummaryView(t: TaskSummary, form: "a" | "b") {
   const finished = t.status === "done" || t.status === "failed";
   return {
     task_id: t.id,
-    type: t.type as (typeof probeTypes)[number],
+    type: t.type as ProbeType,
     target: t.target,
     status: form === "b" && finished ? ("done" as const) : t.status,
     created_at: t.created_at.toISOString(),
@@ -54,7 +57,7 @@ export function registerListTasks(app: Router, probes: ProbesService, common: Se
       "the answer). Pages of 20 by default; a page beyond the last answers with no items and the same total.",
     answer: "A page of tasks",
     item: taskSummarySchema,
-    pageSize: 20,
+    pageSize: TASKS_PAGE_SIZE,
     filters: {
       type: z.enum(probeTypes).optional().openapi({ description: "Only tasks of this probe type" }),
     },
