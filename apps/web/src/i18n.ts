@@ -52,8 +52,12 @@ export function formatNumber(n: number, digits = 0): string {
   });
 }
 
-export function formatTime(iso: string | number | Date): string {
-  return new Date(iso).toLocaleString(current === "en" ? "en" : current === "cn" ? "zh-CN" : "zh-TW");
+/** A date and time in the browser's time zone; `short`: the locale's short form, no seconds ("6/5/25, 2:02 PM"). */
+export function formatTime(iso: string | number | Date, short = false): string {
+  return new Date(iso).toLocaleString(
+    current === "en" ? "en" : current === "cn" ? "zh-CN" : "zh-TW",
+    short ? { dateStyle: "short", timeStyle: "short" } : undefined,
+  );
 }
 
 const unitNames = messages({

@@ -5,6 +5,7 @@ import { type DirectoryNode, type ProbeType, probeTypes } from "../components/ap
 import { chosenLocations, chosenNodes, type NodeChoice, NodeChoiceField } from "../components/node-choice.js";
 import { emptyFields, FieldError, type ProbeFields, probeBody } from "../components/probe-body.js";
 import { ProbeFieldsFor } from "../components/probe-fields.js";
+import { ProbeHistory } from "../components/probe-history.js";
 import { probeName } from "../components/probe-names.js";
 import { ProbeResults } from "../components/probe-results.js";
 import { ShareLink } from "../components/share-link.js";
@@ -57,7 +58,8 @@ const t = messages({
  * `#/probe`: a form for every probe type, the nodes to run it on, and the live results. `?type=`,
  * `?target=` and `?nodes=a,b` fill it in (the node directory links here); `?task=` shows that task's
  * results. A run puts its task in the address (a reload or a shared link shows the same results) and
- * scrolls to them; a new run or another probe type clears the old ones.
+ * scrolls to them; a new run or another probe type clears the old ones. Signed in, the account's recent
+ * tasks are listed below, a run that finished here at their top.
  */
 export function ProbePage({ route }: { route: Route }) {
   const q = route.query;
@@ -76,11 +78,14 @@ export function ProbePage({ route }: { route: Route }) {
   // Bumped by each run (and by a task named in the address): the results are scrolled to once shown.
   const [shown, setShown] = useState(0);
   const asked = q.get("task");
+  // Whether the task shown was run here (not opened from the address): once finished, the list shows it.
+  const [ranHere, setRanHere] = useState(false);
 
   // A task in the address (a reload, a shared link, back): its results; none (back to a bare form): cleared.
   useEffect(() => {
     if (asked && asked !== live.task.taskId) {
       void live.open(asked);
+      setRanHere(false);
       setShown((n) => n + 1);
     } else if (!asked && live.task.taskId && live.task.phase === "finished") live.reset();
   }, [asked]);
@@ -126,6 +131,7 @@ export function ProbePage({ route }: { route: Route }) {
       throw err;
     }
     void live.start(type, body, fields.target.trim());
+    setRanHere(true);
     setShown((n) => n + 1);
   };
 
@@ -179,6 +185,7 @@ export function ProbePage({ route }: { route: Route }) {
           </Card>
         </section>
       ) : null}
+      <ProbeHistory ran={ranHere && live.task.phase === "finished" ? live.task.taskId : undefined} />
     </>
   );
 }

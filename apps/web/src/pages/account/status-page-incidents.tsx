@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
+import { ListBody, MoreRows, usePagedList } from "../../components/paged-list.js";
 import { formatNumber, formatTime, messages } from "../../i18n.js";
 import type { StatusPage } from "./status-page-incident.js";
-import { ListBody, MoreRows, usePagedList } from "./status-page-list.js";
 import { type Incident, openFirst, statusName } from "./status-page-shape.js";
 import { UpdateForm } from "./status-page-update.js";
 

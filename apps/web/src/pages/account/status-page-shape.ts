@@ -1,10 +1,8 @@
-import { call } from "../../api.js";
 import { messages } from "../../i18n.js";
-import { pageSize } from "./monitor-shape.js";
 
 /**
  * A status page's incidents, maintenance entries and subscribers as the API answers them (the same in both forms; only the
- * lists' page-size parameter differs: `pageSize`), and the incident statuses' names.
+ * lists' page-size parameter differs: `pageSize`, which `components/paged-list.tsx` sends), and the incident statuses' names.
  */
 export const incidentStatuses = ["investigating", "identified", "monitoring", "resolved"] as const;
 export type IncidentStatus = (typeof incidentStatuses)[number];
@@ -65,28 +63,6 @@ export interface Maintenance {
   starts_at: string;
   ends_at: string;
   created_at: string;
-}
-
-/** Items a dashboard list asks for at a time ("Show older" asks for the next as many). */
-export const chunk = 50;
-
-/**
- * The first `pages` pages of a paged list of the API (`chunk` items each, newest first), in one list, and
- * how many there are in all.
- */
-export async function loadPages<T extends { id: string }>(
-  path: string,
-  pages: number,
-): Promise<{ items: T[]; total: number }> {
-  const answers = await Promise.all(
-    Array.from({ length: pages }, (_, i) =>
-      call<{ items: T[]; total: number }>("GET", `${path}?page=${i + 1}&${pageSize}=${chunk}`),
-    ),
-  );
-  // An item added meanwhile shifts the pages: one seen twice is listed once.
-  const seen = new Set<string>();
-  const items = answers.flatMap((a) => a.items).filter((x) => !seen.has(x.id) && seen.add(x.id));
-  return { items, total: answers[0]?.total ?? 0 };
 }
 
 /** Open incidents first, each group by its last update, newest first. */

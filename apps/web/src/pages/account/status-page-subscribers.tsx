@@ -1,8 +1,8 @@
 import { ConfirmButton } from "../../components/account-confirm.js";
+import { ListBody, MoreRows, usePagedList } from "../../components/paged-list.js";
 import { formatTime, messages } from "../../i18n.js";
 import { ErrorBox } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
-import { ListBody, MoreRows, usePagedList } from "./status-page-list.js";
 import type { Subscriber } from "./status-page-shape.js";
 
 const t = messages({
