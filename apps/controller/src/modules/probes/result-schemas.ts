@@ -113,25 +113,34 @@ export function toApiResult(r: NodeResult): ApiResult {
 
 export const taskStatusSchema = z.enum(["queued", "running", "done", "failed"]);
 
+/** What a task's read and the account's list show of every task, before the results or their counts. */
+export const taskHeadFields = {
+  task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
+  type: z.enum(["http", "ping", "dns", "tcp", "traceroute", "mtr"]),
+  target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
+  status: taskStatusSchema.openapi({
+    description:
+      "queued → running → done, or failed when no node could run the probe (every entry has a node-level " +
+      "error). A probe that ran and failed (e.g. connection refused) still ends done. Form B shows finished " +
+      "tasks as done.",
+  }),
+  created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
+  finished_at: z.string().nullable(),
+};
+
 /** `GET /v1/probe/tasks/{id}` in both forms. */
 export const taskViewSchema = z
   .object({
-    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
-    type: z.enum(["http", "ping", "dns", "tcp", "traceroute", "mtr"]),
-    target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
-    status: taskStatusSchema.openapi({
-      description:
-        "queued → running → done, or failed when no node could run the probe (every entry has a node-level " +
-        "error). A probe that ran and failed (e.g. connection refused) still ends done. Form B shows finished " +
-        "tasks as done.",
-    }),
-    created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
-    finished_at: z.string().nullable(),
+    ...taskHeadFields,
     results: z.array(anyResultSchema).openapi({ description: "One entry per node that has answered so far" }),
   })
   .openapi("ProbeTask");
 
-export function toTaskView(t: TaskRecord, form: "a" | "b") {
+/** The `taskHeadFields` of a task (Form B shows a finished task as `done`). */
+export function toTaskHead(
+  t: Pick<TaskRecord, "id" | "type" | "target" | "status" | "created_at" | "finished_at">,
+  form: "a" | "b",
+) {
   const finished = t.status === "done" || t.status === "failed";
   return {
     task_id: t.id,
@@ -140,6 +149,9 @@ export function toTaskView(t: TaskRecord, form: "a" | "b") {
     status: form === "b" && finished ? ("done" as const) : t.status,
     created_at: t.created_at.toISOString(),
     finished_at: t.finished_at ? t.finished_at.toISOString() : null,
-    results: t.results.map(toApiResult),
   };
+}
+
+export function toTaskView(t: TaskRecord, form: "a" | "b") {
+  return { ...toTaskHead(t, form), results: t.results.map(toApiResult) };
 }

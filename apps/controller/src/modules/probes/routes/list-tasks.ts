@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { type ProbeType, probeTypes } from "@vantage/probes";
+import { probeTypes } from "@vantage/probes";
 import { requirePrincipal } from "../../../http/auth.js";
 import { registerPagedList, type SecuredRoute } from "../../../http/route-kit.js";
 import type { Router } from "../../../http/router.js";
 import type { TaskSummary } from "../history-repo.js";
-import { taskStatusSchema } from "../result-schemas.js";
+import { taskHeadFields, toTaskHead } from "../result-schemas.js";
 import type { ProbesService } from "../service.js";
 
 /** The page size when the query names none (the route's and MCP's `list_tasks`). */
@@ -12,12 +12,7 @@ export const TASKS_PAGE_SIZE = 20;
 
 export const taskSummarySchema = z
   .object({
-    task_id: z.string().openapi({ example: "task_mhb0v3k2x9a1b2c3d4e5f6a7" }),
-    type: z.enum(probeTypes),
-    target: z.string().openapi({ description: "The URL, host or domain probed, as given" }),
-    status: taskStatusSchema.openapi({ description: "As `GET /v1/probe/tasks/{id}` shows it" }),
-    created_at: z.string().openapi({ description: "ISO 8601 UTC" }),
-    finished_at: z.string().nullable(),
+    ...taskHeadFields,
     nodes: z.number().int().openapi({ description: "Nodes the task was sent to" }),
     succeeded: z.number().int().openapi({ description: "Nodes whose probe succeeded" }),
     share_id: z
@@ -27,20 +22,9 @@ export const taskSummarySchema = z
   })
   .openapi("ProbeTaskSummary");
 
-/** A task as the list shows it (Form B shows finished tasks as `done`, as the task's read does). */
+/** A task as the list shows it: its read's head, without results, with their counts. */
 export function toTaskSummaryView(t: TaskSummary, form: "a" | "b") {
-  const finished = t.status === "done" || t.status === "failed";
-  return {
-    task_id: t.id,
-    type: t.type as ProbeType,
-    target: t.target,
-    status: form === "b" && finished ? ("done" as const) : t.status,
-    created_at: t.created_at.toISOString(),
-    finished_at: t.finished_at ? t.finished_at.toISOString() : null,
-    nodes: t.nodes,
-    succeeded: t.succeeded,
-    share_id: t.share_id,
-  };
+  return { ...toTaskHead(t, form), nodes: t.nodes, succeeded: t.succeeded, share_id: t.share_id };
 }
 
 /** `GET /v1/probe/tasks`: the caller's own tasks, newest first; `?page&limit` (A) or `?page&per_page` (B), `&type`. */
