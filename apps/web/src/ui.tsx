@@ -83,6 +83,39 @@ export function Card({
   );
 }
 
+/**
+ * A table in its horizontal scroll box, one column heading per `heads` entry, `children` the body rows.
+ * `cards`: at phone width each row becomes a card (its cells then need a `data-label`).
+ */
+export function DataTable({
+  heads,
+  label,
+  cards,
+  children,
+}: {
+  heads: string[];
+  label?: string;
+  cards?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class={cards ? "cards" : undefined} aria-label={label}>
+        <thead>
+          <tr>
+            {heads.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** A country's flag from its ISO 3166-1 alpha-2 code (regional indicator letters); "" when not a code. */
 export function flag(country: string | null | undefined): string {
   if (!country || !/^[A-Za-z]{2}$/.test(country)) return "";

@@ -1,4 +1,5 @@
 import { formatTime, messages } from "../i18n.js";
+import { DataTable } from "../ui.js";
 import { Facts } from "./facts.js";
 import { countryLabel } from "./place.js";
 
@@ -187,28 +188,17 @@ export function DnsView({ d }: { d: DnsInfo }) {
       ) : d.records.length === 0 ? (
         <p>{t("noRecords")}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("type")}</th>
-                <th scope="col">{t("value")}</th>
-                <th scope="col">{t("ttl")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.records.map((r, i) => (
-                <tr key={i}>
-                  <td>{r.type}</td>
-                  <td class="anywhere">
-                    <code>{r.value}</code>
-                  </td>
-                  <td>{r.ttl}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("type"), t("value"), t("ttl")]}>
+          {d.records.map((r, i) => (
+            <tr key={i}>
+              <td>{r.type}</td>
+              <td class="anywhere">
+                <code>{r.value}</code>
+              </td>
+              <td>{r.ttl}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { onSessionChange, session } from "../api.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
-import { Card } from "../ui.js";
+import { Card, DataTable } from "../ui.js";
 import type { ProbeType, TaskView } from "./api-types.js";
 import { ListBody, MoreRows, usePagedList } from "./paged-list.js";
 import { probeName } from "./probe-names.js";
@@ -111,54 +111,42 @@ function HistoryCard({ ran }: { ran?: string | undefined }) {
         list={list}
         empty={t("none")}
         rows={() => (
-          <div class="table-wrap">
-            <table class="cards" aria-label={t("title")}>
-              <thead>
-                <tr>
-                  <th scope="col">{t("when")}</th>
-                  <th scope="col">{t("type")}</th>
-                  <th scope="col">{t("target")}</th>
-                  <th scope="col">{t("succeeded")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data?.items.map((x) => (
-                  <tr key={x.task_id} data-task-id={x.task_id}>
-                    <td data-label={t("when")}>
-                      <time dateTime={x.created_at}>{formatTime(x.created_at, true)}</time>
-                    </td>
-                    <td data-label={t("type")}>{probeName(x.type)}</td>
-                    <td data-label={t("target")}>
-                      {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
-                      <div>
-                        <a href={`#/tasks/${encodeURIComponent(x.task_id)}`} class="anywhere">
-                          {x.target}
-                        </a>
-                        {x.share_id ? (
-                          <>
-                            {" "}
-                            <span class="muted" data-testid="shared-mark">
-                              · {t("shared")}
-                            </span>
-                          </>
-                        ) : null}
-                      </div>
-                    </td>
-                    <td data-label={t("succeeded")}>
-                      {isFinished(x.status) ? (
-                        t(x.nodes === 1 ? "nodesOne" : "nodesMany", {
-                          succeeded: formatNumber(x.succeeded),
-                          nodes: formatNumber(x.nodes),
-                        })
-                      ) : (
-                        <span class="muted">{t("running")}</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable heads={[t("when"), t("type"), t("target"), t("succeeded")]} label={t("title")} cards>
+            {list.data?.items.map((x) => (
+              <tr key={x.task_id} data-task-id={x.task_id}>
+                <td data-label={t("when")}>
+                  <time dateTime={x.created_at}>{formatTime(x.created_at, true)}</time>
+                </td>
+                <td data-label={t("type")}>{probeName(x.type)}</td>
+                <td data-label={t("target")}>
+                  {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
+                  <div>
+                    <a href={`#/tasks/${encodeURIComponent(x.task_id)}`} class="anywhere">
+                      {x.target}
+                    </a>
+                    {x.share_id ? (
+                      <>
+                        {" "}
+                        <span class="muted" data-testid="shared-mark">
+                          · {t("shared")}
+                        </span>
+                      </>
+                    ) : null}
+                  </div>
+                </td>
+                <td data-label={t("succeeded")}>
+                  {isFinished(x.status) ? (
+                    t(x.nodes === 1 ? "nodesOne" : "nodesMany", {
+                      succeeded: formatNumber(x.succeeded),
+                      nodes: formatNumber(x.nodes),
+                    })
+                  ) : (
+                    <span class="muted">{t("running")}</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       />
       <MoreRows

@@ -1,4 +1,5 @@
 import { formatDuration, formatNumber, formatTime, formatUnit, messages } from "../i18n.js";
+import { DataTable } from "../ui.js";
 import { Badge, Facts } from "./facts.js";
 import { capReasonText, findingText } from "./ssl-findings.js";
 
@@ -280,26 +281,15 @@ export function SslView({ d }: { d: SslInfo }) {
         </ul>
       )}
       <h3 class="subhead">{t("versions")}</h3>
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("version")}</th>
-              <th scope="col">{t("status")}</th>
-              <th scope="col">{t("cipher")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.tls_versions.map((v) => (
-              <tr key={v.version}>
-                <td>{v.version}</td>
-                <td>{t(v.status)}</td>
-                <td class="anywhere">{v.cipher_suite ?? "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable heads={[t("version"), t("status"), t("cipher")]}>
+        {d.tls_versions.map((v) => (
+          <tr key={v.version}>
+            <td>{v.version}</td>
+            <td>{t(v.status)}</td>
+            <td class="anywhere">{v.cipher_suite ?? "—"}</td>
+          </tr>
+        ))}
+      </DataTable>
       <h3 class="subhead">{t("scores")}</h3>
       <Facts
         rows={[

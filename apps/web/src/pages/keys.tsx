@@ -5,7 +5,7 @@ import { describedBy, FieldError, FormError, invalid } from "../components/accou
 import { SecretOnce } from "../components/account-secret.js";
 import { formatTime, messages } from "../i18n.js";
 import type { Route } from "../router.js";
-import { Card, ErrorBox, Loading, useLoad } from "../ui.js";
+import { Card, DataTable, ErrorBox, Loading, useLoad } from "../ui.js";
 
 const t = messages({
   en: {
@@ -259,55 +259,51 @@ function KeySection({ kind }: { kind: Kind }) {
         ) : keys.data.length === 0 ? (
           <p class="muted">{mcp ? t("mcpNone") : t("none")}</p>
         ) : (
-          <div class="table-wrap">
-            <table class="cards">
-              <thead>
-                <tr>
-                  <th scope="col">{t("name")}</th>
-                  <th scope="col">{t("prefix")}</th>
-                  {form === "a" ? <th scope="col">{t("scopesCol")}</th> : null}
-                  <th scope="col">{t("created")}</th>
-                  <th scope="col">{t("lastUsed")}</th>
-                  <th scope="col">{t("expires")}</th>
-                  <th scope="col">{t("actions")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((k) => (
-                  <tr key={k.id} data-key-id={k.id}>
-                    <td data-label={t("name")}>{k.name}</td>
-                    <td data-label={t("prefix")}>
-                      <code>{k.key_prefix ?? k.token_prefix ?? k.prefix}…</code>
-                    </td>
-                    {form === "a" ? <td data-label={t("scopesCol")}>{(k.scopes ?? []).join(", ")}</td> : null}
-                    <td data-label={t("created")}>{formatTime(k.created_at)}</td>
-                    <td data-label={t("lastUsed")}>
-                      {k.last_used_at ? formatTime(k.last_used_at) : t("notYet")}
-                    </td>
-                    <td data-label={t("expires")}>{k.expires_at ? formatTime(k.expires_at) : t("never")}</td>
-                    <td data-label={t("actions")}>
-                      <ConfirmButton
-                        label={t("revoke")}
-                        accessibleLabel={t("revokeNamed", { name: k.name })}
-                        question={t(mcp ? "mcpRevokeQuestion" : "revokeQuestion", { name: k.name })}
-                        yes={t("revokeYes")}
-                        onConfirm={async () => {
-                          setError(undefined);
-                          try {
-                            await call("DELETE", `${kinds[kind].path}/${encodeURIComponent(k.id)}`);
-                            setNotice(t(mcp ? "mcpRevoked" : "revoked", { name: k.name }));
-                            keys.reload();
-                          } catch (err) {
-                            setError(err);
-                          }
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            heads={[
+              t("name"),
+              t("prefix"),
+              ...(form === "a" ? [t("scopesCol")] : []),
+              t("created"),
+              t("lastUsed"),
+              t("expires"),
+              t("actions"),
+            ]}
+            cards
+          >
+            {keys.data.map((k) => (
+              <tr key={k.id} data-key-id={k.id}>
+                <td data-label={t("name")}>{k.name}</td>
+                <td data-label={t("prefix")}>
+                  <code>{k.key_prefix ?? k.token_prefix ?? k.prefix}…</code>
+                </td>
+                {form === "a" ? <td data-label={t("scopesCol")}>{(k.scopes ?? []).join(", ")}</td> : null}
+                <td data-label={t("created")}>{formatTime(k.created_at)}</td>
+                <td data-label={t("lastUsed")}>
+                  {k.last_used_at ? formatTime(k.last_used_at) : t("notYet")}
+                </td>
+                <td data-label={t("expires")}>{k.expires_at ? formatTime(k.expires_at) : t("never")}</td>
+                <td data-label={t("actions")}>
+                  <ConfirmButton
+                    label={t("revoke")}
+                    accessibleLabel={t("revokeNamed", { name: k.name })}
+                    question={t(mcp ? "mcpRevokeQuestion" : "revokeQuestion", { name: k.name })}
+                    yes={t("revokeYes")}
+                    onConfirm={async () => {
+                      setError(undefined);
+                      try {
+                        await call("DELETE", `${kinds[kind].path}/${encodeURIComponent(k.id)}`);
+                        setNotice(t(mcp ? "mcpRevoked" : "revoked", { name: k.name }));
+                        keys.reload();
+                      } catch (err) {
+                        setError(err);
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Card>
     </>

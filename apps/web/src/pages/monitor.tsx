@@ -9,7 +9,7 @@ import { beatsOf, chartData } from "../components/monitor-runs.js";
 import { runErrorText } from "../error-messages.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import { navigate, type Route } from "../router.js";
-import { Card, ErrorBox, Loading } from "../ui.js";
+import { Card, DataTable, ErrorBox, Loading } from "../ui.js";
 import { intervalOf, type Monitor, type Run, targetOf, type Uptime } from "./account/monitor-shape.js";
 
 const t = messages({
@@ -338,67 +338,44 @@ export function MonitorPage({ route }: { route: Route }) {
           {u.nodes.length === 0 ? (
             <p class="muted">{t("noRuns")}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("node")}</th>
-                    <th scope="col">{t("state")}</th>
-                    <th scope="col">{t("lastSlot")}</th>
-                    <th scope="col">{t("error")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {u.nodes.map((n) => (
-                    <tr>
-                      <td>{names[n.node_id] ?? n.node_id}</td>
-                      <td>
-                        <StateBadge state={n.state} />
-                      </td>
-                      <td>{formatTime(n.last_slot)}</td>
-                      <td>{n.error_code ? runErrorText(n.error_code, n.status_code) : "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable heads={[t("node"), t("state"), t("lastSlot"), t("error")]}>
+              {u.nodes.map((n) => (
+                <tr>
+                  <td>{names[n.node_id] ?? n.node_id}</td>
+                  <td>
+                    <StateBadge state={n.state} />
+                  </td>
+                  <td>{formatTime(n.last_slot)}</td>
+                  <td>{n.error_code ? runErrorText(n.error_code, n.status_code) : "—"}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </Card>
         <Card title={t("recent")}>
           {runs.length === 0 ? (
             <p class="muted">{t("noRuns")}</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t("time")}</th>
-                    <th scope="col">{t("result")}</th>
-                    <th scope="col">{t("latency")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {runs.slice(0, 10).map((r) => (
-                    <tr>
-                      <td>{formatTime(r.slot)}</td>
-                      <td class={r.success ? "ok" : "bad"}>{r.success ? t("pass") : t("fail")}</td>
-                      <td>
-                        {r.nodes.map((n) => (
-                          <div>
-                            {r.nodes.length > 1 ? `${names[n.node_id] ?? n.node_id}: ` : ""}
-                            {n.success
-                              ? ms(n.latency_ms)
-                              : n.error_code
-                                ? runErrorText(n.error_code, n.status_code)
-                                : t("fail")}
-                          </div>
-                        ))}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable heads={[t("time"), t("result"), t("latency")]}>
+              {runs.slice(0, 10).map((r) => (
+                <tr>
+                  <td>{formatTime(r.slot)}</td>
+                  <td class={r.success ? "ok" : "bad"}>{r.success ? t("pass") : t("fail")}</td>
+                  <td>
+                    {r.nodes.map((n) => (
+                      <div>
+                        {r.nodes.length > 1 ? `${names[n.node_id] ?? n.node_id}: ` : ""}
+                        {n.success
+                          ? ms(n.latency_ms)
+                          : n.error_code
+                            ? runErrorText(n.error_code, n.status_code)
+                            : t("fail")}
+                      </div>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </Card>
       </div>

@@ -6,7 +6,7 @@ import { HeartbeatBar } from "../components/heartbeat-bar.js";
 import { beatsOf } from "../components/monitor-runs.js";
 import { formatNumber, formatTime, messages } from "../i18n.js";
 import type { Route } from "../router.js";
-import { Card, ErrorBox, Loading, useLoad } from "../ui.js";
+import { Card, DataTable, ErrorBox, Loading, useLoad } from "../ui.js";
 import { createdMessage, MonitorForm, monitorFormTitle } from "./account/monitor-form.js";
 import { intervalOf, listMonitors, type Monitor, type Run, targetOf } from "./account/monitor-shape.js";
 
@@ -217,27 +217,23 @@ export function MonitorsPage(_props: { route: Route }) {
         ) : list.data.items.length === 0 ? (
           <p class="muted">{t("none")}</p>
         ) : (
-          <div class="table-wrap">
-            <table class="cards">
-              <thead>
-                <tr>
-                  <th scope="col">{t("state")}</th>
-                  <th scope="col">{t("name")}</th>
-                  <th scope="col">{t("type")}</th>
-                  <th scope="col">{t("target")}</th>
-                  <th scope="col">{t("interval")}</th>
-                  <th scope="col">{t("status")}</th>
-                  <th scope="col">{t("lastRun")}</th>
-                  <th scope="col">{t("actions")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((m) => (
-                  <Row key={m.id} m={m} onChanged={changed} onError={setError} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            heads={[
+              t("state"),
+              t("name"),
+              t("type"),
+              t("target"),
+              t("interval"),
+              t("status"),
+              t("lastRun"),
+              t("actions"),
+            ]}
+            cards
+          >
+            {list.data.items.map((m) => (
+              <Row key={m.id} m={m} onChanged={changed} onError={setError} />
+            ))}
+          </DataTable>
         )}
         {pages > 1 ? (
           <nav class="row" aria-label={t("page", { page, pages })} style={{ marginTop: "8px" }}>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { ApiError, call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { formatTime, locale, messages } from "../../i18n.js";
-import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
+import { Card, DataTable, ErrorBox, Loading, useLoad } from "../../ui.js";
 import { pageSize } from "./monitor-shape.js";
 import { planLabel } from "./usage.js";
 
@@ -269,39 +269,27 @@ export function BillingCards({ onChanged }: { onChanged: () => void }) {
         ) : invoices.data.items.length === 0 ? (
           <p class="muted">{t("noInvoices")}</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("date")}</th>
-                  <th scope="col">{t("amount")}</th>
-                  <th scope="col">{t("invoiceStatus")}</th>
-                  <th scope="col">{t("view")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invoices.data.items.map((i) => (
-                  <tr key={i.id}>
-                    <td>{formatTime(i.created_at)}</td>
-                    <td>{money(i.amount, i.currency)}</td>
-                    <td>{i.status}</td>
-                    <td>
-                      {i.hosted_invoice_url ? (
-                        <a
-                          href={i.hosted_invoice_url}
-                          target="_blank"
-                          rel="noopener noreferrer"
-                          aria-label={t("viewInvoice", { date: formatTime(i.created_at) })}
-                        >
-                          {t("view")}
-                        </a>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable heads={[t("date"), t("amount"), t("invoiceStatus"), t("view")]}>
+            {invoices.data.items.map((i) => (
+              <tr key={i.id}>
+                <td>{formatTime(i.created_at)}</td>
+                <td>{money(i.amount, i.currency)}</td>
+                <td>{i.status}</td>
+                <td>
+                  {i.hosted_invoice_url ? (
+                    <a
+                      href={i.hosted_invoice_url}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      aria-label={t("viewInvoice", { date: formatTime(i.created_at) })}
+                    >
+                      {t("view")}
+                    </a>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Card>
     </div>

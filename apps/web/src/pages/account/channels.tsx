@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { formatTime } from "../../i18n.js";
-import { Card, ErrorBox, Loading } from "../../ui.js";
+import { Card, DataTable, ErrorBox, Loading } from "../../ui.js";
 import { type Channel, type ChannelType, channelTypes, type TestResult } from "./alert-shape.js";
 import { ChannelForm } from "./channel-form.js";
 import { t } from "./channel-messages.js";
@@ -112,24 +112,11 @@ export function Channels({
       ) : channels.data.items.length === 0 ? (
         <p class="muted">{t("none")}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("type")}</th>
-                <th scope="col">{t("settings")}</th>
-                <th scope="col">{t("delivery")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.data.items.map((c) => (
-                <ChannelRow key={c.id} c={c} onChanged={onChanged} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("name"), t("type"), t("settings"), t("delivery"), t("actions")]}>
+          {channels.data.items.map((c) => (
+            <ChannelRow key={c.id} c={c} onChanged={onChanged} />
+          ))}
+        </DataTable>
       )}
       <ChannelForm onCreated={onChanged} />
     </Card>

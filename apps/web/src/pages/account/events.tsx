@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { formatTime, messages } from "../../i18n.js";
-import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
+import { Card, DataTable, ErrorBox, Loading, useLoad } from "../../ui.js";
 import { ackEvent, type EventEvidence, listEvents } from "./alert-shape.js";
 import type { Monitor } from "./monitor-shape.js";
 
@@ -146,54 +146,42 @@ export function Events({ monitors }: { monitors: Monitor[] | undefined }) {
       ) : events.data.items.length === 0 ? (
         <p class="muted">{t("none")}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("time")}</th>
-                <th scope="col">{t("type")}</th>
-                <th scope="col">{t("monitor")}</th>
-                <th scope="col">{t("change")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.data.items.map((e) => (
-                <tr key={e.id}>
-                  <td>{formatTime(e.created_at)}</td>
-                  <td class={e.type === "down" ? "bad" : e.type === "up" ? "ok" : ""}>
-                    {(types as readonly string[]).includes(e.type) ? t(e.type) : e.type}
-                  </td>
-                  <td>
-                    <a href={`#/monitors/${encodeURIComponent(e.monitor_id)}`}>{monitorName(e.monitor_id)}</a>
-                  </td>
-                  <td>
-                    {e.detail?.from && e.detail.to ? `${e.detail.from} → ${e.detail.to}` : "—"}
-                    {e.detail?.nodes?.length
-                      ? ` (${e.detail.nodes.map((n) => `${n.node_id}: ${n.error_code ?? "?"}`).join(", ")})`
-                      : ""}
-                    {e.detail?.reason ? ` (${e.detail.reason})` : ""}
-                    {e.detail?.evidence?.length ? <Evidence evidence={e.detail.evidence} /> : null}
-                    {e.type !== "down" ? null : e.acknowledged_at ? (
-                      <span class="muted"> · {t("acked")}</span>
-                    ) : (
-                      <>
-                        {" "}
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled={acking === e.id}
-                          onClick={() => void acknowledge(e.id)}
-                        >
-                          {t("ack")}
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("time"), t("type"), t("monitor"), t("change")]}>
+          {events.data.items.map((e) => (
+            <tr key={e.id}>
+              <td>{formatTime(e.created_at)}</td>
+              <td class={e.type === "down" ? "bad" : e.type === "up" ? "ok" : ""}>
+                {(types as readonly string[]).includes(e.type) ? t(e.type) : e.type}
+              </td>
+              <td>
+                <a href={`#/monitors/${encodeURIComponent(e.monitor_id)}`}>{monitorName(e.monitor_id)}</a>
+              </td>
+              <td>
+                {e.detail?.from && e.detail.to ? `${e.detail.from} → ${e.detail.to}` : "—"}
+                {e.detail?.nodes?.length
+                  ? ` (${e.detail.nodes.map((n) => `${n.node_id}: ${n.error_code ?? "?"}`).join(", ")})`
+                  : ""}
+                {e.detail?.reason ? ` (${e.detail.reason})` : ""}
+                {e.detail?.evidence?.length ? <Evidence evidence={e.detail.evidence} /> : null}
+                {e.type !== "down" ? null : e.acknowledged_at ? (
+                  <span class="muted"> · {t("acked")}</span>
+                ) : (
+                  <>
+                    {" "}
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={acking === e.id}
+                      onClick={() => void acknowledge(e.id)}
+                    >
+                      {t("ack")}
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Card>
   );

@@ -4,7 +4,7 @@ import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { formatTime, messages } from "../../i18n.js";
-import { Card, ErrorBox, Loading, useLoad } from "../../ui.js";
+import { Card, DataTable, ErrorBox, Loading, useLoad } from "../../ui.js";
 import type { Monitor } from "./monitor-shape.js";
 import { pageSize } from "./monitor-shape.js";
 
@@ -294,52 +294,40 @@ export function Maintenance({ monitors }: { monitors: Monitor[] | undefined }) {
       ) : windows.data.items.length === 0 ? (
         <p class="muted">{t("none")}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("monitor")}</th>
-                <th scope="col">{t("when")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {windows.data.items.map((w) => (
-                <tr key={w.id} data-window-id={w.id}>
-                  <td>{w.title}</td>
-                  <td>{w.scope === "all" ? t("allShort") : w.monitor_ids.map(monitorName).join(", ")}</td>
-                  <td>
-                    {w.recurrence
-                      ? `${w.recurrence.rrule} (${w.recurrence.time_zone}, ${w.recurrence.duration_minutes} min)`
-                      : t("once")}
-                    {w.active ? <strong> · {t("open")}</strong> : null}
-                    {w.upcoming[0] && !w.active
-                      ? ` · ${t("next", { at: formatTime(w.upcoming[0].starts_at) })}`
-                      : ""}
-                  </td>
-                  <td>
-                    <ConfirmButton
-                      label={t("remove")}
-                      accessibleLabel={t("removeNamed", { name: w.title })}
-                      question={t("removeQuestion", { name: w.title })}
-                      yes={t("remove")}
-                      onConfirm={async () => {
-                        setError(undefined);
-                        try {
-                          await call("DELETE", `/v1/maintenance-windows/${encodeURIComponent(w.id)}`);
-                          windows.reload();
-                        } catch (err) {
-                          setError(err);
-                        }
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("name"), t("monitor"), t("when"), t("actions")]}>
+          {windows.data.items.map((w) => (
+            <tr key={w.id} data-window-id={w.id}>
+              <td>{w.title}</td>
+              <td>{w.scope === "all" ? t("allShort") : w.monitor_ids.map(monitorName).join(", ")}</td>
+              <td>
+                {w.recurrence
+                  ? `${w.recurrence.rrule} (${w.recurrence.time_zone}, ${w.recurrence.duration_minutes} min)`
+                  : t("once")}
+                {w.active ? <strong> · {t("open")}</strong> : null}
+                {w.upcoming[0] && !w.active
+                  ? ` · ${t("next", { at: formatTime(w.upcoming[0].starts_at) })}`
+                  : ""}
+              </td>
+              <td>
+                <ConfirmButton
+                  label={t("remove")}
+                  accessibleLabel={t("removeNamed", { name: w.title })}
+                  question={t("removeQuestion", { name: w.title })}
+                  yes={t("remove")}
+                  onConfirm={async () => {
+                    setError(undefined);
+                    try {
+                      await call("DELETE", `/v1/maintenance-windows/${encodeURIComponent(w.id)}`);
+                      windows.reload();
+                    } catch (err) {
+                      setError(err);
+                    }
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {monitors ? <WindowForm monitors={monitors} onCreated={windows.reload} /> : <Loading />}
     </Card>

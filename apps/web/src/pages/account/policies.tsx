@@ -3,7 +3,7 @@ import { call } from "../../api.js";
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { messages } from "../../i18n.js";
-import { Card, ErrorBox, Loading } from "../../ui.js";
+import { Card, DataTable, ErrorBox, Loading } from "../../ui.js";
 import type { Channel, Policy } from "./alert-shape.js";
 import type { Monitor } from "./monitor-shape.js";
 
@@ -242,62 +242,47 @@ export function Policies({
       ) : policies.data.items.length === 0 ? (
         <p class="muted">{t("none")}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("monitor")}</th>
-                <th scope="col">{t("channels")}</th>
-                <th scope="col">{t("when")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {policies.data.items.map((p) => (
-                <tr key={p.id} data-policy-id={p.id}>
-                  <td>{p.name}</td>
-                  <td>
-                    {p.monitor_id === null ? (
-                      t("allShort")
-                    ) : (
-                      <a href={`#/monitors/${encodeURIComponent(p.monitor_id)}`}>
-                        {monitorName(p.monitor_id)}
-                      </a>
-                    )}
-                  </td>
-                  <td>{p.channel_ids.map(channelName).join(", ") || "—"}</td>
-                  <td>
-                    {[
-                      p.on_down ? t("onDown") : "",
-                      p.on_up ? t("onUp") : "",
-                      p.reminder_minutes ? t("reminderShort", { n: p.reminder_minutes }) : "",
-                    ]
-                      .filter(Boolean)
-                      .join("; ") || "—"}
-                  </td>
-                  <td>
-                    <ConfirmButton
-                      label={t("remove")}
-                      accessibleLabel={t("removeNamed", { name: p.name })}
-                      question={t("removeQuestion", { name: p.name })}
-                      yes={t("remove")}
-                      onConfirm={async () => {
-                        setError(undefined);
-                        try {
-                          await call("DELETE", `/v1/alert-policies/${encodeURIComponent(p.id)}`);
-                          onChanged();
-                        } catch (err) {
-                          setError(err);
-                        }
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("name"), t("monitor"), t("channels"), t("when"), t("actions")]}>
+          {policies.data.items.map((p) => (
+            <tr key={p.id} data-policy-id={p.id}>
+              <td>{p.name}</td>
+              <td>
+                {p.monitor_id === null ? (
+                  t("allShort")
+                ) : (
+                  <a href={`#/monitors/${encodeURIComponent(p.monitor_id)}`}>{monitorName(p.monitor_id)}</a>
+                )}
+              </td>
+              <td>{p.channel_ids.map(channelName).join(", ") || "—"}</td>
+              <td>
+                {[
+                  p.on_down ? t("onDown") : "",
+                  p.on_up ? t("onUp") : "",
+                  p.reminder_minutes ? t("reminderShort", { n: p.reminder_minutes }) : "",
+                ]
+                  .filter(Boolean)
+                  .join("; ") || "—"}
+              </td>
+              <td>
+                <ConfirmButton
+                  label={t("remove")}
+                  accessibleLabel={t("removeNamed", { name: p.name })}
+                  question={t("removeQuestion", { name: p.name })}
+                  yes={t("remove")}
+                  onConfirm={async () => {
+                    setError(undefined);
+                    try {
+                      await call("DELETE", `/v1/alert-policies/${encodeURIComponent(p.id)}`);
+                      onChanged();
+                    } catch (err) {
+                      setError(err);
+                    }
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {monitors && channels ? (
         <PolicyForm monitors={monitors} channels={channels} onCreated={onChanged} />

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { ListBody, MoreRows, usePagedList } from "../../components/paged-list.js";
 import { formatNumber, formatTime, messages } from "../../i18n.js";
+import { DataTable } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
 import { type Incident, openFirst, statusName } from "./status-page-shape.js";
 import { UpdateForm } from "./status-page-update.js";
@@ -130,31 +131,19 @@ export function PageIncidents({ page, version }: { page: StatusPage; version: nu
         list={list}
         empty={t("none")}
         rows={() => (
-          <div class="table-wrap">
-            <table class="cards" aria-label={t("heading")}>
-              <thead>
-                <tr>
-                  <th scope="col">{t("status")}</th>
-                  <th scope="col">{t("name")}</th>
-                  <th scope="col">{t("last")}</th>
-                  <th scope="col">{t("actions")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((i) => (
-                  <Row
-                    key={i.id}
-                    i={i}
-                    updating={i.id === target?.id}
-                    onUpdate={() => {
-                      setNotice("");
-                      setUpdating(i.id === target?.id ? undefined : i.id);
-                    }}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable heads={[t("status"), t("name"), t("last"), t("actions")]} label={t("heading")} cards>
+            {items.map((i) => (
+              <Row
+                key={i.id}
+                i={i}
+                updating={i.id === target?.id}
+                onUpdate={() => {
+                  setNotice("");
+                  setUpdating(i.id === target?.id ? undefined : i.id);
+                }}
+              />
+            ))}
+          </DataTable>
         )}
       />
       <MoreRows

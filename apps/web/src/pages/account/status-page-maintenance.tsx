@@ -1,7 +1,7 @@
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { ListBody, MoreRows, usePagedList } from "../../components/paged-list.js";
 import { formatTime, messages } from "../../i18n.js";
-import { ErrorBox } from "../../ui.js";
+import { DataTable, ErrorBox } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
 import { browserZone, MaintenanceForm } from "./status-page-maintenance-form.js";
 import type { Maintenance } from "./status-page-shape.js";
@@ -97,49 +97,37 @@ export function PageMaintenance({ page }: { page: StatusPage }) {
         list={list}
         empty={t("none")}
         rows={() => (
-          <div class="table-wrap">
-            <table class="cards" aria-label={t("heading")}>
-              <thead>
-                <tr>
-                  <th scope="col">{t("name")}</th>
-                  <th scope="col">{t("when")}</th>
-                  <th scope="col">{t("state")}</th>
-                  <th scope="col">{t("actions")}</th>
+          <DataTable heads={[t("name"), t("when"), t("state"), t("actions")]} label={t("heading")} cards>
+            {list.data?.items.map((m) => {
+              const state = stateOf(m, now);
+              return (
+                <tr key={m.id} data-maintenance-id={m.id}>
+                  <td data-label={t("name")} style={{ overflowWrap: "anywhere" }}>
+                    {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
+                    <div>
+                      <div>{m.title}</div>
+                      {m.description ? <div class="muted">{m.description}</div> : null}
+                    </div>
+                  </td>
+                  <td data-label={t("when")}>
+                    {t("span", { start: formatTime(m.starts_at), end: formatTime(m.ends_at) })}
+                  </td>
+                  <td data-label={t("state")}>
+                    <span class={tones[state]}>{t(state)}</span>
+                  </td>
+                  <td data-label={t("actions")}>
+                    <ConfirmButton
+                      label={t("remove")}
+                      accessibleLabel={t("removeNamed", { name: m.title })}
+                      question={t("removeQuestion", { name: m.title })}
+                      yes={t("remove")}
+                      onConfirm={() => remove(m, t("removed", { name: m.title }))}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data?.items.map((m) => {
-                  const state = stateOf(m, now);
-                  return (
-                    <tr key={m.id} data-maintenance-id={m.id}>
-                      <td data-label={t("name")} style={{ overflowWrap: "anywhere" }}>
-                        {/* One box: the card layout at phone width puts each child of a cell in a grid cell. */}
-                        <div>
-                          <div>{m.title}</div>
-                          {m.description ? <div class="muted">{m.description}</div> : null}
-                        </div>
-                      </td>
-                      <td data-label={t("when")}>
-                        {t("span", { start: formatTime(m.starts_at), end: formatTime(m.ends_at) })}
-                      </td>
-                      <td data-label={t("state")}>
-                        <span class={tones[state]}>{t(state)}</span>
-                      </td>
-                      <td data-label={t("actions")}>
-                        <ConfirmButton
-                          label={t("remove")}
-                          accessibleLabel={t("removeNamed", { name: m.title })}
-                          question={t("removeQuestion", { name: m.title })}
-                          yes={t("remove")}
-                          onConfirm={() => remove(m, t("removed", { name: m.title }))}
-                        />
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         )}
       />
       <MoreRows

@@ -1,7 +1,7 @@
 import { ConfirmButton } from "../../components/account-confirm.js";
 import { ListBody, MoreRows, usePagedList } from "../../components/paged-list.js";
 import { formatTime, messages } from "../../i18n.js";
-import { ErrorBox } from "../../ui.js";
+import { DataTable, ErrorBox } from "../../ui.js";
 import type { StatusPage } from "./status-page-incident.js";
 import type { Subscriber } from "./status-page-shape.js";
 
@@ -81,42 +81,33 @@ export function PageSubscribers({ page }: { page: StatusPage }) {
         list={list}
         empty={t("none")}
         rows={() => (
-          <div class="table-wrap">
-            <table class="cards" aria-label={t("heading")}>
-              <thead>
-                <tr>
-                  <th scope="col">{t("type")}</th>
-                  <th scope="col">{t("destination")}</th>
-                  <th scope="col">{t("state")}</th>
-                  <th scope="col">{t("added")}</th>
-                  <th scope="col">{t("actions")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data?.items.map((s) => (
-                  <tr key={s.id} data-subscriber-id={s.id}>
-                    <td data-label={t("type")}>{t(s.type)}</td>
-                    <td data-label={t("destination")} style={{ overflowWrap: "anywhere" }}>
-                      {s.destination}
-                    </td>
-                    <td data-label={t("state")}>
-                      {s.confirmed ? t("confirmed") : <span class="muted">{t("pending")}</span>}
-                    </td>
-                    <td data-label={t("added")}>{formatTime(s.created_at)}</td>
-                    <td data-label={t("actions")}>
-                      <ConfirmButton
-                        label={t("remove")}
-                        accessibleLabel={t("removeNamed", { name: s.destination })}
-                        question={t("removeQuestion", { name: s.destination })}
-                        yes={t("remove")}
-                        onConfirm={() => remove(s, t("removed", { name: s.destination }))}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            heads={[t("type"), t("destination"), t("state"), t("added"), t("actions")]}
+            label={t("heading")}
+            cards
+          >
+            {list.data?.items.map((s) => (
+              <tr key={s.id} data-subscriber-id={s.id}>
+                <td data-label={t("type")}>{t(s.type)}</td>
+                <td data-label={t("destination")} style={{ overflowWrap: "anywhere" }}>
+                  {s.destination}
+                </td>
+                <td data-label={t("state")}>
+                  {s.confirmed ? t("confirmed") : <span class="muted">{t("pending")}</span>}
+                </td>
+                <td data-label={t("added")}>{formatTime(s.created_at)}</td>
+                <td data-label={t("actions")}>
+                  <ConfirmButton
+                    label={t("remove")}
+                    accessibleLabel={t("removeNamed", { name: s.destination })}
+                    question={t("removeQuestion", { name: s.destination })}
+                    yes={t("remove")}
+                    onConfirm={() => remove(s, t("removed", { name: s.destination }))}
+                  />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       />
       <MoreRows

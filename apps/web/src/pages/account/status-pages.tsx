@@ -4,7 +4,7 @@ import { ConfirmButton } from "../../components/account-confirm.js";
 import { describedBy, FieldError, FormError, invalid } from "../../components/account-form-error.js";
 import { ApiErrorBox } from "../../components/api-error.js";
 import { messages } from "../../i18n.js";
-import { Card, Loading, useLoad } from "../../ui.js";
+import { Card, DataTable, Loading, useLoad } from "../../ui.js";
 import type { Monitor } from "./monitor-shape.js";
 import { pageSize } from "./monitor-shape.js";
 import { IncidentForm, publicHref, type StatusPage } from "./status-page-incident.js";
@@ -205,60 +205,48 @@ export function StatusPages({ monitors }: { monitors: Monitor[] | undefined }) {
       ) : pages.data.items.length === 0 ? (
         <p class="muted">{t("none")}</p>
       ) : (
-        <div class="table-wrap">
-          <table class="cards">
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col">{t("address")}</th>
-                <th scope="col">{t("components")}</th>
-                <th scope="col">{t("actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pages.data.items.map((p) => (
-                <tr key={p.id} data-status-page-id={p.id}>
-                  <td data-label={t("name")}>{p.title}</td>
-                  <td data-label={t("address")}>
-                    <a href={p.public_url} class="anywhere" target="_blank" rel="noopener">
-                      {publicHref(p)}
-                    </a>
-                  </td>
-                  <td data-label={t("components")}>{p.components.length}</td>
-                  <td data-label={t("actions")}>
-                    <div class="row">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={t("manageNamed", { name: p.title })}
-                        aria-expanded={p.id === open?.id}
-                        aria-controls={p.id === open?.id ? panelId(p.id) : undefined}
-                        onClick={() => setOpenId(p.id === open?.id ? undefined : p.id)}
-                      >
-                        {t("manage")}
-                      </button>
-                      <ConfirmButton
-                        label={t("remove")}
-                        accessibleLabel={t("removeNamed", { name: p.title })}
-                        question={t("removeQuestion", { name: p.title })}
-                        yes={t("remove")}
-                        onConfirm={async () => {
-                          setError(undefined);
-                          try {
-                            await call("DELETE", `/v1/status-pages/${encodeURIComponent(p.id)}`);
-                            pages.reload();
-                          } catch (err) {
-                            setError(err);
-                          }
-                        }}
-                      />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("name"), t("address"), t("components"), t("actions")]} cards>
+          {pages.data.items.map((p) => (
+            <tr key={p.id} data-status-page-id={p.id}>
+              <td data-label={t("name")}>{p.title}</td>
+              <td data-label={t("address")}>
+                <a href={p.public_url} class="anywhere" target="_blank" rel="noopener">
+                  {publicHref(p)}
+                </a>
+              </td>
+              <td data-label={t("components")}>{p.components.length}</td>
+              <td data-label={t("actions")}>
+                <div class="row">
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={t("manageNamed", { name: p.title })}
+                    aria-expanded={p.id === open?.id}
+                    aria-controls={p.id === open?.id ? panelId(p.id) : undefined}
+                    onClick={() => setOpenId(p.id === open?.id ? undefined : p.id)}
+                  >
+                    {t("manage")}
+                  </button>
+                  <ConfirmButton
+                    label={t("remove")}
+                    accessibleLabel={t("removeNamed", { name: p.title })}
+                    question={t("removeQuestion", { name: p.title })}
+                    yes={t("remove")}
+                    onConfirm={async () => {
+                      setError(undefined);
+                      try {
+                        await call("DELETE", `/v1/status-pages/${encodeURIComponent(p.id)}`);
+                        pages.reload();
+                      } catch (err) {
+                        setError(err);
+                      }
+                    }}
+                  />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {open ? <PagePanel page={open} version={version} monitors={monitors} onChanged={pages.reload} /> : null}
       {monitors ? <PageForm monitors={monitors} onCreated={pages.reload} /> : <Loading />}
