@@ -1,4 +1,5 @@
 import { formatTime, messages } from "../i18n.js";
+import { DataTable } from "../ui.js";
 import type { ProbeType, ResultEntry } from "./api-types.js";
 import { ms } from "./place.js";
 import { DnsExtras, HttpExtras, PingExtras } from "./protocol-details.js";
@@ -175,9 +176,9 @@ function PingDetails({ r }: { r: ResultEntry }) {
       <table>
         <thead>
           <tr>
-            <th>{t("seq")}</th>
-            <th>{t("rtt")}</th>
-            <th>{t("ttl")}</th>
+            <th scope="col">{t("seq")}</th>
+            <th scope="col">{t("rtt")}</th>
+            <th scope="col">{t("ttl")}</th>
           </tr>
         </thead>
         <tbody>
@@ -201,33 +202,23 @@ function HttpDetails({ r }: { r: ResultEntry }) {
   return (
     <>
       {tm ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("phase")}</th>
-                <th>{t("time")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(
-                [
-                  ["dns", tm.dns],
-                  ["connect", tm.connect],
-                  ["tls", tm.tls],
-                  ["firstByte", tm.first_byte],
-                  ...(tm.download === undefined ? [] : ([["download", tm.download]] as const)),
-                  ["total", tm.total],
-                ] as const
-              ).map(([k, v]) => (
-                <tr key={k}>
-                  <td>{t(k)}</td>
-                  <td>{ms(v)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("phase"), t("time")]}>
+          {(
+            [
+              ["dns", tm.dns],
+              ["connect", tm.connect],
+              ["tls", tm.tls],
+              ["firstByte", tm.first_byte],
+              ...(tm.download === undefined ? [] : ([["download", tm.download]] as const)),
+              ["total", tm.total],
+            ] as const
+          ).map(([k, v]) => (
+            <tr key={k}>
+              <td>{t(k)}</td>
+              <td>{ms(v)}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       {r.tls ? (
         <div>
@@ -310,28 +301,16 @@ function DnsDetails({ r }: { r: ResultEntry }) {
         </p>
       ) : null}
       {r.answers?.length ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>{t("name")}</th>
-                <th>{t("type")}</th>
-                <th>{t("ttl")}</th>
-                <th>{t("value")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.answers.map((a, i) => (
-                <tr key={i}>
-                  <td>{a.name}</td>
-                  <td>{a.type}</td>
-                  <td>{a.ttl}</td>
-                  <td class="anywhere">{a.value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable heads={[t("name"), t("type"), t("ttl"), t("value")]}>
+          {r.answers.map((a, i) => (
+            <tr key={i}>
+              <td>{a.name}</td>
+              <td>{a.type}</td>
+              <td>{a.ttl}</td>
+              <td class="anywhere">{a.value}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : r.rcode !== undefined ? (
         <p class="muted">{t("noAnswers")}</p>
       ) : null}
@@ -346,10 +325,10 @@ function TraceDetails({ r }: { r: ResultEntry }) {
       <table>
         <thead>
           <tr>
-            <th>{t("hop")}</th>
-            <th>{t("host")}</th>
-            <th>{t("rtts")}</th>
-            <th>{t("network")}</th>
+            <th scope="col">{t("hop")}</th>
+            <th scope="col">{t("host")}</th>
+            <th scope="col">{t("rtts")}</th>
+            <th scope="col">{t("network")}</th>
           </tr>
         </thead>
         <tbody>
@@ -394,16 +373,16 @@ function MtrDetails({ r }: { r: ResultEntry }) {
       <table data-testid="mtr-hops">
         <thead>
           <tr>
-            <th>{t("hop")}</th>
-            <th>{t("host")}</th>
-            <th>{t("loss")}</th>
-            <th>{t("sent")}</th>
-            <th>{t("last")}</th>
-            <th>{t("avg")}</th>
-            <th>{t("best")}</th>
-            <th>{t("worst")}</th>
-            <th>{t("stdev")}</th>
-            <th>{t("network")}</th>
+            <th scope="col">{t("hop")}</th>
+            <th scope="col">{t("host")}</th>
+            <th scope="col">{t("loss")}</th>
+            <th scope="col">{t("sent")}</th>
+            <th scope="col">{t("last")}</th>
+            <th scope="col">{t("avg")}</th>
+            <th scope="col">{t("best")}</th>
+            <th scope="col">{t("worst")}</th>
+            <th scope="col">{t("stdev")}</th>
+            <th scope="col">{t("network")}</th>
           </tr>
         </thead>
         <tbody>

@@ -81,10 +81,10 @@ export function DnsExtras({ r }: { r: ResultEntry }) {
           <table>
             <thead>
               <tr>
-                <th>{t("zone")}</th>
-                <th>{t("server")}</th>
-                <th>{t("rcode")}</th>
-                <th>{t("time")}</th>
+                <th scope="col">{t("zone")}</th>
+                <th scope="col">{t("server")}</th>
+                <th scope="col">{t("rcode")}</th>
+                <th scope="col">{t("time")}</th>
               </tr>
             </thead>
             <tbody>
