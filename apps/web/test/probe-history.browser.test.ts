@@ -128,6 +128,13 @@ describe.each(["a", "b"] as const)("recent probes on the probe page, Form %s", (
     await page.waitForURL(`${d.url}/#/tasks/${refused}`);
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toContain(refused);
     await page.locator('li[data-node="local"]').getByText("connection refused").waitFor();
+    // "Probe … again" opens the probe form with the task's type and target filled in.
+    const target = all[1]!.target;
+    const again = page.getByRole("link", { name: `Probe ${target} again` });
+    expect(await again.getAttribute("href")).toBe(`#/probe?${new URLSearchParams({ type: "tcp", target })}`);
+    await again.click();
+    await page.getByRole("button", { name: "Run TCP" }).waitFor();
+    expect(await page.getByLabel("Host name or IP address").inputValue()).toBe(target);
     expect(page.outside).toEqual([]);
     expect(page.errors).toEqual([]);
   }, 120_000);

@@ -13,12 +13,15 @@ import type { Route } from "../router.js";
 import { Card, Loading, useLoad } from "../ui.js";
 
 const t = messages({
-  en: { title: "Probe task", again: "Run a new probe", back: "Back" },
-  cn: { title: "探测任务", again: "发起新的探测", back: "返回" },
-  tw: { title: "探測任務", again: "發起新的探測", back: "返回" },
+  en: { title: "Probe task", again: "Run a new probe", same: "Probe {target} again", back: "Back" },
+  cn: { title: "探测任务", again: "发起新的探测", same: "再次探测 {target}", back: "返回" },
+  tw: { title: "探測任務", again: "發起新的探測", same: "再次探測 {target}", back: "返回" },
 });
 
-/** `#/tasks/:id`: a probe task anyone with its link can read; followed live while it runs. */
+/**
+ * `#/tasks/:id`: a probe task anyone with its link can read; followed live while it runs. Once its type and
+ * target are known, a link opens the probe form with them filled in.
+ */
 export function TaskPage({ route }: { route: Route }) {
   const id = route.params.id ?? "";
   const live = useLiveTask();
@@ -33,7 +36,17 @@ export function TaskPage({ route }: { route: Route }) {
         {t("title")} <code class="anywhere">{id}</code>
       </h1>
       <p>
-        <a href="#/probe">{t("again")}</a>
+        {task.type && task.target ? (
+          // The probe form with this task's type and target filled in (its other options start as defaults).
+          <a
+            class="anywhere"
+            href={`#/probe?${new URLSearchParams({ type: task.type, target: task.target })}`}
+          >
+            {t("same", { target: task.target })}
+          </a>
+        ) : (
+          <a href="#/probe">{t("again")}</a>
+        )}
       </p>
       <ApiErrorBox error={task.error} onRetry={() => void live.open(id)} />
       {task.phase === "starting" && !task.error ? <Loading /> : null}
