@@ -88,7 +88,7 @@ describe("a database outage in the log", () => {
       // The background rounds that failed meanwhile (sweeps, monitor claims, alerts, the outbox): debug,
       // with the database's error in one line.
       const rounds = during.filter((l) =>
-        /^(monitor claim failed|sweeping abandoned|alert events or deliveries failed|delivery outbox poll)/.test(
+        /^(monitor claim failed|sweeping probe tasks|alert events or deliveries failed|delivery outbox poll)/.test(
           String(l.msg),
         ),
       );

@@ -87,7 +87,7 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:
-      "Vantage network diagnostics: probes (http, ping, dns, tcp, traceroute) from distributed nodes, IP/WHOIS/" +
+      "Vantage network diagnostics: probes (http, ping, dns, tcp, traceroute, mtr) from distributed nodes, IP/WHOIS/" +
       "TLS/DNS/ICP lookups, IP reputation, the node list and your monitors; the list of your probe tasks, " +
       "their share links and exports. Probes and lookups count against your account's quotas.",
   });

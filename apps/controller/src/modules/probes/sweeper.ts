@@ -92,7 +92,7 @@ export function startTaskSweeper(opts: {
           round: runOnce,
           everyMs: opts.intervalMs ?? sweepEveryMs(ttl),
           onError: (err) =>
-            logRoundFailure(opts.log, err, "sweeping abandoned probe tasks failed; trying again"),
+            logRoundFailure(opts.log, err, "sweeping probe tasks (abandoned, expired) failed; trying again"),
         })
       : undefined;
   return {
