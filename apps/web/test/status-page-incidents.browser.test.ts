@@ -6,7 +6,8 @@ import { apiAs, type Dashboard, signIn, startDashboard } from "./harness.js";
  * A status page's incidents and subscribers on the alerts page (docs/dashboard.md, "Status pages"): the
  * incidents listed open ones first, an incident posted through the form, updated and resolved there, the
  * public page read after each step; a bad update shown by its field, the form busy while it posts; the
- * subscribers listed and one removed after the second click, at phone width (390 px).
+ * subscribers listed and one removed after the second click, at phone width (390 px); 51 incidents and
+ * 51 maintenance entries listed 50 at a time, the oldest with each list's button.
  */
 
 /** The panel's incidents as "title: status", in the order shown. */
@@ -183,6 +184,57 @@ describe.each(["a", "b"] as const)("status page incidents and subscribers, Form 
     expect(page.errors).toEqual([
       "Failed to load resource: the server responded with a status of 400 (Bad Request)",
     ]);
+  }, 120_000);
+
+  it("lists incidents and maintenance 50 at a time; the older ones come with their buttons", async () => {
+    const page = await d.page({ width: 390, height: 844 });
+    const token = await signIn(page, d.url, `paging-${form}@example.com`);
+    const api = apiAs(d.url, token);
+    const sp = await api("POST", "/v1/status-pages", { slug: `paged-${form}`, title: "Paged Status" });
+    const base = `/v1/status-pages/${sp.id as string}`;
+    for (let i = 1; i <= 51; i++) {
+      const inc = await api("POST", `${base}/incidents`, { title: `Incident ${i}`, message: "Down." });
+      await api("POST", `${base}/incidents/${inc.id as string}/updates`, {
+        status: "resolved",
+        message: "Up.",
+      });
+    }
+    const start = Date.now() + 86_400_000;
+    for (let i = 1; i <= 51; i++) {
+      const at = (h: number) => new Date(start + (i * 24 + h) * 3_600_000).toISOString();
+      await api("POST", `${base}/maintenance`, { title: `Window ${i}`, starts_at: at(0), ends_at: at(1) });
+    }
+
+    await page.goto(`${d.url}/#/alerts`);
+    await page.reload();
+    const card = page.locator("section.card", {
+      has: page.getByRole("heading", { name: "Status pages", level: 2 }),
+    });
+    await card.getByRole("button", { name: "Manage Paged Status" }).click();
+    const panel = card.getByRole("region", {
+      name: "Paged Status: settings, incidents, maintenance and subscribers",
+    });
+    const incidents = panel.getByRole("table", { name: "Incidents" }).locator("tbody tr");
+    await expect.poll(() => incidents.count(), { timeout: 10_000, interval: 50 }).toBe(50);
+    expect(await panel.getByText("50 of 51 incidents shown.").count()).toBe(1);
+    // Newest first: the first incident posted is the one left for the next page.
+    const first = await listed(panel);
+    expect(first[0]).toBe("Incident 51: Resolved");
+    expect(first).not.toContain("Incident 1: Resolved");
+    await panel.getByRole("button", { name: "Show older incidents" }).click();
+    await expect.poll(() => incidents.count(), { timeout: 10_000, interval: 50 }).toBe(51);
+    expect((await listed(panel)).at(-1)).toBe("Incident 1: Resolved");
+    expect(await panel.getByRole("button", { name: "Show older incidents" }).count()).toBe(0);
+
+    const windows = panel.getByRole("table", { name: "Maintenance" }).locator("tbody tr");
+    await expect.poll(() => windows.count(), { timeout: 10_000, interval: 50 }).toBe(50);
+    expect(await panel.getByText("50 of 51 entries shown.").count()).toBe(1);
+    await panel.getByRole("button", { name: "Show older maintenance" }).click();
+    await expect.poll(() => windows.count(), { timeout: 10_000, interval: 50 }).toBe(51);
+    expect(await panel.getByRole("button", { name: "Show older maintenance" }).count()).toBe(0);
+    await expectNoSidewaysScroll(page);
+    expect(page.outside).toEqual([]);
+    expect(page.errors).toEqual([]);
   }, 120_000);
 
   it("lists subscribers 50 at a time and removes one after asking, at 390 px", async () => {
