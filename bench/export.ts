@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTestDatabase } from "@vantage/testing";
 import { sql } from "kysely";
-import { loadConfig } from "../apps/controller/src/config.js";
 import { SecretKey } from "../apps/controller/src/lib/secret-box.js";
-import { createLogger } from "../apps/controller/src/logger.js";
-import { startRuntime } from "../apps/controller/src/runtime.js";
+import { startApiController } from "./lib/api-controller.js";
 import { printTable } from "./lib/run.js";
 
 /**
@@ -20,31 +14,11 @@ const rowsWanted = Number(process.env.BENCH_ROWS ?? 500_000);
 const monitorsWanted = Number(process.env.BENCH_MONITORS ?? 1000);
 const scrapes = Number(process.env.BENCH_SCRAPES ?? 20);
 
-const tdb = await createTestDatabase();
-const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-export-"));
-const runtime = await startRuntime(
-  loadConfig({
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: tdb.url,
-    VANTAGE_DATA_DIR: dataDir,
-    VANTAGE_JWT_SECRET: "export-bench-jwt-secret-0123456789abcdef",
-    VANTAGE_SECRET_KEY: SecretKey.generate().toBase64(),
-    VANTAGE_ROLES: "api",
-    VANTAGE_LOG_LEVEL: "warn",
-    VANTAGE_ACCESS_LOG: "false",
-  }),
-  createLogger("warn"),
-);
-const url = runtime.url!;
-const k = runtime.db.kysely;
-const reg = await fetch(`${url}/v1/auth/register`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ email: "export-bench@example.com", password: "correct horse battery" }),
+const controller = await startApiController("export", {
+  VANTAGE_SECRET_KEY: SecretKey.generate().toBase64(),
 });
-const token = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
-const owner = (await k.selectFrom("users").select("id").executeTakeFirstOrThrow()).id;
+const { url, token, owner } = controller;
+const k = controller.db;
 const auth = { authorization: `Bearer ${token}` };
 
 // 1. One monitor with `rowsWanted` runs: slots a second apart, two nodes each.
@@ -109,9 +83,7 @@ for (let i = 0; i < scrapes; i++) {
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)]!;
 
-await runtime.stop();
-await tdb.drop();
-rmSync(dataDir, { recursive: true, force: true });
+await controller.stop();
 printTable(
   [
     "export (PostgreSQL, loopback HTTP)",

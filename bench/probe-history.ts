@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTestDatabase } from "@vantage/testing";
 import { sql } from "kysely";
-import { loadConfig } from "../apps/controller/src/config.js";
-import { createLogger } from "../apps/controller/src/logger.js";
 import { deleteExpiredTasks } from "../apps/controller/src/modules/probes/repo.js";
 import { RETENTION_BATCH } from "../apps/controller/src/modules/probes/sweeper.js";
-import { startRuntime } from "../apps/controller/src/runtime.js";
+import { startApiController } from "./lib/api-controller.js";
 import { printTable } from "./lib/run.js";
 
 /**
@@ -34,30 +28,9 @@ const stats = (times: number[]) => {
   return [percentile(sorted, 50).toFixed(2), percentile(sorted, 99).toFixed(2)];
 };
 
-const tdb = await createTestDatabase();
-const dataDir = mkdtempSync(join(tmpdir(), "vantage-bench-history-"));
-const runtime = await startRuntime(
-  loadConfig({
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: tdb.url,
-    VANTAGE_DATA_DIR: dataDir,
-    VANTAGE_JWT_SECRET: "history-bench-jwt-secret-0123456789abcdef",
-    VANTAGE_ROLES: "api",
-    VANTAGE_LOG_LEVEL: "warn",
-    VANTAGE_ACCESS_LOG: "false",
-  }),
-  createLogger("warn"),
-);
-const url = runtime.url!;
-const k = runtime.db.kysely;
-const reg = await fetch(`${url}/v1/auth/register`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ email: "history-bench@example.com", password: "correct horse battery" }),
-});
-const token = ((await reg.json()) as { data: { access_token: string } }).data.access_token;
-const owner = (await k.selectFrom("users").select("id").executeTakeFirstOrThrow()).id;
+const controller = await startApiController("history");
+const { url, token, owner } = controller;
+const k = controller.db;
 // A thousand other accounts own a third of the tasks, as on a deployment with many users (the planner's
 // estimate of one account's share of the table depends on it).
 await sql`
@@ -159,9 +132,7 @@ const d0 = performance.now();
 await sql`delete from users where id = ${owner}`.execute(k);
 const deleteMs = performance.now() - d0;
 
-await runtime.stop();
-await tdb.drop();
-rmSync(dataDir, { recursive: true, force: true });
+await controller.stop();
 
 printTable(
   ["measure", "value"],
