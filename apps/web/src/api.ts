@@ -181,6 +181,10 @@ export async function call<T>(method: string, path: string, opts: CallOptions = 
 
 /** The page-size query parameter of every paged list: `limit` in Form A, `per_page` in Form B. */
 export const pageSize = form === "a" ? "limit" : "per_page";
+/** `path` (it may carry a query) asking for page `page` of `size` items, in the form's words. */
+export function pagePath(path: string, page: number, size: number): string {
+  return `${path}${path.includes("?") ? "&" : "?"}page=${page}&${pageSize}=${size}`;
+}
 /** The largest page the API serves. */
 const MAX_PAGE = 100;
 
@@ -190,10 +194,7 @@ const MAX_PAGE = 100;
  * short page, so an item deleted meanwhile cannot make it ask forever.
  */
 export async function callAllPages<T>(path: string): Promise<{ items: T[]; total: number; page: number }> {
-  const size = form === "a" ? "limit" : "per_page";
-  const join = path.includes("?") ? "&" : "?";
-  const pageOf = (n: number) =>
-    call<{ items: T[]; total: number }>("GET", `${path}${join}page=${n}&${size}=${MAX_PAGE}`);
+  const pageOf = (n: number) => call<{ items: T[]; total: number }>("GET", pagePath(path, n, MAX_PAGE));
   const first = await pageOf(1);
   const items = [...first.items];
   let last = first;

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { call, pageSize } from "../api.js";
+import { call, pagePath } from "../api.js";
 import { formatNumber } from "../i18n.js";
 import { ErrorBox, Loading, useLoad } from "../ui.js";
 
@@ -17,10 +17,9 @@ export async function loadPages<T>(
   size: number,
   key: (item: T) => string,
 ): Promise<{ items: T[]; total: number }> {
-  const join = path.includes("?") ? "&" : "?";
   const answers = await Promise.all(
     Array.from({ length: pages }, (_, i) =>
-      call<{ items: T[]; total: number }>("GET", `${path}${join}page=${i + 1}&${pageSize}=${size}`),
+      call<{ items: T[]; total: number }>("GET", pagePath(path, i + 1, size)),
     ),
   );
   // An item added meanwhile shifts the pages: one seen twice is listed once.

@@ -1,4 +1,4 @@
-import { call, callAllPages, form, pageSize } from "../../api.js";
+import { call, callAllPages, form, pagePath } from "../../api.js";
 
 /**
  * Monitors as both API forms answer them, and the create body each form takes. Form A names the target
@@ -41,7 +41,7 @@ export const targetOf = (m: Monitor): string => (form === "a" ? m.target : m.url
 export const intervalOf = (m: Monitor): number => (form === "a" ? m.interval_s : m.interval) ?? 0;
 
 export function listMonitors(page = 1, size = 100): Promise<MonitorPage> {
-  return call<MonitorPage>("GET", `/v1/monitors?page=${page}&${pageSize}=${size}`);
+  return call<MonitorPage>("GET", pagePath("/v1/monitors", page, size));
 }
 
 /** Every monitor of the account (a Business account may have 1,000): the alerts page's pickers name all. */
