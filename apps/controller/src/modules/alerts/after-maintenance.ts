@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import { newId } from "../../lib/ids.js";
@@ -27,12 +27,14 @@ const hidden = sql`p.on_down and m.state = 'down' and m.status = 'active'
   and not exists (select 1 from alert_events a where a.policy_id = p.id and a.state_change_id = ${PREFIX} || c.id)`;
 
 /**
- * Whether some monitor is down after a muted change with no event for it (the notifier's gate). True while
- * its window is still open too: those rounds find it covered and make nothing.
+ * Some monitor is down after a muted change with no event for it, as a boolean SQL expression (the notifier's
+ * gate). True while its window is still open too: those rounds find it covered and make nothing.
  */
+export const afterMaintenanceDue: RawBuilder<boolean> = sql<boolean>`exists (select 1 from ${from} where ${hidden})`;
+
+/** Whether `afterMaintenanceDue` holds now. */
 export async function afterMaintenanceWaiting(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ waiting: boolean }>`
-    select exists (select 1 from ${from} where ${hidden}) as waiting`.execute(db);
+  const { rows } = await sql<{ waiting: boolean }>`select ${afterMaintenanceDue} as waiting`.execute(db);
   return rows[0]?.waiting === true;
 }
 

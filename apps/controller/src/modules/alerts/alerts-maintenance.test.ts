@@ -3,8 +3,8 @@ import { newUser } from "../../testing/accounts.js";
 import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { afterMaintenanceWaiting, makeAfterMaintenance } from "./after-maintenance.js";
-import { makeEvents, makeReminders } from "./events.js";
+import { afterMaintenanceDue, afterMaintenanceWaiting, makeAfterMaintenance } from "./after-maintenance.js";
+import { alertWorkWaiting, makeEvents, makeReminders } from "./events.js";
 
 const MIN = 60_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -127,6 +127,8 @@ describe.each(dbKinds)("alerts inside maintenance windows on %s", (kind) => {
     expect(await eventsOf()).toEqual([]);
     // Inside the window: waiting (the gate), but nothing is made.
     expect(await afterMaintenanceWaiting(k)).toBe(true);
+    // The notifier's poll asks it in its one gate statement.
+    expect(await alertWorkWaiting(k, new Date(now), [afterMaintenanceDue])).toBe(true);
     await makeAfterMaintenance(k, new Date(now), mute);
     expect(await eventsOf()).toEqual([]);
     // After it: one down event for the hidden outage, naming the window, made once.

@@ -5,8 +5,8 @@ import { insertMonitor } from "../../testing/monitor-rows.js";
 import { dbKinds, type TestApp } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
 import { ACK_LINK_TTL_S, ackToken } from "./acknowledge.js";
-import { escalationWaiting, makeEscalations } from "./escalation.js";
-import { makeReminders } from "./events.js";
+import { escalationDue, escalationWaiting, makeEscalations } from "./escalation.js";
+import { alertWorkWaiting, makeReminders } from "./events.js";
 
 const MIN = 60_000;
 
@@ -73,6 +73,10 @@ describe.each(dbKinds)("alert escalation and acknowledgement on %s", (kind) => {
     expect(await escalationWaiting(k, plus(30_000), MIN)).toBe(false);
     expect(await makeEscalations(k, plus(30_000), MIN)).toEqual({ events: 0, deliveries: 0 });
     expect(await escalationWaiting(k, plus(MIN), MIN)).toBe(true);
+    // The notifier's poll asks it in its one gate statement.
+    expect(await alertWorkWaiting(k, plus(30_000), [escalationDue(plus(30_000), MIN)])).toBe(false);
+    expect(await alertWorkWaiting(k, plus(MIN))).toBe(false);
+    expect(await alertWorkWaiting(k, plus(MIN), [escalationDue(plus(MIN), MIN)])).toBe(true);
     const [a, b] = await Promise.all([
       makeEscalations(k, plus(MIN), MIN),
       makeEscalations(k, plus(MIN), MIN),

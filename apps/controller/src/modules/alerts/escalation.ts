@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { EscalationStep } from "../../db/tables/alerts.js";
@@ -21,13 +21,19 @@ const open = sql`e.type = 'down' and e.acknowledged_at is null and jsonb_array_l
 
 const from = sql`alert_events e join alert_policies p on p.id = e.policy_id join monitors m on m.id = e.monitor_id`;
 
-/** Whether some step is due now (the notifier's gate; the partial index keeps it cheap). */
-export async function escalationWaiting(db: Kysely<Database>, now: Date, minuteMs: number): Promise<boolean> {
-  const { rows } = await sql<{ waiting: boolean }>`
-    select exists (
+/** Some step is due at `now`, as a boolean SQL expression (the notifier's gate; the partial index keeps it cheap). */
+export function escalationDue(now: Date, minuteMs: number): RawBuilder<boolean> {
+  return sql<boolean>`exists (
       select 1 from ${from} where ${open}
         and e.created_at + (p.escalation -> 0 ->> 'after_minutes')::int * ${minuteMs} * interval '1 millisecond' <= ${now}
-    ) as waiting`.execute(db);
+    )`;
+}
+
+/** Whether some step is due now. */
+export async function escalationWaiting(db: Kysely<Database>, now: Date, minuteMs: number): Promise<boolean> {
+  const { rows } = await sql<{ waiting: boolean }>`select ${escalationDue(now, minuteMs)} as waiting`.execute(
+    db,
+  );
   return rows[0]?.waiting === true;
 }
 

@@ -1,4 +1,4 @@
-import { type InsertObject, type Kysely, sql } from "kysely";
+import { type InsertObject, type Kysely, type RawBuilder, sql } from "kysely";
 import { jsonb } from "../../db/json.js";
 import type { Database } from "../../db/schema.js";
 import type { AlertEventType } from "../../db/tables/alerts.js";
@@ -253,10 +253,15 @@ function reminderDue(now: Date) {
 /**
  * Whether a round of the notifier has anything to do: a state change not yet turned into events, a reminder
  * due (as `makeReminders` finds them) or a delivery due on a channel that may be tried now (not failing, or
- * its `retry_at` come). One statement (two of its parts on partial indexes): an idle notifier costs one
- * cheap query per poll, not a round of transactions.
+ * its `retry_at` come), or any of `also` (the escalation and after-maintenance gates, so the notifier's poll
+ * is one statement). Two of its parts on partial indexes: an idle notifier costs one cheap query per poll,
+ * not a round of transactions.
  */
-export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): Promise<boolean> {
+export async function alertWorkWaiting(
+  db: Kysely<Database>,
+  now = new Date(),
+  also: readonly RawBuilder<boolean>[] = [],
+): Promise<boolean> {
   const { rows } = await sql<{ waiting: boolean }>`
     select (
       exists (select 1 from monitor_state_changes where alerted_at is null)
@@ -265,6 +270,10 @@ export async function alertWorkWaiting(db: Kysely<Database>, now = new Date()): 
         and not exists (select 1 from alert_channels c where c.id = d.channel_id and c.retry_at > ${now}))
       or exists (
         select 1 from alert_policies p join monitors m on ${policyCovers} where ${reminderDue(now)})
+      ${sql.join(
+        also.map((due) => sql`or ${due}`),
+        sql` `,
+      )}
     ) as waiting`.execute(db);
   return rows[0]?.waiting === true;
 }

@@ -11,10 +11,10 @@ import type { AccountsService } from "../accounts/index.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { PlansService } from "../plans/index.js";
 import { ackToken } from "./acknowledge.js";
-import { afterMaintenanceWaiting, makeAfterMaintenance } from "./after-maintenance.js";
+import { afterMaintenanceDue, makeAfterMaintenance } from "./after-maintenance.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
-import { escalationWaiting, makeEscalations } from "./escalation.js";
+import { escalationDue, makeEscalations } from "./escalation.js";
 import { alertWorkWaiting, type MuteCheck, makeEvents, makeReminders } from "./events.js";
 import { registerAckRoutes } from "./routes/acknowledge.js";
 import { registerAlertRoutes } from "./routes/register.js";
@@ -100,9 +100,10 @@ export function createAlerts(
     try {
       const now = new Date();
       if (
-        !(await alertWorkWaiting(db)) &&
-        !(await escalationWaiting(db, now, minuteMs)) &&
-        !(mute && (await afterMaintenanceWaiting(db)))
+        !(await alertWorkWaiting(db, now, [
+          escalationDue(now, minuteMs),
+          ...(mute ? [afterMaintenanceDue] : []),
+        ]))
       )
         return;
       // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
