@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import type { Logger } from "pino";
@@ -161,6 +161,8 @@ export async function openPglite(
     else process.emitWarning(message);
     dump = undefined;
   }
+  // Loaded here, not with this module: a controller on PostgreSQL never needs PGlite's 80 ms of loading.
+  const { PGlite } = await import("@electric-sql/pglite");
   if (dump) {
     try {
       const loaded = new PGlite({ dataDir: location, loadDataDir: dump });

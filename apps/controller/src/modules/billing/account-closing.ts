@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Database } from "../../db/schema.js";
 import * as repo from "./repo.js";
-import { stripeFailure } from "./stripe.js";
+import { stripeFailure, stripeMissing } from "./stripe.js";
 
 /**
  * Ends the account's live subscriptions at the payment provider at once (not at the period's end), before
@@ -23,7 +23,7 @@ export async function endSubscriptionsNow(
     try {
       await stripe.subscriptions.cancel(s.id);
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "resource_missing") continue;
+      if (stripeMissing(err)) continue;
       deps.log.error(
         { err, user_id: userId },
         "stripe: could not cancel a subscription of a deleted account",

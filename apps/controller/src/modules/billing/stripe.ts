@@ -1,7 +1,24 @@
-import Stripe from "stripe";
+import { createRequire } from "node:module";
+import type Stripe from "stripe";
 import type { Config, MeteredFamily } from "../../config.js";
 import { ApiError } from "../../http/errors.js";
 import type { PaidPlan } from "./plan-state.js";
+
+/**
+ * The Stripe SDK, loaded on first use: only a controller with STRIPE_SECRET_KEY uses it, and loading its
+ * CommonJS files costs about 0.28 s of CPU, which every other start (embedded, tests, agents' operators)
+ * would pay for nothing.
+ */
+let sdk: typeof Stripe | undefined;
+export function stripeSdk(): typeof Stripe {
+  sdk ??= createRequire(import.meta.url)("stripe") as typeof Stripe;
+  return sdk;
+}
+
+/** Stripe answered that the object is not there (a subscription it no longer knows). */
+export function stripeMissing(err: unknown): boolean {
+  return err instanceof stripeSdk().errors.StripeInvalidRequestError && err.code === "resource_missing";
+}
 
 /** What billing needs from the configuration, once checked; `missing` names what is not set. */
 export interface BillingSettings {
@@ -36,7 +53,8 @@ export function billingSettings(config: Config): BillingSettings {
   let stripe: Stripe | undefined;
   if (config.STRIPE_SECRET_KEY) {
     const base = new URL(config.STRIPE_API_BASE);
-    stripe = new Stripe(config.STRIPE_SECRET_KEY, {
+    const StripeSdk = stripeSdk();
+    stripe = new StripeSdk(config.STRIPE_SECRET_KEY, {
       host: base.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: base.port || (base.protocol === "http:" ? 80 : 443),
       protocol: base.protocol === "http:" ? "http" : "https",
@@ -76,10 +94,11 @@ export function notConfigured(missing: string[]): ApiError {
  * caller's own mistakes never reach Stripe, so none of this is a 4xx.
  */
 export function stripeFailure(err: unknown): ApiError {
-  if (err instanceof Stripe.errors.StripeConnectionError) {
+  const { errors } = stripeSdk();
+  if (err instanceof errors.StripeConnectionError) {
     return new ApiError("upstream_timeout", "the payment provider did not answer; try again in a minute");
   }
-  if (err instanceof Stripe.errors.StripeError) {
+  if (err instanceof errors.StripeError) {
     return new ApiError(
       "upstream_error",
       `the payment provider refused the request (${err.type}${err.code ? `: ${err.code}` : ""})`,

@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Database } from "../../db/schema.js";
 import type { PlanName } from "../../lib/plans.js";
 import { type PaidPlan, planFromSubscriptions, planOfPrices } from "./plan-state.js";
 import * as repo from "./repo.js";
-import { stripeFailure } from "./stripe.js";
+import { stripeFailure, stripeMissing } from "./stripe.js";
 
 /** What billing asks of accounts: the plan on record, and setting it (every controller's limits follow). */
 export interface PlanHolder {
@@ -62,11 +62,7 @@ export function createSync(deps: SyncDeps) {
     try {
       sub = await stripe.subscriptions.retrieve(id);
     } catch (err) {
-      if (
-        fallback &&
-        err instanceof Stripe.errors.StripeInvalidRequestError &&
-        err.code === "resource_missing"
-      ) {
+      if (fallback && stripeMissing(err)) {
         sub = fallback;
       } else {
         throw stripeFailure(err);
