@@ -26,8 +26,6 @@ import { createMonitorStatusReader, type MonitorStatusReader } from "./status-re
 import { RunWriter } from "./writer.js";
 
 export type { MaintenanceService } from "./maintenance-service.js";
-/** The roll-up job's advisory lock: whoever holds it in a transaction keeps the job from moving roll-ups. */
-export { ROLLUP_LOCK_KEY } from "./rollups.js";
 export type { SchedulerStats } from "./scheduler.js";
 export { idParam as monitorIdParam, listQueryA, listQueryB } from "./schemas.js";
 export type { MonitorCrudService } from "./service.js";

@@ -1,9 +1,7 @@
-import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { newUser } from "../../testing/accounts.js";
 import { dbKinds, forms } from "../../testing/test-app.js";
 import { useTestDb } from "../../testing/use-test-db.js";
-import { ROLLUP_LOCK_KEY } from "../monitors/index.js";
 import { createPage, monitorOf, uniqueSlug, xmlProblem } from "./testing/status-api.js";
 
 const DAY_MS = 86_400_000;
@@ -133,36 +131,33 @@ describe.each(dbKinds)("public status pages on %s", (kind) => {
       const now = Date.now();
       const today = Math.floor(now / DAY_MS) * DAY_MS;
       const hour = Math.floor(now / 3_600_000) * 3_600_000;
-      // The roll-up job's progress rows (monitor_seq 0) say where each period's roll-ups end. A job of this
-      // or an earlier test's application may have moved them already: replace them under the job's lock.
-      await k.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${sql.lit(ROLLUP_LOCK_KEY)})`.execute(trx);
-        await trx.deleteFrom("monitor_rollups").where("monitor_seq", "=", 0).execute();
-        await trx
-          .insertInto("monitor_rollups")
-          .values(
-            [
-              {
-                monitor_seq: mon.seq,
-                period: "day" as const,
-                bucket: new Date(today - 10 * DAY_MS),
-                runs: 100,
-                failures: 50,
-              },
-              // Yesterday is not rolled into a day yet: its hours count.
-              {
-                monitor_seq: mon.seq,
-                period: "hour" as const,
-                bucket: new Date(today - DAY_MS + 3_600_000),
-                runs: 10,
-                failures: 0,
-              },
-              { monitor_seq: 0, period: "day" as const, bucket: new Date(today - DAY_MS) },
-              { monitor_seq: 0, period: "hour" as const, bucket: new Date(hour) },
-            ].map((r) => ({ runs: 0, failures: 0, ...r })),
-          )
-          .execute();
-      });
+      // The roll-up job's progress rows (monitor_seq 0) say where each period's roll-ups end; this test's
+      // run in the other form left them at its own hour: replace them, not add to them (no job runs here).
+      await k.deleteFrom("monitor_rollups").where("monitor_seq", "=", 0).execute();
+      await k
+        .insertInto("monitor_rollups")
+        .values(
+          [
+            {
+              monitor_seq: mon.seq,
+              period: "day" as const,
+              bucket: new Date(today - 10 * DAY_MS),
+              runs: 100,
+              failures: 50,
+            },
+            // Yesterday is not rolled into a day yet: its hours count.
+            {
+              monitor_seq: mon.seq,
+              period: "hour" as const,
+              bucket: new Date(today - DAY_MS + 3_600_000),
+              runs: 10,
+              failures: 0,
+            },
+            { monitor_seq: 0, period: "day" as const, bucket: new Date(today - DAY_MS) },
+            { monitor_seq: 0, period: "hour" as const, bucket: new Date(hour) },
+          ].map((r) => ({ runs: 0, failures: 0, ...r })),
+        )
+        .execute();
       await k
         .insertInto("monitor_runs")
         .values([
