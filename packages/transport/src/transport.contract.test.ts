@@ -169,14 +169,21 @@ describe.each(Object.keys(implementations))("transport contract: %s", (name) => 
 
   it("stopping a served node finishes its in-flight job before returning", async () => {
     let finished = false;
+    let started!: () => void;
+    const inFlight = new Promise<void>((r) => {
+      started = r;
+    });
     const stop = pair.agent.serveJobs("draining", async () => {
+      started();
       await new Promise((r) => setTimeout(r, 200));
       finished = true;
       return "done";
     });
     await pair.agent.flush();
-    const reply = pair.controller.request("draining", {}, 2000);
-    await new Promise((r) => setTimeout(r, 50));
+    const reply = pair.controller.request("draining", {}, 10_000);
+    // Stopped once the job is running (a fixed 50 ms was too short on a loaded machine: the job had not
+    // arrived, so nothing was in flight when the node stopped).
+    await inFlight;
     await stop();
     expect(finished).toBe(true);
     expect(await reply).toBe("done");
