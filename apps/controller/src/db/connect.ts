@@ -9,7 +9,7 @@ import { holdPrivateUmask, makePrivateDir, stripGroupOther } from "../lib/data-d
 import { AvailabilityGate, guardedDialect } from "./availability.js";
 import { type Listen, pgliteListen, postgresListen } from "./listen.js";
 import { inlineMigrations } from "./migrations/index.js";
-import { isWholeTar, readPgliteTemplate } from "./pglite-template.js";
+import { extractDataDir, isWholeTar, readPgliteTemplate } from "./pglite-template.js";
 import { InFlight, postgresDialect } from "./postgres-dialect.js";
 import type { Database } from "./schema.js";
 
@@ -143,6 +143,15 @@ export function pgliteDb(client: PgliteClient, onClose?: () => void | Promise<vo
 }
 
 /**
+ * PGlite's buffer cache (PostgreSQL's `shared_buffers`; 128 MB in the configuration its initdb writes).
+ * PGlite sets up the whole cache in its WASM memory at every start: 128 MB took 1.4–1.5 s of CPU to open a
+ * database and 290 MB of memory, 32 MB 1.2 s and 200 MB (docs/benchmarks.md, twenty-first session). An
+ * embedded data directory is read through the file system, so the operating system's cache holds what
+ * does not fit; a deployment whose data outgrows this runs on PostgreSQL (`DATABASE_URL`).
+ */
+export const PGLITE_SHARED_BUFFERS = "32MB";
+
+/**
  * PGlite on `location`; a new one (`dump` given) loaded from the dump instead of made by initdb. A dump that
  * does not load (a damaged cache file) is logged and left aside: the directory, new and ours, is emptied
  * and the database made from scratch, as without a template.
@@ -163,9 +172,15 @@ export async function openPglite(
   }
   // Loaded here, not with this module: a controller on PostgreSQL never needs PGlite's 80 ms of loading.
   const { PGlite } = await import("@electric-sql/pglite");
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
   if (dump) {
     try {
-      const loaded = new PGlite({ dataDir: location, loadDataDir: dump });
+      // A data directory on disk: the dump written by Node's file calls, then opened as an existing one.
+      if (!location.startsWith("memory://"))
+        extractDataDir(new Uint8Array(await dump.arrayBuffer()), location);
+      const loaded = location.startsWith("memory://")
+        ? new PGlite({ dataDir: location, loadDataDir: dump, startParams })
+        : new PGlite({ dataDir: location, startParams });
       await loaded.waitReady;
       return loaded;
     } catch (err) {
@@ -175,7 +190,7 @@ export async function openPglite(
       if (!location.startsWith("memory://")) emptyDir(resolve(location));
     }
   }
-  const pglite = new PGlite(location);
+  const pglite = new PGlite({ dataDir: location, startParams });
   await pglite.waitReady;
   return pglite;
 }
@@ -227,13 +242,35 @@ function makeDb(
   };
 }
 
-/** Runs every pending migration. Safe when several controllers start at once (advisory lock). */
+/**
+ * Runs every pending migration. Safe when several controllers start at once (advisory lock). A database
+ * that already has every migration is told by two short reads (the migrations table's presence, its names)
+ * without the migrator's table checks and lock: on a new PGlite session those took about 0.3 s of a start.
+ */
 export async function migrate(db: Db): Promise<string[]> {
+  if (await allApplied(db)) {
+    db.migrated = true;
+    return [];
+  }
   const migrator = new Migrator({ db: db.kysely, provider: inlineMigrations });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   db.migrated = true;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * Whether the migrations table lists exactly the migrations this build has (false when there is no table;
+ * a database with a migration this build does not know goes through the migrator, which refuses it).
+ */
+async function allApplied(db: Db): Promise<boolean> {
+  const table = await sql<{ present: boolean }>`
+    select to_regclass('kysely_migration') is not null as present`.execute(db.kysely);
+  if (!table.rows[0]?.present) return false;
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
+  const applied = new Set(rows.map((r) => r.name));
+  const known = Object.keys(await inlineMigrations.getMigrations());
+  return applied.size === known.length && known.every((name) => applied.has(name));
 }
 
 /**

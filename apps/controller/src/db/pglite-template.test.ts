@@ -1,12 +1,18 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { connectDb, migrate } from "./connect.js";
+import { connectDb, migrate, PGLITE_SHARED_BUFFERS } from "./connect.js";
 import { inlineMigrations } from "./migrations/index.js";
-import { isWholeTar, makePgliteTemplate, pgliteTemplateFile, readPgliteTemplate } from "./pglite-template.js";
+import {
+  extractDataDir,
+  isWholeTar,
+  makePgliteTemplate,
+  pgliteTemplateFile,
+  readPgliteTemplate,
+} from "./pglite-template.js";
 
 const root = mkdtempSync(join(tmpdir(), "vantage-template-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,6 +29,31 @@ function notPrivate(dir: string): string[] {
     }
   };
   walk(dir);
+  return out;
+}
+
+/** A ustar archive of `members` (a file when `data` is given, else a directory), as `tar` writes one. */
+function tarOf(members: { name: string; data?: string }[]): Uint8Array {
+  const blocks: Uint8Array[] = [];
+  for (const m of members) {
+    const data = new TextEncoder().encode(m.data ?? "");
+    const header = new Uint8Array(512);
+    const put = (at: number, text: string) => header.set(new TextEncoder().encode(text), at);
+    put(0, m.name);
+    put(100, m.data === undefined ? "0000755\0" : "0000644\0");
+    put(124, `${data.length.toString(8).padStart(11, "0")}\0`);
+    header[156] = (m.data === undefined ? "5" : "0").charCodeAt(0);
+    put(257, "ustar\0");
+    put(263, "00");
+    blocks.push(header, data, new Uint8Array((512 - (data.length % 512)) % 512));
+  }
+  blocks.push(new Uint8Array(1024));
+  const out = new Uint8Array(blocks.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of blocks) {
+    out.set(b, at);
+    at += b.length;
+  }
   return out;
 }
 
@@ -52,6 +83,9 @@ describe("the migrated template of new embedded databases", () => {
     );
     const all = Object.keys(await inlineMigrations.getMigrations()).sort();
     expect(names.rows.map((r) => r.name)).toEqual(all);
+    // Opened with the smaller buffer cache, not the 128 MB its configuration file names.
+    const buffers = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db.kysely);
+    expect(buffers.rows[0]?.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
     await db.close();
     expect(notPrivate(dataDir)).toEqual([]);
   });
@@ -75,6 +109,19 @@ describe("the migrated template of new embedded databases", () => {
     expect(isWholeTar(whole.subarray(0, 512))).toBe(false);
     expect(isWholeTar(new Uint8Array(1024))).toBe(false);
     expect(isWholeTar(new TextEncoder().encode("not a tar".repeat(200)))).toBe(false);
+  });
+
+  it("is written out as private files and directories, and no member outside the directory", () => {
+    const dir = join(root, "extracted", "pgdata");
+    extractDataDir(tarOf([{ name: "/base" }, { name: "/base/1/PG_VERSION", data: "17\n" }]), dir);
+    expect(readFileSync(join(dir, "base/1/PG_VERSION"), "utf8")).toBe("17\n");
+    expect(notPrivate(join(root, "extracted"))).toEqual([]);
+    const escaping = join(root, "escaping", "pgdata");
+    expect(() =>
+      extractDataDir(tarOf([{ name: "base" }, { name: "../../outside", data: "x" }]), escaping),
+    ).toThrow("outside the data directory");
+    expect(existsSync(join(root, "outside"))).toBe(false);
+    expect(() => extractDataDir(new Uint8Array(1024), escaping)).toThrow("not a whole tar archive");
   });
 
   it("a damaged template is logged and the database made from scratch, still private", async () => {

@@ -250,13 +250,10 @@ export function nearlyExhaustFds(pid: number, spare: number): { pid: number; ope
 
 /** A migrated PGlite data directory for `startBuiltController` to copy (made from the tests' dump). */
 export async function migratedDataDir(dir: string): Promise<string> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const { extractDataDir } = await import("../db/pglite-template.js");
   const { migratedPgliteDump } = await import("./pglite-template.js");
   const dataDir = join(dir, "template-data");
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const pglite = new PGlite({ dataDir: join(dataDir, "pgdata"), loadDataDir: await migratedPgliteDump() });
-  await pglite.waitReady;
-  await pglite.close();
-  execFileSync("chmod", ["-R", "go-rwx", dataDir]);
+  extractDataDir(new Uint8Array(await (await migratedPgliteDump()).arrayBuffer()), join(dataDir, "pgdata"));
   return dataDir;
 }
