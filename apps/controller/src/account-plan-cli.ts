@@ -24,7 +24,11 @@ if (!(planNames as readonly string[]).includes(plan)) {
 }
 try {
   const config = loadConfig();
-  const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
+  const db = await connectDb({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.VANTAGE_DATA_DIR,
+    pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
+  });
   try {
     const row = await db.kysely.transaction().execute(async (tx) => {
       const { rows } = await sql<{ id: string; email: string; before: string }>`

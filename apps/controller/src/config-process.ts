@@ -80,6 +80,8 @@ export const database = {
   VANTAGE_DATA_DIR: z.string().min(1).default("./.vantage"),
   VANTAGE_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   VANTAGE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
+  /** The embedded database's buffer cache in MB (PGLITE_CACHE_MB_DEFAULT; db/connect.ts). */
+  VANTAGE_PGLITE_CACHE_MB: z.coerce.number().int().min(16).max(4096).default(32),
 };
 
 /** The transport to the agents: NATS, or the in-process one with a local agent. */

@@ -15,6 +15,7 @@ describe("configuration", () => {
     expect(c.VANTAGE_API_FORM).toBe("b");
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.VANTAGE_DATA_DIR).toBe("./.vantage");
+    expect(c.VANTAGE_PGLITE_CACHE_MB).toBe(32);
     expect(c.VANTAGE_ROLES).toEqual(["api", "scheduler", "notifier", "presence"]);
     expect(c.VANTAGE_ALLOW_PRIVATE_TARGETS).toBe(false);
   });
@@ -29,6 +30,8 @@ describe("configuration", () => {
     ["DATABASE_URL", "mysql://x"],
     ["VANTAGE_ROLES", "api,cooking"],
     ["VANTAGE_ALLOW_PRIVATE_TARGETS", "maybe"],
+    ["VANTAGE_PGLITE_CACHE_MB", "8"],
+    ["VANTAGE_PGLITE_CACHE_MB", "lots"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid configuration: ${name}=`));

@@ -168,6 +168,7 @@ export async function startRuntime(
       log,
       connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
+      pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
       onAvailabilityChange: (up, err) => {
         if (up) log.info("database answers again");
         else

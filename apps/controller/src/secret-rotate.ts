@@ -61,7 +61,11 @@ export async function secretsRotate(args: readonly string[], opts: RotateOptions
       out("no sealed columns yet: nothing to re-seal");
       return 0;
     }
-    const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
+    const db = await connectDb({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.VANTAGE_DATA_DIR,
+      pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
+    });
     let results: ResealCounts[];
     try {
       // The tables may not exist yet (a database no controller has started on): as the controller does.

@@ -56,6 +56,8 @@ export interface DbOptions {
    * migrated template the build made (db/pglite-template.ts) when there is one.
    */
   pgliteDump?: Blob;
+  /** PGlite: its buffer cache in MB (`VANTAGE_PGLITE_CACHE_MB`; PGLITE_CACHE_MB_DEFAULT unless given). */
+  pgliteCacheMb?: number | undefined;
   /** PGlite: told when the data directory was readable by others and has been made private. */
   log?: Pick<Logger, "warn">;
 }
@@ -117,6 +119,7 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
     location,
     fresh ? (opts.pgliteDump ?? readPgliteTemplate()) : undefined,
     opts.log,
+    opts.pgliteCacheMb,
   );
   // Where the umask cannot be set (a worker thread), the files PGlite made are made private by hand.
   const pgdata = location;
@@ -143,13 +146,13 @@ export function pgliteDb(client: PgliteClient, onClose?: () => void | Promise<vo
 }
 
 /**
- * PGlite's buffer cache (PostgreSQL's `shared_buffers`; 128 MB in the configuration its initdb writes).
- * PGlite sets up the whole cache in its WASM memory at every start: 128 MB took 1.4–1.5 s of CPU to open a
- * database and 290 MB of memory, 32 MB 1.2 s and 200 MB (docs/benchmarks.md, twenty-first session). An
- * embedded data directory is read through the file system, so the operating system's cache holds what
- * does not fit; a deployment whose data outgrows this runs on PostgreSQL (`DATABASE_URL`).
+ * PGlite's buffer cache in MB (PostgreSQL's `shared_buffers`; 128 MB in the configuration its initdb writes)
+ * unless `VANTAGE_PGLITE_CACHE_MB` says otherwise. PGlite sets up the whole cache in its WASM memory at every
+ * start: 128 MB took 1.4–1.5 s of CPU to open a database and 290 MB of memory, 32 MB 1.2 s and 200 MB. What
+ * it does not hold is read through the file system (the OS's page cache): the same speed while the data
+ * read again and again fits, 2.8× slower index reads of a 100 MB working set (docs/operations.md).
  */
-export const PGLITE_SHARED_BUFFERS = "32MB";
+export const PGLITE_CACHE_MB_DEFAULT = 32;
 
 /**
  * PGlite on `location`; a new one (`dump` given) loaded from the dump instead of made by initdb. A dump that
@@ -160,6 +163,7 @@ export async function openPglite(
   location: string,
   dump: Blob | undefined,
   log: DbOptions["log"],
+  cacheMb: number = PGLITE_CACHE_MB_DEFAULT,
 ): Promise<PGlite> {
   // PGlite reads a tar it cannot parse as gzip, and that read's error escapes as an unhandled rejection:
   // an incomplete archive never reaches it.
@@ -172,7 +176,7 @@ export async function openPglite(
   }
   // Loaded here, not with this module: a controller on PostgreSQL never needs PGlite's 80 ms of loading.
   const { PGlite } = await import("@electric-sql/pglite");
-  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${cacheMb}MB`];
   if (dump) {
     try {
       // A data directory on disk: the dump written by Node's file calls, then opened as an existing one.

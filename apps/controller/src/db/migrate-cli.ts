@@ -6,7 +6,11 @@ import { connectDb, migrate } from "./connect.js";
 try {
   const config = loadConfig();
   const log = createLogger(config.VANTAGE_LOG_LEVEL, "vantage-migrate");
-  const db = await connectDb({ databaseUrl: config.DATABASE_URL, dataDir: config.VANTAGE_DATA_DIR });
+  const db = await connectDb({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.VANTAGE_DATA_DIR,
+    pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
+  });
   const applied = await migrate(db);
   log.info(
     { database: db.kind, applied },

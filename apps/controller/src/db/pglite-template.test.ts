@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { connectDb, migrate, PGLITE_SHARED_BUFFERS } from "./connect.js";
+import { connectDb, migrate, PGLITE_CACHE_MB_DEFAULT } from "./connect.js";
 import { inlineMigrations } from "./migrations/index.js";
 import {
   extractDataDir,
@@ -85,9 +85,14 @@ describe("the migrated template of new embedded databases", () => {
     expect(names.rows.map((r) => r.name)).toEqual(all);
     // Opened with the smaller buffer cache, not the 128 MB its configuration file names.
     const buffers = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db.kysely);
-    expect(buffers.rows[0]?.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
+    expect(buffers.rows[0]?.shared_buffers).toBe(`${PGLITE_CACHE_MB_DEFAULT}MB`);
     await db.close();
     expect(notPrivate(dataDir)).toEqual([]);
+    // VANTAGE_PGLITE_CACHE_MB: the same directory opened again with a cache of the operator's size.
+    const larger = await connectDb({ dataDir, pgliteCacheMb: 48 });
+    const again = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(larger.kysely);
+    expect(again.rows[0]?.shared_buffers).toBe("48MB");
+    await larger.close();
   });
 
   it("an existing data directory is opened as it is, not replaced by the template", async () => {
