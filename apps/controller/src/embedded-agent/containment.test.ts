@@ -6,11 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { processAlive } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
-import { type Runtime, startRuntime } from "../runtime.js";
-import { lendPgliteDb } from "../testing/pglite-pool.js";
-import { planLimitsEnv } from "../testing/plan-limits.js";
+import type { Runtime } from "../runtime.js";
+import { startEmbeddedTestRuntime } from "../testing/embedded-runtime.js";
 import { until } from "../testing/until.js";
 
 /**
@@ -40,20 +37,7 @@ describe("embedded agent containment", () => {
       new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r)),
     ]);
     tcpPort = (tcp.address() as AddressInfo).port;
-    const config = loadConfig({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      VANTAGE_DATA_DIR: dir,
-      VANTAGE_LOG_LEVEL: "silent",
-      VANTAGE_ACCESS_LOG: "false",
-      VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-      VANTAGE_SCHEDULER_TICK_MS: "100",
-      VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
-    });
-    rt = await startRuntime(config, createLogger("silent"), {
-      db: (await lendPgliteDb()).db,
-      embeddedProbeModule: crashingProbe,
-    });
+    rt = await startEmbeddedTestRuntime(dir, {}, { embeddedProbeModule: crashingProbe });
     const reg = await rt.app.request("/v1/auth/register", {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -4,12 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config.js";
-import { createLogger } from "../../logger.js";
-import { type Runtime, startRuntime } from "../../runtime.js";
+import type { Runtime } from "../../runtime.js";
+import { startEmbeddedTestRuntime } from "../../testing/embedded-runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
-import { lendPgliteDb } from "../../testing/pglite-pool.js";
-import { planLimitsEnv } from "../../testing/plan-limits.js";
 import { until } from "../../testing/until.js";
 
 interface Received {
@@ -57,22 +54,10 @@ describe("escalation and maintenance from a monitor to webhooks (embedded mode)"
     });
     await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
     base = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
-    runtime = await startRuntime(
-      loadConfig({
-        PORT: "0",
-        HOST: "127.0.0.1",
-        VANTAGE_DATA_DIR: dir,
-        VANTAGE_LOG_LEVEL: "silent",
-        VANTAGE_ACCESS_LOG: "false",
-        VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-        VANTAGE_SCHEDULER_TICK_MS: "100",
-        VANTAGE_ALERTS_POLL_MS: "100",
-        VANTAGE_ALERTS_ESCALATION_MINUTE_MS: "200",
-        VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
-      }),
-      createLogger("silent"),
-      { db: (await lendPgliteDb()).db },
-    );
+    runtime = await startEmbeddedTestRuntime(dir, {
+      VANTAGE_ALERTS_POLL_MS: "100",
+      VANTAGE_ALERTS_ESCALATION_MINUTE_MS: "200",
+    });
     await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {
       method: "POST",

@@ -3,12 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config.js";
-import { createLogger } from "../../logger.js";
-import { type Runtime, startRuntime } from "../../runtime.js";
+import type { Runtime } from "../../runtime.js";
+import { startEmbeddedTestRuntime } from "../../testing/embedded-runtime.js";
 import { loopbackSite } from "../../testing/loopback-site.js";
-import { lendPgliteDb } from "../../testing/pglite-pool.js";
-import { planLimitsEnv } from "../../testing/plan-limits.js";
 import { until } from "../../testing/until.js";
 
 /**
@@ -24,17 +21,7 @@ describe("monitors in embedded mode (PGlite, in-process agent)", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "vantage-embedded-monitors-"));
-    const config = loadConfig({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      VANTAGE_DATA_DIR: dir,
-      VANTAGE_LOG_LEVEL: "silent",
-      VANTAGE_ACCESS_LOG: "false",
-      VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
-      VANTAGE_SCHEDULER_TICK_MS: "100",
-      VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { min_monitor_interval_s: 1 } }),
-    });
-    runtime = await startRuntime(config, createLogger("silent"), { db: (await lendPgliteDb()).db });
+    runtime = await startEmbeddedTestRuntime(dir);
     await site.start();
     const reg = await runtime.app.request("/v1/auth/register", {
       method: "POST",
