@@ -126,7 +126,10 @@ describe.each(["a", "b"] as const)("recent probes on the probe page, Form %s", (
     // A row's link opens its task's page.
     await shared.getByRole("link").click();
     await page.waitForURL(`${d.url}/#/tasks/${refused}`);
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toContain(refused);
+    // The hash changes before the task's page is drawn: the probe page's heading may still be up.
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 10_000, interval: 50 })
+      .toContain(refused);
     await page.locator('li[data-node="local"]').getByText("connection refused").waitFor();
     // "Probe … again" opens the probe form with the task's type and target filled in.
     const target = all[1]!.target;
