@@ -15,7 +15,7 @@ export class DatabaseUnavailableError extends Error {
 
 /**
  * The database is away or refusing connections, as opposed to a bug: no connection (postgres.js
- * `CONNECTION_*`/`CONNECT_TIMEOUT`, a socket error), PostgreSQL's connection-exception (08), resource (53)
+ * `CONNECTION_*`/`CONNECT_TIMEOUT`, a socket error: EPIPE when a write meets a server already gone), PostgreSQL's connection-exception (08), resource (53)
  * and operator-intervention (57P: 57P01 shutting down, 57P03 starting up) classes, a closed PGlite, or the
  * gate's own refusal.
  */
@@ -24,7 +24,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === "string") {
     if (/^(08|53|57P)/.test(code)) return true;
     if (
-      /^(CONNECTION_|CONNECT_TIMEOUT$|ECONNREFUSED$|ECONNRESET$|ETIMEDOUT$|EHOSTUNREACH$|DB_UNAVAILABLE$)/.test(
+      /^(CONNECTION_|CONNECT_TIMEOUT$|ECONNREFUSED$|ECONNRESET$|EPIPE$|ETIMEDOUT$|EHOSTUNREACH$|DB_UNAVAILABLE$)/.test(
         code,
       )
     )
