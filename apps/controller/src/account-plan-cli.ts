@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { ConfigError, loadConfig } from "./config.js";
-import { connectDb } from "./db/connect.js";
+import { configuredDb, connectDb } from "./db/connect.js";
 import { planNames } from "./lib/plans.js";
 import { announceAccountChange } from "./modules/accounts/index.js";
 
@@ -24,11 +24,7 @@ if (!(planNames as readonly string[]).includes(plan)) {
 }
 try {
   const config = loadConfig();
-  const db = await connectDb({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.VANTAGE_DATA_DIR,
-    pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
-  });
+  const db = await connectDb(configuredDb(config));
   try {
     const row = await db.kysely.transaction().execute(async (tx) => {
       const { rows } = await sql<{ id: string; email: string; before: string }>`

@@ -15,7 +15,7 @@ import { type App, createApp } from "./app.js";
 import { type Config, ConfigError } from "./config.js";
 import type { Role } from "./config-process.js";
 import { maskUrlCredentials } from "./config-values.js";
-import { connectDb, type Db, migrate } from "./db/connect.js";
+import { configuredDb, connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
 import type { Module, Worker } from "./deps.js";
 import { type EmbeddedAgent, startEmbeddedAgent } from "./embedded-agent/supervisor.js";
@@ -163,12 +163,10 @@ export async function startRuntime(
   const db =
     opts.db ??
     (await connectDb({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.VANTAGE_DATA_DIR,
+      ...configuredDb(config),
       log,
       connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
-      pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
       onAvailabilityChange: (up, err) => {
         if (up) log.info("database answers again");
         else

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ConfigError, loadConfig } from "./config.js";
-import { connectDb, migrate } from "./db/connect.js";
+import { configuredDb, connectDb, migrate } from "./db/connect.js";
 import { type ResealCounts, resealColumns, type SealedColumn, sealedColumns } from "./lib/sealed-columns.js";
 import { createSecretBox } from "./lib/secret-box.js";
 import { resolveSecretKey } from "./lib/secret-key.js";
@@ -61,11 +61,7 @@ export async function secretsRotate(args: readonly string[], opts: RotateOptions
       out("no sealed columns yet: nothing to re-seal");
       return 0;
     }
-    const db = await connectDb({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.VANTAGE_DATA_DIR,
-      pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
-    });
+    const db = await connectDb(configuredDb(config));
     let results: ResealCounts[];
     try {
       // The tables may not exist yet (a database no controller has started on): as the controller does.

@@ -133,6 +133,23 @@ export async function connectDb(opts: DbOptions): Promise<Db> {
   });
 }
 
+/**
+ * The database a configuration names, as `connectDb` takes it: PostgreSQL, or PGlite in the data directory
+ * with the configured cache. One mapping for the runtime and every command-line tool, so a setting added
+ * here reaches them all.
+ */
+export function configuredDb(config: {
+  DATABASE_URL?: string | undefined;
+  VANTAGE_DATA_DIR: string;
+  VANTAGE_PGLITE_CACHE_MB: number;
+}): Pick<DbOptions, "databaseUrl" | "dataDir" | "pgliteCacheMb"> {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.VANTAGE_DATA_DIR,
+    pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
+  };
+}
+
 /** What a `Db` over PGlite uses of it: its queries, LISTEN, and `close` (which `Db.close` calls). */
 export type PgliteClient = Pick<PGlite, "query" | "listen" | "close">;
 

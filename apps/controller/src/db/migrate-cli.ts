@@ -1,16 +1,12 @@
 import { ConfigError, loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
-import { connectDb, migrate } from "./connect.js";
+import { configuredDb, connectDb, migrate } from "./connect.js";
 
 /** `pnpm migrate`: runs pending migrations against the configured database and exits. */
 try {
   const config = loadConfig();
   const log = createLogger(config.VANTAGE_LOG_LEVEL, "vantage-migrate");
-  const db = await connectDb({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.VANTAGE_DATA_DIR,
-    pgliteCacheMb: config.VANTAGE_PGLITE_CACHE_MB,
-  });
+  const db = await connectDb(configuredDb(config));
   const applied = await migrate(db);
   log.info(
     { database: db.kind, applied },
