@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { type Behaviour, doneReply, serveNode, settle } from "../../testing/agents.js";
 import { makeTestApp, type TestApp } from "../../testing/test-app.js";
@@ -54,6 +55,48 @@ describe("results answered while PostgreSQL is away", () => {
     expect(task.results).toHaveLength(3);
     await t.drain();
     await t.presence.stop();
+  });
+
+  it("form A: a result the database refuses, then its failed status refused as during an outage: the task ends failed, not running", async () => {
+    // Real PostgreSQL errors from triggers: the results' insert fails with an error that is not an outage
+    // (P0001), and the task's move to `failed` twice with 57P03 (the server starting up) before it lands.
+    const { kysely } = pg.db;
+    await sql`create sequence test_status_refusals`.execute(kysely);
+    await sql`create function test_refuse_result() returns trigger language plpgsql as $$
+      begin raise exception 'refused by the test' using errcode = 'P0001'; end $$`.execute(kysely);
+    await sql`create function test_refuse_failed() returns trigger language plpgsql as $$
+      begin
+        if new.status = 'failed' and nextval('test_status_refusals') <= 2 then
+          raise exception 'the database system is starting up' using errcode = '57P03';
+        end if;
+        return new;
+      end $$`.execute(kysely);
+    await sql`create trigger test_refuse_result before insert on probe_results
+      for each row execute function test_refuse_result()`.execute(kysely);
+    await sql`create trigger test_refuse_failed before update on probe_tasks
+      for each row execute function test_refuse_failed()`.execute(kysely);
+    try {
+      const t = await appWithNodes("a", async (job) => doneReply(job, 3));
+      const created = await t.call("POST", "/v1/probe/tcp", {
+        body: { target: "example.com:443", node_ids: ["o1", "o2", "o3"] },
+      });
+      expect(created.status).toBe(202);
+      const id = created.body.data.task_id as string;
+      const task = await pollDone(t, id);
+      expect(task.status).toBe("failed");
+      // Both refusals were met, and the third attempt stored it.
+      const { rows } = await sql<{ n: string }>`select last_value as n from test_status_refusals`.execute(
+        kysely,
+      );
+      expect(Number(rows[0]!.n)).toBe(3);
+      await t.drain();
+      await t.presence.stop();
+    } finally {
+      await sql`drop trigger test_refuse_result on probe_results`.execute(kysely);
+      await sql`drop trigger test_refuse_failed on probe_tasks`.execute(kysely);
+      await sql`drop function test_refuse_result(); drop function test_refuse_failed()`.execute(kysely);
+      await sql`drop sequence test_status_refusals`.execute(kysely);
+    }
   });
 
   it("form B: probes answered during the outage are stored once it is back, each exactly once", async () => {

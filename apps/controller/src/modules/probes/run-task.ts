@@ -276,7 +276,17 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
     } catch (err) {
       deps.log.error({ err, task_id: task.id }, "probe task failed to complete");
       const at = new Date();
-      const moved = await setTaskStatus(deps.db, task.id, "failed", at).catch(() => false);
+      let moved = false;
+      // Retried while the database is away, as every write above: tried once, a task whose write failed
+      // during an outage stayed `running` until the sweep ended it (ABANDONED_AFTER_MS).
+      await write("probe task status", async () => {
+        moved = await setTaskStatus(deps.db, task.id, "failed", at);
+      }).catch((e: unknown) =>
+        deps.log.error(
+          { err: e, task_id: task.id },
+          "probe task: its failed status not stored; the sweep ends it",
+        ),
+      );
       await finish("failed", arrived, at, moved);
     }
   });
