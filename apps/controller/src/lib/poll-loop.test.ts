@@ -87,4 +87,44 @@ describe("startPollLoop", () => {
     expect(rounds).toBeGreaterThanOrEqual(2);
     expect(asked).toBeGreaterThanOrEqual(rounds);
   });
+
+  it("wake() runs a round at once while pausing, and once more after a round in progress, never two at a time", async () => {
+    let rounds = 0;
+    let inRound = 0;
+    let most = 0;
+    let release: (() => void) | undefined;
+    const loop = startPollLoop({
+      everyMs: 60_000,
+      immediate: false,
+      onError: () => {},
+      async round() {
+        rounds++;
+        inRound++;
+        most = Math.max(most, inRound);
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        inRound--;
+      },
+    });
+    expect(rounds).toBe(0);
+    loop.wake();
+    expect(rounds).toBe(1);
+    // Three wakes during the round make one more round, right after it, not three and not beside it.
+    loop.wake();
+    loop.wake();
+    loop.wake();
+    expect(rounds).toBe(1);
+    release?.();
+    await sleep(10);
+    expect(rounds).toBe(2);
+    release?.();
+    await sleep(30);
+    expect(rounds).toBe(2);
+    expect(most).toBe(1);
+    await loop.stop();
+    loop.wake();
+    await sleep(10);
+    expect(rounds).toBe(2);
+  });
 });

@@ -8,6 +8,11 @@
 export interface PollLoop {
   /** No round starts after this; resolves when the one running (if any) has ended. */
   stop(): Promise<void>;
+  /**
+   * A round now instead of after the pause: at once when the loop is pausing, right after the round in
+   * progress when one is running (never two at a time; several wakes meanwhile make one round).
+   */
+  wake(): void;
 }
 
 export interface PollLoopOptions {
@@ -27,6 +32,7 @@ export function startPollLoop(opts: PollLoopOptions): PollLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  let woken = false;
 
   const pause = () => {
     const base = typeof opts.everyMs === "function" ? opts.everyMs() : opts.everyMs;
@@ -39,6 +45,7 @@ export function startPollLoop(opts: PollLoopOptions): PollLoop {
   };
   const run = () => {
     timer = undefined;
+    woken = false;
     if (stopped) return;
     running = (async () => {
       try {
@@ -52,7 +59,10 @@ export function startPollLoop(opts: PollLoopOptions): PollLoop {
       }
     })().finally(() => {
       running = undefined;
-      schedule();
+      if (woken && !stopped) {
+        woken = false;
+        run();
+      } else schedule();
     });
   };
 
@@ -65,6 +75,15 @@ export function startPollLoop(opts: PollLoopOptions): PollLoop {
       if (timer) clearTimeout(timer);
       timer = undefined;
       await running;
+    },
+    wake() {
+      if (stopped) return;
+      if (running) {
+        woken = true;
+        return;
+      }
+      if (timer) clearTimeout(timer);
+      run();
     },
   };
 }

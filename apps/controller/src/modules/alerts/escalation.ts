@@ -29,6 +29,9 @@ export function escalationDue(now: Date, minuteMs: number): RawBuilder<boolean> 
     )`;
 }
 
+/** Some escalation is open (a step may fall due later), as a boolean SQL expression (the notifier's gate). */
+export const escalationOpen: RawBuilder<boolean> = sql<boolean>`exists (select 1 from ${from} where ${open})`;
+
 /** Whether some step is due now. */
 export async function escalationWaiting(db: Kysely<Database>, now: Date, minuteMs: number): Promise<boolean> {
   const { rows } = await sql<{ waiting: boolean }>`select ${escalationDue(now, minuteMs)} as waiting`.execute(

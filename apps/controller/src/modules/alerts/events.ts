@@ -262,7 +262,22 @@ export async function alertWorkWaiting(
   now = new Date(),
   also: readonly RawBuilder<boolean>[] = [],
 ): Promise<boolean> {
-  const { rows } = await sql<{ waiting: boolean }>`
+  return (await alertWork(db, now, also)).now;
+}
+
+/**
+ * `alertWorkWaiting` (`now`) and, in the same statement, whether anything may fall due within seconds
+ * (`soon`): a pending delivery (a retry, a failing channel's queue) or any of `alsoSoon` (an escalation
+ * still open). With neither, the notifier is quiet: only a new state change (which wakes it) or a reminder,
+ * escalation step or window's end counted in minutes can give it work.
+ */
+export async function alertWork(
+  db: Kysely<Database>,
+  now = new Date(),
+  also: readonly RawBuilder<boolean>[] = [],
+  alsoSoon: readonly RawBuilder<boolean>[] = [],
+): Promise<{ now: boolean; soon: boolean }> {
+  const { rows } = await sql<{ waiting: boolean; soon: boolean }>`
     select (
       exists (select 1 from monitor_state_changes where alerted_at is null)
       or exists (
@@ -274,8 +289,15 @@ export async function alertWorkWaiting(
         also.map((due) => sql`or ${due}`),
         sql` `,
       )}
-    ) as waiting`.execute(db);
-  return rows[0]?.waiting === true;
+    ) as waiting,
+    (
+      exists (select 1 from alert_deliveries where status = 'pending')
+      ${sql.join(
+        alsoSoon.map((open) => sql`or ${open}`),
+        sql` `,
+      )}
+    ) as soon`.execute(db);
+  return { now: rows[0]?.waiting === true, soon: rows[0]?.soon === true };
 }
 
 /**

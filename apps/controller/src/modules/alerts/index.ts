@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { logRoundFailure } from "../../db/availability.js";
+import { STATE_CHANGES_CHANNEL } from "../../db/notify.js";
 import type { AppDeps, Module, Worker } from "../../deps.js";
 import { requireAuth } from "../../http/auth.js";
 import type { Authenticator } from "../../http/authenticator.js";
@@ -14,8 +15,8 @@ import { ackToken } from "./acknowledge.js";
 import { afterMaintenanceDue, makeAfterMaintenance } from "./after-maintenance.js";
 import { sendHttp } from "./channels/send.js";
 import { createDeliverer } from "./deliver.js";
-import { escalationDue, makeEscalations } from "./escalation.js";
-import { alertWorkWaiting, type MuteCheck, makeEvents, makeReminders } from "./events.js";
+import { escalationDue, escalationOpen, makeEscalations } from "./escalation.js";
+import { alertWork, type MuteCheck, makeEvents, makeReminders } from "./events.js";
 import { registerAckRoutes } from "./routes/acknowledge.js";
 import { registerAlertRoutes } from "./routes/register.js";
 import { createAlertsService } from "./service.js";
@@ -24,6 +25,13 @@ import type { AlertsService } from "./types.js";
 
 /** Deliveries one claim takes. */
 const DELIVERY_BATCH = 100;
+
+/**
+ * A quiet notifier (no change, delivery or escalation waiting) polls every this many
+ * `VANTAGE_ALERTS_POLL_MS`: a state change wakes it at once (STATE_CHANGES_CHANNEL), and what else can
+ * fall due (a reminder, an escalation step, a window's end) is counted in minutes.
+ */
+export const QUIET_POLLS = 4;
 
 export interface AlertsModule extends Module<AlertsService> {
   /** The notifier role's share: state changes → events → deliveries, delivered with retries. */
@@ -94,18 +102,23 @@ export function createAlerts(
   });
 
   let loop: PollLoop | undefined;
+  let listening: { close(): Promise<void> } | undefined;
   // Read by a round's inner loops: a stop ends a burst at its next batch.
   let stopped = true;
+  // Whether the last round's gate found nothing waiting or about to be (the longer pause follows).
+  let quiet = false;
   const tick = async () => {
+    quiet = false;
     try {
       const now = new Date();
-      if (
-        !(await alertWorkWaiting(db, now, [
-          escalationDue(now, minuteMs),
-          ...(mute ? [afterMaintenanceDue] : []),
-        ]))
-      )
-        return;
+      const work = await alertWork(
+        db,
+        now,
+        [escalationDue(now, minuteMs), ...(mute ? [afterMaintenanceDue] : [])],
+        [escalationOpen],
+      );
+      quiet = !work.now && !work.soon;
+      if (!work.now) return;
       // Full batches mean more is waiting: go on at once (a burst of changes is not paced by the poll).
       while ((await makeEvents(db, 500, mute)).changes >= 500) if (stopped) return;
       await makeReminders(db, new Date(), mute);
@@ -134,10 +147,21 @@ export function createAlerts(
       if (loop) return;
       stopped = false;
       // `tick` logs its own failures and never rejects.
-      loop = startPollLoop({ round: tick, everyMs: config.VANTAGE_ALERTS_POLL_MS, onError: () => {} });
+      const poll = config.VANTAGE_ALERTS_POLL_MS;
+      loop = startPollLoop({
+        round: tick,
+        everyMs: () => (quiet ? poll * QUIET_POLLS : poll),
+        onError: () => {},
+      });
+      // A state change written by any controller wakes the notifier, and so does the listen connection
+      // coming back (a notice may have been missed meanwhile); the poll finds what no notice announced.
+      const wake = () => loop?.wake();
+      listening = await deps.db.listen(STATE_CHANGES_CHANNEL, wake, wake);
     },
     async stop() {
       stopped = true;
+      await listening?.close();
+      listening = undefined;
       await loop?.stop();
       loop = undefined;
     },

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { pastedHost } from "@vantage/protocol/pasted-host";
 import { sql } from "kysely";
 import { jsonb } from "../../db/json.js";
+import { STATE_CHANGES_CHANNEL } from "../../db/notify.js";
 import type { MonitorType } from "../../db/tables/monitors.js";
 import type { NodeResult, ProbesService } from "../probes/index.js";
 import type { MonitorsContext } from "./context.js";
@@ -130,7 +131,9 @@ export async function collectEvidence(
       return { node_id: nodeId, host, mtr: mtr ? path : null, traceroute: mtr ? null : path, dns };
     }),
   );
-  await sql`update monitor_state_changes set evidence = ${jsonb(evidence)}
-    where id = ${change.changeId}`.execute(ctx.db);
+  // The change is ready for its alerts now: the notifiers hear so (one statement).
+  await sql`with done as (
+      update monitor_state_changes set evidence = ${jsonb(evidence)} where id = ${change.changeId} returning id)
+    select pg_notify(${STATE_CHANGES_CHANNEL}, '') from done`.execute(ctx.db);
   return evidence;
 }

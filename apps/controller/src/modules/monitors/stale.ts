@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { notify, STATE_CHANGES_CHANNEL } from "../../db/notify.js";
 import type { Database } from "../../db/schema.js";
 import type { MonitorState, MonitorStateReason } from "../../db/tables/monitors.js";
 import { newId } from "../../lib/ids.js";
@@ -84,6 +85,7 @@ export async function markStale(db: Kysely<Database>, now: Date, batch = 1000): 
         cast(${rows.map((r) => r.reason)} as text[])
       ) as s(id, monitor_id, from_state, reason)
       on conflict (monitor_id, slot) do nothing`.execute(tx);
+    await notify(tx, STATE_CHANGES_CHANNEL, "");
     const reasons: StaleReport["reasons"] = {};
     for (const r of rows) reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
     return { marked: rows.length, reasons };
@@ -158,6 +160,7 @@ export function startStaleSweep(
       stopped = true;
       return loop.stop();
     },
+    wake: () => loop.wake(),
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
+import { notify, STATE_CHANGES_CHANNEL } from "../../db/notify.js";
 import type { Database } from "../../db/schema.js";
 import type { MonitorState } from "../../db/tables/monitors.js";
 import { newId } from "../../lib/ids.js";
@@ -236,6 +237,7 @@ export class RunWriter {
             cast(cast(${changes.map((c) => (c.to === "down" && this.opts.onDown ? '{"pending":true}' : null))} as text[]) as jsonb[])
           )
           on conflict (monitor_id, slot) do nothing`.execute(tx);
+        await notify(tx, STATE_CHANGES_CHANNEL, "");
         this.stats.transitions += changes.length;
         for (const c of changes)
           if (c.to === "down")
