@@ -4,7 +4,12 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { makeTestApp } from "../testing/test-app.js";
 import { usePgCluster } from "../testing/use-pg-cluster.js";
-import { AvailabilityGate, isDatabaseUnavailable } from "./availability.js";
+import {
+  AvailabilityGate,
+  DatabaseUnavailableError,
+  fromDriver,
+  isDatabaseUnavailable,
+} from "./availability.js";
 import { connectDb } from "./connect.js";
 import { InFlight } from "./postgres-dialect.js";
 
@@ -15,6 +20,29 @@ describe("isDatabaseUnavailable", () => {
       expect(isDatabaseUnavailable(Object.assign(new Error(`write ${code}`), { code })), code).toBe(true);
     for (const code of ["23505", "42P01", "ENOENT"])
       expect(isDatabaseUnavailable(Object.assign(new Error(code), { code })), code).toBe(false);
+  });
+});
+
+describe("fromDriver", () => {
+  it("makes any socket or lookup error of the driver the database away; PostgreSQL's own errors pass as they are", () => {
+    const system = (code: string, syscall: string) =>
+      Object.assign(new Error(`${syscall} ${code} db.example.internal`), { code, syscall });
+    for (const [code, syscall] of [
+      ["EAI_AGAIN", "getaddrinfo"],
+      ["ENOTFOUND", "getaddrinfo"],
+      ["ENETUNREACH", "connect"],
+    ] as const) {
+      const err = fromDriver(system(code, syscall));
+      expect(err, code).toBeInstanceOf(DatabaseUnavailableError);
+      expect(isDatabaseUnavailable(err), code).toBe(true);
+      expect((err as Error).message).toContain(code);
+    }
+    // Known codes keep their own error; a server's error (SQLSTATE, no syscall) is not an outage.
+    const reset = system("ECONNRESET", "read");
+    expect(fromDriver(reset)).toBe(reset);
+    const duplicate = Object.assign(new Error("duplicate key"), { code: "23505" });
+    expect(fromDriver(duplicate)).toBe(duplicate);
+    expect(isDatabaseUnavailable(fromDriver(duplicate))).toBe(false);
   });
 });
 

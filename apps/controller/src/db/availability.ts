@@ -33,6 +33,22 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return err instanceof Error && /PGlite is closed/i.test(err.message);
 }
 
+/**
+ * What the guarded driver throws for `err`: a Node system error (it carries `syscall`: the resolver's
+ * `getaddrinfo`, a socket's `connect`, `read` or `write`) is the connection failing, whatever its code, and
+ * becomes a `DatabaseUnavailableError` when `isDatabaseUnavailable` does not know the code already: a
+ * database host name that stopped resolving (EAI_AGAIN, ENOTFOUND) or whose route went away (ENETUNREACH)
+ * answered every request with a 500 and a stack, and never opened the gate. PostgreSQL's own errors carry
+ * no `syscall` and pass unchanged.
+ */
+export function fromDriver(err: unknown): unknown {
+  const syscall = (err as { syscall?: unknown } | null)?.syscall;
+  if (typeof syscall !== "string" || isDatabaseUnavailable(err)) return err;
+  return new DatabaseUnavailableError(`the database cannot be reached: ${describeDbError(err)}`, {
+    cause: err,
+  });
+}
+
 /** `code: message` of a database error, in one short line (no stack): what a log line needs of it. */
 export function describeDbError(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -135,7 +151,8 @@ class GuardedConnection implements DatabaseConnection {
       const result = await this.inner.executeQuery<R>(query);
       this.gate.markUp();
       return result;
-    } catch (err) {
+    } catch (thrown) {
+      const err = fromDriver(thrown);
       if (isDatabaseUnavailable(err)) this.gate.markDown(err);
       throw err;
     }
@@ -166,7 +183,8 @@ class GuardedDriver implements Driver {
     try {
       await this.inner.beginTransaction(guarded.inner, settings);
       guarded.inTransaction = true;
-    } catch (err) {
+    } catch (thrown) {
+      const err = fromDriver(thrown);
       if (isDatabaseUnavailable(err)) this.gate.markDown(err);
       throw err;
     }
@@ -185,7 +203,8 @@ class GuardedDriver implements Driver {
     try {
       if (commit) await this.inner.commitTransaction(connection.inner);
       else await this.inner.rollbackTransaction(connection.inner);
-    } catch (err) {
+    } catch (thrown) {
+      const err = fromDriver(thrown);
       if (isDatabaseUnavailable(err)) this.gate.markDown(err);
       throw err;
     }
