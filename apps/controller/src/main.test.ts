@@ -71,6 +71,21 @@ describe("controller process", () => {
     }
   });
 
+  it("stops with one clear line naming the cause (exit 1, so a unit restarts it) when the database cannot be reached", async () => {
+    // Nothing listens on the port: the connection is refused. (A name that does not resolve says EAI_AGAIN
+    // or ENOTFOUND in the same place: database-host.e2e.test.ts covers names, in a namespace.)
+    const closed = await freePort();
+    const child = startController({
+      DATABASE_URL: `postgres://postgres:secret@127.0.0.1:${closed}/postgres`,
+    });
+    const { code, stderr } = await exitOf(child);
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("failed to start: the database cannot be reached (ECONNREFUSED");
+    expect(stderr).toContain(`127.0.0.1:${closed}`);
+    expect(stderr).not.toContain("secret");
+  });
+
   it("accepts a POST without a body, Content-Length or Content-Type (as curl -X POST sends it)", async () => {
     const { port, child, exited } = await listeningController({ DATABASE_URL: db.url });
     const { socket, received } = await rawConnection(port);

@@ -1,6 +1,6 @@
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { createLogger, flushLogger } from "./logger.js";
-import { type Runtime, startRuntime } from "./runtime.js";
+import { type Runtime, StartupError, startRuntime } from "./runtime.js";
 import { installUncaughtHandler } from "./uncaught.js";
 
 async function main(): Promise<void> {
@@ -40,6 +40,12 @@ async function main(): Promise<void> {
       flushLogger(log);
       process.stderr.write(`vantage: ${err.message}\n`);
       process.exit(2);
+    }
+    if (err instanceof StartupError) {
+      log.fatal(err.message);
+      flushLogger(log);
+      process.stderr.write(`vantage: failed to start: ${err.message}\n`);
+      process.exit(1);
     }
     throw err;
   }

@@ -15,6 +15,7 @@ import { type App, createApp } from "./app.js";
 import { type Config, ConfigError } from "./config.js";
 import type { Role } from "./config-process.js";
 import { maskUrlCredentials } from "./config-values.js";
+import { describeDbError, isDatabaseUnavailable } from "./db/availability.js";
 import { configuredDb, connectDb, type Db, migrate } from "./db/connect.js";
 import { newInstanceId, startLease } from "./db/lease.js";
 import type { Module, Worker } from "./deps.js";
@@ -25,6 +26,12 @@ import { HttpMetrics } from "./http/metrics.js";
 import { listenMetrics, publicMetricsWarning } from "./http/metrics-endpoint.js";
 import { resolveJwtSecret } from "./modules/accounts/index.js";
 import { openResultsLogOrSay } from "./results-log.js";
+
+/**
+ * The start cannot go on for a reason outside the process (the database cannot be reached): main.ts prints
+ * its message as one line and exits 1, which a service manager answers by starting it again.
+ */
+export class StartupError extends Error {}
 
 /** Everything a running controller holds, with one stop function that releases it in reverse order. */
 export interface Runtime extends App {
@@ -160,6 +167,8 @@ export async function startRuntime(
     log,
   );
   config = { ...config, VANTAGE_JWT_SECRET: jwtSecret };
+  // The error that closed the availability gate: named if the start cannot go on without the database.
+  let awayBecause: unknown;
   const db =
     opts.db ??
     (await connectDb({
@@ -168,6 +177,7 @@ export async function startRuntime(
       connectTimeoutMs: config.VANTAGE_DB_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: config.VANTAGE_DB_QUERY_TIMEOUT_MS,
       onAvailabilityChange: (up, err) => {
+        if (!up) awayBecause = err;
         if (up) log.info("database answers again");
         else
           log.warn(
@@ -176,7 +186,17 @@ export async function startRuntime(
           );
       },
     }));
-  const applied = await migrate(db);
+  let applied: Awaited<ReturnType<typeof migrate>>;
+  try {
+    applied = await migrate(db);
+  } catch (err) {
+    if (!config.DATABASE_URL || !isDatabaseUnavailable(err)) throw err;
+    await db.close().catch(() => {});
+    throw new StartupError(
+      `the database cannot be reached (${describeDbError(awayBecause ?? err)}): check DATABASE_URL's host ` +
+        "and port and that PostgreSQL runs; once started, a controller rides out the database's outages",
+    );
+  }
   log.info({ database: db.kind, applied }, "database ready");
 
   const instanceId = newInstanceId();
