@@ -44,9 +44,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function fromDriver(err: unknown): unknown {
   const syscall = (err as { syscall?: unknown } | null)?.syscall;
   if (typeof syscall !== "string" || isDatabaseUnavailable(err)) return err;
-  return new DatabaseUnavailableError(`the database cannot be reached: ${describeDbError(err)}`, {
-    cause: err,
-  });
+  // The message carries the original (code, host, port); as `cause` pino would print it a second time.
+  return new DatabaseUnavailableError(`the database cannot be reached: ${describeDbError(err)}`);
 }
 
 /** `code: message` of a database error, in one short line (no stack): what a log line needs of it. */
