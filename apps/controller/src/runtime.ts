@@ -190,7 +190,8 @@ export async function startRuntime(
   try {
     applied = await migrate(db);
   } catch (err) {
-    if (!config.DATABASE_URL || !isDatabaseUnavailable(err)) throw err;
+    // Only its own connection: a database handed in (tests) is the caller's to close.
+    if (opts.db || !config.DATABASE_URL || !isDatabaseUnavailable(err)) throw err;
     await db.close().catch(() => {});
     throw new StartupError(
       `the database cannot be reached (${describeDbError(awayBecause ?? err)}): check DATABASE_URL's host ` +
