@@ -253,6 +253,14 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
         : await findTask(deps.db, task.id).catch(() => undefined);
     deps.live.finish(stored ?? record);
   };
+  /** The task's final status, written until it lands (retried while the database is away): whether it moved. */
+  const settle = async (status: "done" | "failed", at: Date): Promise<boolean> => {
+    let moved = false;
+    await write("probe task status", async () => {
+      moved = await setTaskStatus(deps.db, task.id, status, at);
+    });
+    return moved;
+  };
   deps.background.run(async () => {
     const arrived: NodeResult[] = [];
     try {
@@ -268,25 +276,19 @@ export async function queueProbeTask(deps: ProbeDeps, req: ProbeRequest): Promis
       });
       const status = finalStatus(results);
       const at = new Date();
-      let moved = false;
-      await write("probe task status", async () => {
-        moved = await setTaskStatus(deps.db, task.id, status, at);
-      });
-      await finish(status, results, at, moved);
+      await finish(status, results, at, await settle(status, at));
     } catch (err) {
       deps.log.error({ err, task_id: task.id }, "probe task failed to complete");
       const at = new Date();
-      let moved = false;
-      // Retried while the database is away, as every write above: tried once, a task whose write failed
-      // during an outage stayed `running` until the sweep ended it (ABANDONED_AFTER_MS).
-      await write("probe task status", async () => {
-        moved = await setTaskStatus(deps.db, task.id, "failed", at);
-      }).catch((e: unknown) =>
+      // Retried as the status above: tried once, a task whose write failed during an outage stayed
+      // `running` until the sweep ended it (ABANDONED_AFTER_MS).
+      const moved = await settle("failed", at).catch((e: unknown) => {
         deps.log.error(
           { err: e, task_id: task.id },
           "probe task: its failed status not stored; the sweep ends it",
-        ),
-      );
+        );
+        return false;
+      });
       await finish("failed", arrived, at, moved);
     }
   });
