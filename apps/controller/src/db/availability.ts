@@ -48,6 +48,13 @@ export function fromDriver(err: unknown): unknown {
   return new DatabaseUnavailableError(`the database cannot be reached: ${describeDbError(err)}`);
 }
 
+/** What to throw for an error of the driver (see `fromDriver`); the gate is told when it is an outage. */
+function driverFailure(gate: AvailabilityGate, thrown: unknown): unknown {
+  const err = fromDriver(thrown);
+  if (isDatabaseUnavailable(err)) gate.markDown(err);
+  return err;
+}
+
 /** `code: message` of a database error, in one short line (no stack): what a log line needs of it. */
 export function describeDbError(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown } | null;
@@ -151,9 +158,7 @@ class GuardedConnection implements DatabaseConnection {
       this.gate.markUp();
       return result;
     } catch (thrown) {
-      const err = fromDriver(thrown);
-      if (isDatabaseUnavailable(err)) this.gate.markDown(err);
-      throw err;
+      throw driverFailure(this.gate, thrown);
     }
   }
 
@@ -183,9 +188,7 @@ class GuardedDriver implements Driver {
       await this.inner.beginTransaction(guarded.inner, settings);
       guarded.inTransaction = true;
     } catch (thrown) {
-      const err = fromDriver(thrown);
-      if (isDatabaseUnavailable(err)) this.gate.markDown(err);
-      throw err;
+      throw driverFailure(this.gate, thrown);
     }
   }
 
@@ -203,9 +206,7 @@ class GuardedDriver implements Driver {
       if (commit) await this.inner.commitTransaction(connection.inner);
       else await this.inner.rollbackTransaction(connection.inner);
     } catch (thrown) {
-      const err = fromDriver(thrown);
-      if (isDatabaseUnavailable(err)) this.gate.markDown(err);
-      throw err;
+      throw driverFailure(this.gate, thrown);
     }
   }
 
