@@ -7,17 +7,16 @@ import {
   appArgs,
   createTestDatabase,
   deployedArgs,
-  freePort,
   killWithOwner,
   type NatsServer,
   type NatsUser,
   repoRoot,
   startNatsServer,
   type TestDatabase,
-  waitForPort,
   writeSeedFile,
 } from "@vantage/testing";
 import type { ApiForm } from "../http/security.js";
+import { logLines } from "../testing/controller-process.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import { formContract } from "../testing/test-app.js";
 
@@ -50,8 +49,8 @@ export interface Cluster {
   db: TestDatabase;
   agents: Map<string, ChildProcess>;
   /**
-   * Starts a controller process; resolves once its port is open, or, when `VANTAGE_ROLES` leaves out the
-   * api role (no port), once it logs `controller running`.
+   * Starts a controller process on a port it picks; resolves once it logs `listening` (its URL), or, when
+   * `VANTAGE_ROLES` leaves out the api role (no port), once it logs `controller running`.
    */
   startController(env?: Record<string, string>): Promise<Controller>;
   /** Waits until `GET /v1/nodes` lists these nodes online. */
@@ -79,26 +78,6 @@ function spawnApp(args: string[], env: Record<string, string>, name: string, cwd
     }
   });
   return child;
-}
-
-/** Resolves when the child writes a stdout line containing `text`. */
-function logged(child: ChildProcess, text: string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let rest = "";
-    const onData = (d: Buffer) => {
-      const lines = (rest + d.toString()).split("\n");
-      rest = lines.pop() ?? "";
-      if (!lines.some((l) => l.includes(text))) return;
-      clearTimeout(timer);
-      child.stdout?.off("data", onData);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      child.stdout?.off("data", onData);
-      reject(new Error(`no log line with ${text} in ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.stdout?.on("data", onData);
-  });
 }
 
 async function kill(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
@@ -193,13 +172,15 @@ export async function startCluster(
     db,
     agents,
     async startController(env = {}) {
-      const port = await freePort();
       const roles = env.VANTAGE_ROLES?.split(",").map((r) => r.trim());
       const serves = !roles || roles.includes("api");
       const child = spawnApp(
         run("controller"),
         {
-          PORT: String(port),
+          // The controller takes a free port itself and logs it (`listening`, at info): a port picked here
+          // beforehand could be taken by another file's server before the controller binds it, and a test
+          // then met that server (seen once: an accept-and-close target answered `GET /v1/nodes`).
+          PORT: "0",
           HOST: "127.0.0.1",
           NATS_URL: nats.url,
           NATS_NKEY_SEED_FILE: controllerSeed,
@@ -208,30 +189,30 @@ export async function startCluster(
           VANTAGE_ACCESS_LOG: "false",
           // Every test client is 127.0.0.1; the limits have their own tests.
           VANTAGE_PLAN_LIMITS: planLimitsEnv(),
-          // Without a port, its start is seen in the log (`controller running`, at info).
-          ...(serves ? {} : { VANTAGE_LOG_LEVEL: "info" }),
+          // Its start is seen in the log: `listening` with its URL, or `controller running` without a port.
+          VANTAGE_LOG_LEVEL: "info",
           ...env,
         },
         "controller",
         cwd,
       );
       controllers.add(child);
+      const log = logLines(child);
       const exited = new Promise<never>((_, reject) =>
         child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
       );
       // Two minutes: a start through tsx compiles the controller, and with other test processes on the two
       // cores (load 20 and more here) that alone has taken over one.
       const startMs = 120_000;
-      await Promise.race([
-        serves
-          ? waitForPort(port, "127.0.0.1", startMs)
-          : logged(child, '"msg":"controller running"', startMs),
+      const started = await Promise.race([
+        log.waitFor((l) => l.msg === (serves ? "listening" : "controller running"), startMs),
         exited,
       ]);
+      const url = typeof started.url === "string" ? started.url : "http://127.0.0.1:0";
       const form = env.VANTAGE_API_FORM === "a" ? "a" : "b";
       formContract(form); // built now, not while the suite's first answers wait (`call` checks them)
       return {
-        url: `http://127.0.0.1:${port}`,
+        url,
         form,
         async stop() {
           await kill(child);
