@@ -1,22 +1,14 @@
 import { connect } from "node:net";
 import { createControllerCredentials } from "@vantage/nats-auth";
-import {
-  createTestDatabase,
-  freePort,
-  startNatsServer,
-  type TestDatabase,
-  waitForPort,
-} from "@vantage/testing";
+import { createTestDatabase, freePort, startNatsServer, type TestDatabase } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, seedFile, startController } from "./testing/controller-process.js";
+import { exitOf, seedFile, startController, startListening } from "./testing/controller-process.js";
 
-/** A controller listening on a free port, with its exit (code and stderr) already being watched. */
+/** A controller listening on a port of its own, with its exit (code and stderr) already being watched. */
 async function listeningController(env: Record<string, string>) {
-  const port = await freePort();
-  const child = startController({ PORT: String(port), ...env });
+  const { child, port, log } = await startListening(env, 30_000);
   const exited = exitOf(child);
-  await waitForPort(port, "127.0.0.1", 30_000);
-  return { port, child, exited };
+  return { port, child, exited, log };
 }
 
 /** A raw TCP connection whose received bytes accumulate in `received()`. */
@@ -124,14 +116,7 @@ describe("controller process", () => {
   });
 
   it("writes one JSON access-log line per request, with the request id it answered", async () => {
-    const { port, child, exited } = await listeningController({
-      DATABASE_URL: db.url,
-      VANTAGE_LOG_LEVEL: "info",
-    });
-    let stdout = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
+    const { port, child, exited, log } = await listeningController({ DATABASE_URL: db.url });
     const res = await fetch(`http://127.0.0.1:${port}/v1/nope?x="1"`, {
       headers: { "x-request-id": "trace-42" },
     });
@@ -139,11 +124,7 @@ describe("controller process", () => {
     expect(res.headers.get("x-request-id")).toBe("trace-42");
     child.kill("SIGTERM");
     expect((await exited).code).toBe(0);
-    const lines = stdout
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const access = lines.filter((l) => l.msg === "request");
+    const access = log.lines.filter((l) => l.msg === "request");
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       level: 30,

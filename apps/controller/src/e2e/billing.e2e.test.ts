@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
-import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
+import { createTestDatabase, type TestDatabase } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startController } from "../testing/controller-process.js";
+import { startListening } from "../testing/controller-process.js";
 import { useDataDirs } from "../testing/data-dirs.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import {
@@ -31,28 +31,28 @@ describe.each(["a", "b"] as const)("billing end to end, Form %s", (form) => {
     await stripe.start();
     tdb = await createTestDatabase();
     for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const child = startController({
-        DATABASE_URL: tdb.url,
-        PORT: String(port),
-        VANTAGE_API_FORM: form,
-        VANTAGE_ACCESS_LOG: "false",
-        VANTAGE_REGISTER_LIMIT_IP: "0",
-        VANTAGE_DATA_DIR: dataDir(),
-        VANTAGE_JWT_SECRET: "billing-e2e-jwt-secret-0123456789abcdef",
-        VANTAGE_PLAN_LIMITS: planLimitsEnv({
-          free: { lookups_per_minute: 6 },
-          pro: { lookups_per_minute: 600 },
-        }),
-        STRIPE_SECRET_KEY: stripe.secretKey,
-        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-        STRIPE_PRICE_PRO: "price_e2e_pro",
-        STRIPE_PRICE_BUSINESS: "price_e2e_business",
-        STRIPE_API_BASE: stripe.url,
-        VANTAGE_PUBLIC_URL: "https://vantage.example.net",
-      });
-      controllers.push({ child, url: `http://127.0.0.1:${port}` });
-      await waitForPort(port, "127.0.0.1", 90_000); // one at a time: the first runs the migrations
+      const { child, url } = await startListening(
+        {
+          DATABASE_URL: tdb.url,
+          VANTAGE_API_FORM: form,
+          VANTAGE_ACCESS_LOG: "false",
+          VANTAGE_REGISTER_LIMIT_IP: "0",
+          VANTAGE_DATA_DIR: dataDir(),
+          VANTAGE_JWT_SECRET: "billing-e2e-jwt-secret-0123456789abcdef",
+          VANTAGE_PLAN_LIMITS: planLimitsEnv({
+            free: { lookups_per_minute: 6 },
+            pro: { lookups_per_minute: 600 },
+          }),
+          STRIPE_SECRET_KEY: stripe.secretKey,
+          STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+          STRIPE_PRICE_PRO: "price_e2e_pro",
+          STRIPE_PRICE_BUSINESS: "price_e2e_business",
+          STRIPE_API_BASE: stripe.url,
+          VANTAGE_PUBLIC_URL: "https://vantage.example.net",
+        },
+        90_000, // one at a time: the first runs the migrations
+      );
+      controllers.push({ child, url });
     }
   }, 180_000);
 

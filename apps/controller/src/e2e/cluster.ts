@@ -16,7 +16,7 @@ import {
   writeSeedFile,
 } from "@vantage/testing";
 import type { ApiForm } from "../http/security.js";
-import { logLines } from "../testing/controller-process.js";
+import { listeningOn } from "../testing/controller-process.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import { formContract } from "../testing/test-app.js";
 
@@ -197,18 +197,9 @@ export async function startCluster(
         cwd,
       );
       controllers.add(child);
-      const log = logLines(child);
-      const exited = new Promise<never>((_, reject) =>
-        child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
-      );
       // Two minutes: a start through tsx compiles the controller, and with other test processes on the two
       // cores (load 20 and more here) that alone has taken over one.
-      const startMs = 120_000;
-      const started = await Promise.race([
-        log.waitFor((l) => l.msg === (serves ? "listening" : "controller running"), startMs),
-        exited,
-      ]);
-      const url = typeof started.url === "string" ? started.url : "http://127.0.0.1:0";
+      const { url } = await listeningOn(child, { serves, timeoutMs: 120_000 });
       const form = env.VANTAGE_API_FORM === "a" ? "a" : "b";
       formContract(form); // built now, not while the suite's first answers wait (`call` checks them)
       return {

@@ -68,6 +68,42 @@ export function logLines(child: ChildProcess) {
   };
 }
 
+/**
+ * Waits for a controller started with `PORT=0` at level info to say where it listens: its `listening` line
+ * (or `controller running` when it serves no API: `serves: false`). Resolves with the URL and the log's
+ * lines so far and to come; rejects when the process exits first or says nothing in `timeoutMs`.
+ *
+ * The port is the controller's own pick: a port chosen by the test and freed for the controller to bind
+ * could be taken by another file's server first (a controller on a taken port exits with EADDRINUSE, and a
+ * wait for anything to listen there then meets the other server).
+ */
+export async function listeningOn(
+  child: ChildProcess,
+  opts: { serves?: boolean; timeoutMs?: number } = {},
+): Promise<{ url: string; port: number; log: ReturnType<typeof logLines> }> {
+  const log = logLines(child);
+  const serves = opts.serves ?? true;
+  const exited = new Promise<never>((_, reject) =>
+    child.once("exit", (code) => reject(new Error(`controller exited with ${code} at start-up`))),
+  );
+  exited.catch(() => {}); // the race below hears it; after a start, the exit is the caller's
+  const started = await Promise.race([
+    log.waitFor((l) => l.msg === (serves ? "listening" : "controller running"), opts.timeoutMs ?? 120_000),
+    exited,
+  ]);
+  const url = typeof started.url === "string" ? started.url : "http://127.0.0.1:0";
+  return { url, port: Number(new URL(url).port), log };
+}
+
+/** The controller as a child process on a port it picks itself (`listeningOn`), at level info. */
+export async function startListening(
+  env: Record<string, string>,
+  timeoutMs?: number,
+): Promise<{ child: ChildProcess; url: string; port: number; log: ReturnType<typeof logLines> }> {
+  const child = startController({ HOST: "127.0.0.1", VANTAGE_LOG_LEVEL: "info", ...env, PORT: "0" });
+  return { child, ...(await listeningOn(child, timeoutMs === undefined ? {} : { timeoutMs })) };
+}
+
 /** TCP ports the process listens on, as `ss` reports them (the machine's view, not the process's word). */
 export function listeningPorts(pid: number): number[] {
   const out = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" });
