@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, waitForPort } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listeningOn, type logLines } from "./testing/controller-process.js";
 
 /**
  * The built controller (apps/controller/build.mjs, `pnpm build`) as operators run it: plain Node, no
@@ -36,37 +36,32 @@ describe("the built controller", () => {
   const env = { VANTAGE_DATA_DIR: dataDir, VANTAGE_LOG_LEVEL: "warn" };
   let child: ChildProcess;
   let url: string;
-  let output = "";
+  let log: ReturnType<typeof logLines>;
+  let stderr = "";
 
   beforeAll(async () => {
     const build = node(["scripts/build.mjs", "--if-stale", "controller"], {});
     expect(build.status, build.stderr).toBe(0);
-    const port = await freePort();
+    // The port is the controller's own pick (PORT=0), read from its `listening` line (at level info).
     child = spawn(process.execPath, [join(dist, "main.mjs"), "--embedded"], {
       cwd: root,
       env: embeddedEnv({
         ...env,
         HOST: "127.0.0.1",
-        PORT: String(port),
+        PORT: "0",
+        VANTAGE_LOG_LEVEL: "info",
         VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
       }),
       stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stdout?.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
     child.stderr?.on("data", (d: Buffer) => {
-      output += d.toString();
+      stderr += d.toString();
     });
-    let started = false;
-    const exited = new Promise<void>((resolve, reject) =>
-      child.once("exit", (code) =>
-        started ? resolve() : reject(new Error(`exited with ${code} at start-up: ${output}`)),
-      ),
-    );
-    await Promise.race([waitForPort(port, "127.0.0.1", 30_000), exited]);
-    started = true;
-    url = `http://127.0.0.1:${port}`;
+    const listening = await listeningOn(child, { timeoutMs: 30_000 }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${stderr}`);
+    });
+    url = listening.url;
+    log = listening.log;
   });
 
   afterAll(() => {
@@ -127,10 +122,13 @@ describe("the built controller", () => {
     const exit = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     child.kill("SIGTERM");
     expect(await exit).toBe(0);
-    const errors = output
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    const errors = [
+      ...log.lines,
+      ...stderr
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    ].filter((line) => Number(line.level) >= 50);
     expect(errors).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
-import { freePort, type PostgresCluster, startPostgresCluster } from "@vantage/testing";
+import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, logLines, startController } from "./testing/controller-process.js";
+import { exitOf, listeningOn, startController } from "./testing/controller-process.js";
 
 /**
  * What a controller writes to its log while PostgreSQL is away, as a real process (every role) on a
@@ -19,20 +19,18 @@ describe("a database outage in the log", () => {
   });
 
   it("warns once when the database goes away and says once that it is back; requests add no stack", async () => {
-    const port = await freePort();
     const child = startController({
       DATABASE_URL: cluster.url,
-      PORT: String(port),
+      PORT: "0",
       VANTAGE_LOG_LEVEL: "debug",
       VANTAGE_ACCESS_LOG: "false",
       VANTAGE_SCHEDULER_TICK_MS: "200",
     });
     const exited = exitOf(child);
-    const log = logLines(child);
     try {
       // A start takes seconds under tsx, and much longer on a machine busy with other test files.
+      const { url: api, log } = await listeningOn(child, { timeoutMs: 90_000 });
       await log.waitFor((l) => l.msg === "controller running", 90_000);
-      const api = `http://127.0.0.1:${port}`;
       const traffic = async () => {
         const answers = [
           await fetch(`${api}/readyz`),

@@ -2,9 +2,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { freePort, waitForPort } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, logLines, startController } from "../../testing/controller-process.js";
+import { exitOf, startListening } from "../../testing/controller-process.js";
 
 /*
  * The operator's path, on a real process: VANTAGE_IP_DATA_DIR holds a small dataset of our own; new files
@@ -37,21 +36,19 @@ async function writeData(version: string, ipv4Row: string): Promise<void> {
 
 describe("IP data reload on SIGHUP (a real controller process)", () => {
   it("swaps in new files without a restart; bad files keep the old data answering", async () => {
-    const port = await freePort();
-    const child = startController({
-      PORT: String(port),
-      VANTAGE_DATA_DIR: join(work, "data"),
-      VANTAGE_IP_DATA_DIR: dir,
-      VANTAGE_IP_CACHE_DIR: join(work, "cache"),
-      VANTAGE_LOG_LEVEL: "info",
-      VANTAGE_ACCESS_LOG: "false",
-    });
+    const { child, url, log } = await startListening(
+      {
+        VANTAGE_DATA_DIR: join(work, "data"),
+        VANTAGE_IP_DATA_DIR: dir,
+        VANTAGE_IP_CACHE_DIR: join(work, "cache"),
+        VANTAGE_ACCESS_LOG: "false",
+      },
+      150_000,
+    );
     const exited = exitOf(child);
-    const log = logLines(child);
     try {
-      await waitForPort(port, "127.0.0.1", 150_000);
       const ask = async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/v1/info/ip?ip=8.8.8.8`);
+        const res = await fetch(`${url}/v1/info/ip?ip=8.8.8.8`);
         return (await res.json()) as { data: { isp: string; asn: string; data_version: string } };
       };
       expect((await ask()).data).toMatchObject({

@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { createTestDatabase, freePort, type TestDatabase, waitForPort } from "@vantage/testing";
+import { createTestDatabase, type TestDatabase } from "@vantage/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, startController } from "../../testing/controller-process.js";
+import { exitOf, startListening } from "../../testing/controller-process.js";
 import { useDataDirs } from "../../testing/data-dirs.js";
 import { freshMinute } from "../../testing/fresh-window.js";
 import { planLimitsEnv } from "../../testing/plan-limits.js";
@@ -42,14 +42,8 @@ describe("limits shared by two controller processes", () => {
     };
     // One at a time: the first runs the migrations.
     for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const child = startController({
-        ...env,
-        PORT: String(port),
-        VANTAGE_DATA_DIR: dataDir(),
-      });
-      controllers.push({ child, url: `http://127.0.0.1:${port}` });
-      await waitForPort(port, "127.0.0.1", 90_000);
+      const { child, url } = await startListening({ ...env, VANTAGE_DATA_DIR: dataDir() }, 90_000);
+      controllers.push({ child, url });
     }
   }, 180_000);
 
