@@ -1,16 +1,17 @@
 import { connect } from "node:net";
 import { createControllerCredentials } from "@vantage/nats-auth";
-import {
-  createTestDatabase,
-  freePort,
-  startNatsServer,
-  type TestDatabase,
-  waitForPort,
-} from "@vantage/testing";
+import { createTestDatabase, startNatsServer, type TestDatabase } from "@vantage/testing";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectDb, type Db, migrate } from "./db/connect.js";
-import { exitOf, listeningPorts, logLines, seedFile, startController } from "./testing/controller-process.js";
+import {
+  exitOf,
+  listeningOn,
+  listeningPorts,
+  logLines,
+  seedFile,
+  startController,
+} from "./testing/controller-process.js";
 import { startSmtp } from "./testing/smtp-server.js";
 
 /**
@@ -62,23 +63,28 @@ describe("controller roles (VANTAGE_ROLES)", () => {
     await pg.drop();
   });
 
-  /** A controller with only `roles`, on the shared database and the in-process transport (no NATS). */
+  /**
+   * A controller with only `roles`, on the shared database and the in-process transport (no NATS). With the
+   * api role, `port` is the one it picked (PORT=0) and named in its `listening` line.
+   */
   async function controllerWith(roles: string, env: Record<string, string> = {}) {
-    const port = await freePort();
     const child = startController({
       DATABASE_URL: pg.url,
       VANTAGE_ROLES: roles,
-      PORT: String(port),
+      PORT: "0",
       VANTAGE_LOG_LEVEL: "info",
       VANTAGE_ACCESS_LOG: "false",
       ...env,
     });
     const exited = exitOf(child);
     running.push({ kill: (s) => child.kill(s as NodeJS.Signals), exited });
-    const log = logLines(child);
+    const { port, log } = await listeningOn(child, { serves: roles.split(",").includes("api") });
     const started = await log.waitFor((l) => l.msg === "controller running");
     return { port, child, log, started };
   }
+
+  /** Whether the controller's log says it listens on an API port. */
+  const saysListening = (log: ReturnType<typeof logLines>) => log.lines.some((l) => l.msg === "listening");
 
   it("scheduler only: sweeps abandoned probe tasks and opens no port", async () => {
     const id = `task_roles${Date.now().toString(36)}`;
@@ -98,7 +104,7 @@ describe("controller roles (VANTAGE_ROLES)", () => {
       db.kysely,
     );
 
-    const { port, child, started } = await controllerWith("scheduler");
+    const { child, log, started } = await controllerWith("scheduler");
     expect(started.roles).toEqual(["scheduler"]);
     const status = await until(async () => {
       const row = await db.kysely
@@ -110,7 +116,7 @@ describe("controller roles (VANTAGE_ROLES)", () => {
     });
     expect(status).toBe("failed");
     expect(listeningPorts(child.pid!)).toEqual([]);
-    expect(await accepts(port)).toBe(false);
+    expect(saysListening(log)).toBe(false);
   });
 
   it("notifier only: delivers queued mail over SMTP and opens no port", async () => {
@@ -123,12 +129,12 @@ describe("controller roles (VANTAGE_ROLES)", () => {
                 cast(cast(${JSON.stringify({ subject: "Roles test", text: "hello" })} as text) as jsonb))`.execute(
         db.kysely,
       );
-      const { port, child, started } = await controllerWith("notifier", { SMTP_URL: smtp.url });
+      const { child, log, started } = await controllerWith("notifier", { SMTP_URL: smtp.url });
       expect(started.roles).toEqual(["notifier"]);
       const message = await until(async () => smtp.inbox.find((m) => m.to.includes(to)));
       expect(message.raw).toContain("Subject: Roles test");
       expect(listeningPorts(child.pid!)).toEqual([]);
-      expect(await accepts(port)).toBe(false);
+      expect(saysListening(log)).toBe(false);
     } finally {
       await smtp.stop();
     }
@@ -136,14 +142,14 @@ describe("controller roles (VANTAGE_ROLES)", () => {
 
   it("presence only: the embedded node's heartbeats reach the nodes table, and no port opens", async () => {
     await db.kysely.deleteFrom("nodes").where("id", "=", "local").execute();
-    const { port, child, started } = await controllerWith("presence");
+    const { child, log, started } = await controllerWith("presence");
     expect(started.roles).toEqual(["presence"]);
     const node = await until(() =>
       db.kysely.selectFrom("nodes").select(["id", "name"]).where("id", "=", "local").executeTakeFirst(),
     );
     expect(node).toEqual({ id: "local", name: "Local node" });
     expect(listeningPorts(child.pid!)).toEqual([]);
-    expect(await accepts(port)).toBe(false);
+    expect(saysListening(log)).toBe(false);
   });
 
   it("api only: serves HTTP on its port, knows nodes from their heartbeats, and neither sends mail nor registers nodes", async () => {
@@ -186,7 +192,7 @@ describe("controller roles (VANTAGE_ROLES)", () => {
   it("all roles by default: listens, and says so", async () => {
     const { port, child, started } = await controllerWith("api,scheduler,notifier,presence");
     expect(started.roles).toEqual(["presence", "scheduler", "notifier", "api"]);
-    await waitForPort(port, "127.0.0.1", 10_000);
+    expect(await accepts(port)).toBe(true);
     expect(listeningPorts(child.pid!)).toEqual([port]);
   });
 });
@@ -206,7 +212,7 @@ describe("NATS authorization check at start", () => {
       const child = startController({
         DATABASE_URL: pg.url,
         NATS_URL: nats.url,
-        PORT: String(await freePort()),
+        PORT: "0",
       });
       const { code, stderr } = await exitOf(child);
       expect(code).toBe(2);
@@ -225,7 +231,7 @@ describe("NATS authorization check at start", () => {
     try {
       const child = startController({
         DATABASE_URL: pg.url,
-        PORT: String(await freePort()),
+        PORT: "0",
         NATS_URL: nats.url,
         NATS_NKEY_SEED_FILE: seed.path,
         VANTAGE_LOG_LEVEL: "info",
@@ -254,16 +260,14 @@ describe("NATS authorization check at start", () => {
         { NATS_URL: open.url, VANTAGE_ALLOW_OPEN_NATS: "true" },
         { NATS_URL: secured.url, NATS_NKEY_SEED_FILE: seed.path },
       ]) {
-        const port = await freePort();
         const child = startController({
           DATABASE_URL: pg.url,
-          PORT: String(port),
+          PORT: "0",
           VANTAGE_LOG_LEVEL: "info",
           ...env,
         });
         const exited = exitOf(child);
-        const log = logLines(child);
-        await waitForPort(port, "127.0.0.1", 30_000);
+        const { log } = await listeningOn(child, { timeoutMs: 30_000 });
         const verdict = env.VANTAGE_ALLOW_OPEN_NATS
           ? await log.waitFor((l) => String(l.msg).startsWith("NATS server does not enforce permissions"))
           : await log.waitFor((l) => l.msg === "NATS enforces permissions");
