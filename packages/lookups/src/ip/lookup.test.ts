@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runLookup } from "../registry.js";
 import { failure } from "../testing/failure.js";
 import type { LookupContext } from "../types.js";
@@ -6,13 +6,11 @@ import { IP_DATA_ATTRIBUTION } from "./attribution.js";
 import { type IpData, IpDataHolder, openIpData } from "./database.js";
 import { ipLookup } from "./lookup.js";
 import { ipResultSchema } from "./schema.js";
-import { realVersion, removeTempDirs, tempDir } from "./testing-data.js";
-
-afterAll(removeTempDirs);
+import { installedCache, realVersion } from "./testing-data.js";
 
 let data: IpData;
 beforeAll(async () => {
-  data = await openIpData({ cacheDir: await tempDir("cache") });
+  data = await openIpData({ cacheDir: installedCache });
 }, 60_000);
 
 const ctx = (extra: Partial<LookupContext> = {}): LookupContext => ({
@@ -69,7 +67,7 @@ describe("ip lookup: public addresses, real data", () => {
   );
 
   it("reads through an IpDataHolder, answering from the data it holds", async () => {
-    const holder = await IpDataHolder.open({ cacheDir: await tempDir("cache") });
+    const holder = await IpDataHolder.open({ cacheDir: installedCache });
     const result = await runLookup("ip", { ip: "8.8.8.8" }, ctx({ ipData: holder }));
     expect(result).toMatchObject({ asn: "AS15169", data_version: holder.version });
   });

@@ -1,13 +1,14 @@
 import type { HostLookup } from "@vantage/probes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type IpData, openIpData } from "../ip/database.js";
+import { installedCache } from "../ip/testing-data.js";
 import { runLookup } from "../registry.js";
 import { failure } from "../testing/failure.js";
 import type { LookupContext } from "../types.js";
 import { openReputationData } from "./data.js";
 import type { ReputationData } from "./datasets.js";
 import { reputationLookup } from "./lookup.js";
-import { addr, tempDir } from "./testing/fixtures.js";
+import { addr } from "./testing/fixtures.js";
 import { useReputationFixture } from "./testing/lookup-fixture.js";
 
 /** Reserved addresses, domains, input checks, and the shipped data (the fixture's DNS: see lookup.test.ts). */
@@ -132,7 +133,7 @@ describe("reputation lookup: the shipped data with the real IP data (no DNS chec
   let ipData: IpData;
   beforeAll(async () => {
     shipped = await openReputationData();
-    ipData = await openIpData({ cacheDir: await tempDir("ip-cache") });
+    ipData = await openIpData({ cacheDir: installedCache });
   }, 60_000);
 
   const real = (): LookupContext => ({
