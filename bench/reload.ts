@@ -6,8 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { IpDataHolder, ReputationDataHolder } from "@vantage/lookups";
-import { freePort, waitForPort } from "@vantage/testing";
-import { logLines } from "../apps/controller/src/testing/controller-process.js";
+import { freePort, logLines, waitForPort } from "@vantage/testing";
 import { assembleIpData, prepareIpData } from "../packages/lookups/src/ip/database.js";
 import { printTable } from "./lib/run.js";
 

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listeningOn, type logLines } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listeningOn, type logLines } from "./testing/controller-process.js";
 
 /**
  * The built controller (apps/controller/build.mjs, `pnpm build`) as operators run it: plain Node, no

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
-import { createTestDatabase, type TestDatabase } from "@vantage/testing";
+import { createTestDatabase, listeningOn, type TestDatabase } from "@vantage/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, listeningOn, listeningPorts, startController } from "./testing/controller-process.js";
+import { exitOf, listeningPorts, startController } from "./testing/controller-process.js";
 
 /**
  * VANTAGE_METRICS_LISTEN on a real controller process: `/metrics` moves to a server of its own, opened

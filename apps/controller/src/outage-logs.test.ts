@@ -1,6 +1,6 @@
-import { type PostgresCluster, startPostgresCluster } from "@vantage/testing";
+import { listeningOn, type PostgresCluster, startPostgresCluster } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exitOf, listeningOn, startController } from "./testing/controller-process.js";
+import { exitOf, startController } from "./testing/controller-process.js";
 
 /**
  * What a controller writes to its log while PostgreSQL is away, as a real process (every role) on a

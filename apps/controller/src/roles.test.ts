@@ -1,17 +1,16 @@
 import { connect } from "node:net";
 import { createControllerCredentials } from "@vantage/nats-auth";
-import { createTestDatabase, startNatsServer, type TestDatabase } from "@vantage/testing";
+import {
+  createTestDatabase,
+  listeningOn,
+  logLines,
+  startNatsServer,
+  type TestDatabase,
+} from "@vantage/testing";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectDb, type Db, migrate } from "./db/connect.js";
-import {
-  exitOf,
-  listeningOn,
-  listeningPorts,
-  logLines,
-  seedFile,
-  startController,
-} from "./testing/controller-process.js";
+import { exitOf, listeningPorts, seedFile, startController } from "./testing/controller-process.js";
 import { startSmtp } from "./testing/smtp-server.js";
 
 /**

@@ -6,6 +6,7 @@ export {
 export { type App, appArgs, deployedArgs, repoRoot, runsBuilt } from "./app-entry.js";
 export { captureLog } from "./capture-log.js";
 export { chromiumPath } from "./chromium.js";
+export { listeningOn, logLines } from "./log-lines.js";
 export {
   type NatsPermissions,
   type NatsServer,

@@ -8,6 +8,7 @@ import {
   createTestDatabase,
   deployedArgs,
   killWithOwner,
+  listeningOn,
   type NatsServer,
   type NatsUser,
   repoRoot,
@@ -16,7 +17,6 @@ import {
   writeSeedFile,
 } from "@vantage/testing";
 import type { ApiForm } from "../http/security.js";
-import { listeningOn } from "../testing/controller-process.js";
 import { planLimitsEnv } from "../testing/plan-limits.js";
 import { formContract } from "../testing/test-app.js";
 

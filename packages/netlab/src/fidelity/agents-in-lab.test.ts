@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { appArgs, freePort, type NatsServer, startNatsServer, waitForPort } from "@vantage/testing";
+import { appArgs, listeningOn, type NatsServer, startNatsServer } from "@vantage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LabAgents, startLabAgents } from "../agents.js";
 import { expectedHops } from "../describe.js";
@@ -32,29 +32,28 @@ beforeAll(async () => {
     env: { VANTAGE_LOG_LEVEL: "warn" },
     args: appArgs("agent"),
   });
-  const port = await freePort();
   controller = spawn(process.execPath, appArgs("controller"), {
     cwd: repoRoot,
     env: {
       ...process.env,
       HOST: "127.0.0.1",
-      PORT: String(port),
+      // Its own port, read from its `listening` line (a port picked here could be taken before it binds).
+      PORT: "0",
       NATS_URL: nats.url,
       VANTAGE_DATA_DIR: dataDir,
       VANTAGE_API_FORM: "b",
       VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
       // The lab's NATS server has no users (see startLabAgents).
       VANTAGE_ALLOW_OPEN_NATS: "true",
-      VANTAGE_LOG_LEVEL: "warn",
+      VANTAGE_LOG_LEVEL: "info",
       VANTAGE_ACCESS_LOG: "false",
     },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   controller.stderr?.on("data", (d: Buffer) => {
     controllerLog = (controllerLog + d.toString()).slice(-4000);
   });
-  await waitForPort(port, "127.0.0.1", 60_000);
-  url = `http://127.0.0.1:${port}`;
+  ({ url } = await listeningOn(controller, { timeoutMs: 60_000 }));
   const deadline = Date.now() + 30_000;
   for (;;) {
     const res = (await (await fetch(`${url}/v1/nodes`)).json()) as {
