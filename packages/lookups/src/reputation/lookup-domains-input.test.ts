@@ -70,6 +70,18 @@ describe("reputation lookup: reserved addresses and domains", () => {
     }
   });
 
+  it("a resolver that does not answer is upstream_error, the domain and the cause named once", async () => {
+    const silent: HostLookup = () =>
+      Promise.reject(
+        Object.assign(new Error("getaddrinfo EAI_AGAIN tor.example.test"), { code: "EAI_AGAIN" }),
+      );
+    const error = await failure(runLookup("reputation", { q: "tor.example.test" }, ctx({ lookup: silent })));
+    expect(error.code).toBe("upstream_error");
+    expect(error.message).toBe(
+      "cannot resolve tor.example.test: the node's resolver did not answer (EAI_AGAIN)",
+    );
+  });
+
   it("a resolver that hangs is upstream_timeout; a lookup stopped by the caller too", async () => {
     const hanging: HostLookup = () => new Promise(() => {});
     const slow = await failure(

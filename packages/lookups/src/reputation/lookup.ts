@@ -318,6 +318,11 @@ async function resolveDomain(domain: string, ctx: LookupContext, deadline: Deadl
       );
     }
     if (NO_ADDRESS.test(error.message)) throw new LookupError("not_found", `${domain} has no address`);
-    throw new LookupError("upstream_error", `cannot resolve ${domain}: ${error.message}`);
+    // The resolver's own failure already reads `cannot resolve <domain>: why (code)`: not said twice.
+    const said = error.message.startsWith("cannot resolve ");
+    throw new LookupError(
+      "upstream_error",
+      said ? error.message : `cannot resolve ${domain}: ${error.message}`,
+    );
   }
 }
