@@ -16,7 +16,11 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
   describe.each(forms)("form %s", (form) => {
     let t: TestApp;
     beforeAll(() => {
-      t = db.app(form, { VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { alert_channels: 50 } }) });
+      // The test endpoint sends to a loopback port that refuses: private targets allowed, as on a LAN.
+      t = db.app(form, {
+        VANTAGE_ALLOW_PRIVATE_TARGETS: "true",
+        VANTAGE_PLAN_LIMITS: planLimitsEnv({ free: { alert_channels: 50 } }),
+      });
     });
     const { call, createChannel, createMonitor } = alertsApiHelpers(() => t, form);
 

@@ -140,6 +140,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
         log: silent,
         plans: defaultPlans,
         box: undefined,
+        allowPrivate: false,
         sendTest: async () => null,
       });
       const owner = { userId: u.userId };
@@ -163,6 +164,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
         log: silent,
         plans: defaultPlans,
         box,
+        allowPrivate: false,
         sendTest: async () => null,
       });
       const ding = await keyed.createChannel(owner, {
@@ -184,6 +186,7 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
         log: silent,
         plans: defaultPlans,
         box: createSecretBox({ current: SecretKey.generate(), previous: [] }),
+        allowPrivate: false,
         sendTest: async () => null,
       });
       expect((await other.getChannel(owner, ding.id)).config).toEqual(maskedOf("dingtalk"));

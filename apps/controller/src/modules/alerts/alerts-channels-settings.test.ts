@@ -148,5 +148,39 @@ describe.each(dbKinds)("alerts API: channels on %s", (kind) => {
       expect(leaky.status).toBe(400);
       expect(leaky.text).not.toContain("tooShortSecretKey42");
     });
+
+    it("a URL written with a private address is refused when the channel is made or changed (422); a name is kept", async () => {
+      for (const [url, host] of [
+        ["http://10.0.0.7/hook", "10.0.0.7"],
+        ["http://[::1]:8080/hook", "::1"],
+        ["http://0x7f.1/hook", "127.0.0.1"],
+        ["https://localhost/hook", "localhost"],
+        ["http://169.254.169.254/latest", "169.254.169.254"],
+      ]) {
+        const res = await call(alice, "POST", "/v1/alert-channels", {
+          name: "inside",
+          type: "webhook",
+          config: { url, secret: whsec },
+        });
+        expect(res.status, url).toBe(422);
+        expect(res.body.error.code).toBe("target_not_allowed");
+        expect(res.body.error.message).toBe(`body.config.url: ${host} is not a public address`);
+        expect(res.body.error.details[0].path).toBe("body.config.url");
+      }
+      // A name is checked when sending (the address it has then): stored.
+      const named = await call(alice, "POST", "/v1/alert-channels", {
+        name: "named",
+        type: "webhook",
+        config: { url: "https://hooks.internal.example/hook", secret: whsec },
+      });
+      expect(named.status, named.text).toBe(201);
+      const moved = await call(alice, "PATCH", `/v1/alert-channels/${named.body.data.id}`, {
+        config: { url: "http://192.168.1.20/hook" },
+      });
+      expect(moved.status).toBe(422);
+      expect(moved.body.error.details[0].path).toBe("body.config.url");
+      const kept = await call(alice, "GET", `/v1/alert-channels/${named.body.data.id}`);
+      expect(kept.body.data.config.url).toBe("https://hooks.internal.example/hook");
+    });
   });
 });

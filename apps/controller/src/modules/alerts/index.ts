@@ -139,6 +139,7 @@ export function createAlerts(
     log: deps.log,
     plans: config.VANTAGE_PLAN_LIMITS,
     box,
+    allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     sendTest: (channelId, ownerId) => deliverer.sendTest(channelId, ownerId),
   });
 

@@ -3,6 +3,7 @@ import { lockAccount, ownedRow } from "../../db/owned.js";
 import { ApiError, type ErrorDetail, fieldError, notFound, validationError } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
+import { assertPublicUrl } from "../../lib/public-url.js";
 import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
 import { acknowledgeEvent } from "./acknowledge.js";
 import { alertChannels } from "./channels/registry.js";
@@ -24,12 +25,24 @@ const aadOf = (channelId: string) => `alert_channels:${channelId}`;
 const noBox = () =>
   new ApiError("unavailable", "VANTAGE_SECRET_KEY is not set: channels with secrets cannot be stored");
 
-/** The settings checked by the type's schema; 400 on `body.config.<key>` (never echoing a value). */
-function parseConfig(type: ChannelType, raw: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The settings checked by the type's schema; 400 on `body.config.<key>` (never echoing a value). A URL
+ * setting whose host is written as a private address is refused now (422), unless `allowPrivate`: the
+ * sending would refuse it every time (a name is checked when sending, see assertPublicUrl).
+ */
+function parseConfig(
+  type: ChannelType,
+  raw: Record<string, unknown>,
+  allowPrivate: boolean,
+): Record<string, unknown> {
   const schema: z.ZodType<unknown> = alertChannels[type].configSchema;
   const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data as Record<string, unknown>;
-  throw validationError(parsed.error, "body.config");
+  if (!parsed.success) throw validationError(parsed.error, "body.config");
+  const config = parsed.data as Record<string, unknown>;
+  for (const [key, value] of Object.entries(config))
+    if (typeof value === "string" && /^https?:\/\//i.test(value))
+      assertPublicUrl(value, `body.config.${key}`, allowPrivate);
+  return config;
 }
 
 /**
@@ -157,7 +170,7 @@ export function createAlertsService(ctx: AlertsServiceContext): AlertsService {
           throw fieldError(`body.config.${k}`, "no stored value to keep: send the secret itself");
       } else out[k] = v;
     }
-    return parseConfig(type, out);
+    return parseConfig(type, out, ctx.allowPrivate);
   }
 
   async function checkChannels(
@@ -201,7 +214,7 @@ export function createAlertsService(ctx: AlertsServiceContext): AlertsService {
   return {
     async createChannel(owner, input): Promise<CreatedChannel> {
       const generated = generatedFor(input.type, input.config ?? {});
-      const config = parseConfig(input.type, { ...input.config, ...generated });
+      const config = parseConfig(input.type, { ...input.config, ...generated }, ctx.allowPrivate);
       const { plain, secrets } = split(input.type, config);
       for (const k of Object.keys(secrets)) {
         if (secrets[k] === SECRET_MASK)

@@ -160,6 +160,8 @@ export interface AlertsServiceContext {
   plans: Record<PlanRow, PlanLimits>;
   /** Seals channel secrets; undefined without `VANTAGE_SECRET_KEY`: channels with secrets are refused. */
   box: SecretBox | undefined;
+  /** VANTAGE_ALLOW_PRIVATE_TARGETS: without it a config URL naming a private address is refused (422). */
+  allowPrivate: boolean;
   /** Sends a test message now; null when the owner has no such channel (it went meanwhile). */
   sendTest(channelId: string, ownerId: string): Promise<TestOutcome | null>;
   now?: () => number;

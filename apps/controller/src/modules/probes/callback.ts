@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { guardedRequest, LookupError } from "@vantage/lookups";
-import { isBlockedAddress } from "@vantage/probes";
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
 import { ApiError } from "../../http/errors.js";
+import { assertPublicUrl } from "../../lib/public-url.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { TaskRecord } from "./repo.js";
 
@@ -54,14 +54,7 @@ export function completionHooks(opts: {
     check(url, path) {
       if (!opts.box)
         throw new ApiError("unavailable", "callback_url needs VANTAGE_SECRET_KEY to sign its webhook");
-      const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-      if (
-        !opts.allowPrivate &&
-        (host === "localhost" || (/^[\d.:a-f]+$/i.test(host) && isBlockedAddress(host)))
-      )
-        throw new ApiError("target_not_allowed", `callback_url ${host} is not a public address`, [
-          { path, message: "private, loopback, link-local and reserved addresses are refused" },
-        ]);
+      assertPublicUrl(url, path, opts.allowPrivate);
     },
     async deliver(task, url) {
       const key = secret(task.id);

@@ -67,6 +67,7 @@ export function createStatusPages(
     monitors: services.monitors,
     delivery: services.delivery,
     box,
+    allowPrivate: config.VANTAGE_ALLOW_PRIVATE_TARGETS,
     publicBase: origin,
     changed(slugs) {
       for (const s of slugs) cache?.drop(s);

@@ -11,6 +11,7 @@ import {
   mailboxBucket,
   RateLimiter,
 } from "../../http/rate-limit/index.js";
+import { assertPublicUrl } from "../../lib/public-url.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { DeliveryService } from "../delivery/index.js";
 import type { MonitorStatusReader } from "../monitors/index.js";
@@ -26,6 +27,8 @@ export interface StatusPagesDeps {
   delivery: DeliveryService;
   /** Seals webhook subscribers' secrets; undefined without VANTAGE_SECRET_KEY (webhooks refused). */
   box: SecretBox | undefined;
+  /** VANTAGE_ALLOW_PRIVATE_TARGETS: without it a webhook URL naming a private address is refused (422). */
+  allowPrivate: boolean;
   /** Where links in mail point: VANTAGE_PUBLIC_URL, or a relative path. */
   publicBase: string;
   /** A page changed: its cached renderings (by slug) are dropped. */
@@ -248,6 +251,7 @@ export function createStatusPagesService(d: StatusPagesDeps) {
       const box = d.box;
       if (!box)
         throw new ApiError("unavailable", "webhook subscribers need VANTAGE_SECRET_KEY to seal their secret");
+      assertPublicUrl(url, "body.url", d.allowPrivate);
       if ((await repo.countSubscribers(db, p.id)) >= LIMITS.subscribersPerPage)
         throw new ApiError("conflict", `a page has at most ${LIMITS.subscribersPerPage} subscribers`);
       const secret = `whsec_${randomBytes(32).toString("base64")}`;

@@ -161,6 +161,23 @@ describe.each(dbKinds)("status page subscribers on %s", (kind) => {
       expect(hits.length - before).toBe(1);
     });
 
+    it("refuses a webhook subscriber written with a private address (422), unless private targets are allowed", async () => {
+      const t = db.app(form);
+      const u = await newUser(t, "owner");
+      const p = await createPage(t, u, { slug: uniqueSlug(), title: "Inside", auto_incidents: false });
+      const refused = await t.call("POST", `/v1/status-pages/${p.id}/subscribers`, {
+        headers: u.headers,
+        body: { url: "http://127.0.0.1:9/hook" },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({
+        code: "target_not_allowed",
+        message: "body.url: 127.0.0.1 is not a public address",
+      });
+      const listed = await t.call("GET", `/v1/status-pages/${p.id}/subscribers`, { headers: u.headers });
+      expect(listed.body.data.items).toEqual([]);
+    });
+
     it("opens an incident when a component's monitor goes down and resolves it when it is up", async () => {
       const t = db.app(form);
       const u = await newUser(t, "owner");

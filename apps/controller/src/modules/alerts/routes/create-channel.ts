@@ -20,11 +20,13 @@ export function registerCreateChannel(app: Router, api: AlertsService, common: S
       "and everywhere after. Without `VANTAGE_SECRET_KEY` a channel with secrets → 503 `unavailable`. More " +
       "channels than the plan allows (free 3, pro 20, business 100) → 409 `conflict` with `{limit, plan}`. " +
       "A webhook channel without `config.secret` gets a generated `whsec_` signing secret, answered once in " +
-      "`generated.secret`.",
+      "`generated.secret`. A URL setting whose host is written as a private, loopback, link-local or " +
+      "reserved address (or `localhost`) → 422 `target_not_allowed` unless `VANTAGE_ALLOW_PRIVATE_TARGETS`; " +
+      "a name is checked against the same ranges each time a message is sent.",
     request: jsonBody(channelCreateBody),
     responses: {
       201: { description: "Channel created", ...jsonContent(envelope(createdChannelSchema)) },
-      ...errorResponses(400, 401, 403, 409, 503),
+      ...errorResponses(400, 401, 403, 409, 422, 503),
     },
   });
   app.openapi(route, async (c) => {

@@ -18,11 +18,12 @@ export function registerUpdateChannel(app: Router, api: AlertsService, common: S
       "`config` is merged key by key; a secret sent back as `********` keeps its stored value. A change of " +
       "settings that needs the stored secrets without `VANTAGE_SECRET_KEY` → 503 `unavailable`; stored " +
       "secrets that no longer open (the key was replaced) → 409 `conflict`: send them again. Another " +
-      "account's id → 404.",
+      "account's id → 404. A URL setting written with a private address → 422 `target_not_allowed`, as " +
+      "on creation.",
     request: { params: idParam, ...jsonBody(channelPatchBody) },
     responses: {
       200: { description: "Updated channel", ...jsonContent(envelope(channelSchema)) },
-      ...errorResponses(400, 401, 403, 404, 409, 503),
+      ...errorResponses(400, 401, 403, 404, 409, 422, 503),
     },
   });
   app.openapi(route, async (c) => {

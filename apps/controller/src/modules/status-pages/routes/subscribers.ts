@@ -23,12 +23,14 @@ export function registerSubscriberRoutes(app: Router, svc: StatusPagesService, c
       summary: "Add a webhook subscriber to a status page",
       description:
         "Incident news is POSTed to `url`, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, " +
-        "`webhook-signature`) with the `secret` shown once here. The URL passes the target guard when sent. " +
+        "`webhook-signature`) with the `secret` shown once here. The URL passes the target guard when sent; " +
+        "one whose host is written as a private or reserved address (or `localhost`) is refused now, 422 " +
+        "`target_not_allowed`, unless `VANTAGE_ALLOW_PRIVATE_TARGETS`. " +
         "Email subscribers sign up themselves at `POST /status/{slug}/subscribe` (double opt-in).",
       request: { params: pageIdParam, ...jsonBody(webhookSubscriberBody) },
       responses: {
         201: { description: "Subscribed", ...jsonContent(envelope(newWebhookSubscriber)) },
-        ...errorResponses(400, 401, 403, 404, 409, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 503),
       },
     }),
     async (c) => {
