@@ -112,10 +112,21 @@ describe("the database's host name stops resolving, then its address loses its r
     await backAgain();
 
     expect(controller.process.alive(), controller.process.describe()).toBe(true);
-    // Each condition was met (the gate's change names its error), and each outage is logged as one, not
-    // as an unhandled error per request.
-    expect(output).toMatch(/EAI_AGAIN/);
-    expect(output).toMatch(/ENETUNREACH/);
+    // Each outage is logged as the database away (its end is at info, below this controller's level),
+    // never as an unhandled error per request. The line names what the driver reported first: the name or
+    // route error of a new connection, or (seen once on Node 24) the closing of a connection the test cut.
+    // That the name and route errors themselves count as the database away: fromDriver's availability test.
+    const logged = output.split("\n").flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { msg?: string; err?: { message?: string } }];
+      } catch {
+        return [];
+      }
+    });
+    const away = logged.filter((l) => l.msg?.startsWith("database unavailable"));
+    expect(away.length, output).toBeGreaterThanOrEqual(2);
+    for (const l of away)
+      expect(l.err?.message).toMatch(/EAI_AGAIN|ENETUNREACH|CONNECTION_CLOSED|ECONNRESET|terminat/);
     expect(output).not.toMatch(/unhandled error/);
   }, 120_000);
 });
