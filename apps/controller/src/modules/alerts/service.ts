@@ -1,11 +1,10 @@
-import type { z } from "@hono/zod-openapi";
 import { lockAccount, ownedRow } from "../../db/owned.js";
-import { ApiError, type ErrorDetail, fieldError, notFound, validationError } from "../../http/errors.js";
+import { ApiError, type ErrorDetail, fieldError, notFound } from "../../http/errors.js";
 import { newId } from "../../lib/ids.js";
 import { planOf } from "../../lib/plans.js";
-import { assertPublicUrl } from "../../lib/public-url.js";
 import { type SecretBox, SecretBoxError } from "../../lib/secret-box.js";
 import { acknowledgeEvent } from "./acknowledge.js";
+import { generatedFor, masked, parseConfig, secretFieldsOf, split } from "./channel-config.js";
 import { alertChannels } from "./channels/registry.js";
 import type { ChannelType } from "./channels/types.js";
 import * as repo from "./repo.js";
@@ -24,61 +23,6 @@ const aadOf = (channelId: string) => `alert_channels:${channelId}`;
 
 const noBox = () =>
   new ApiError("unavailable", "VANTAGE_SECRET_KEY is not set: channels with secrets cannot be stored");
-
-/**
- * The settings checked by the type's schema; 400 on `body.config.<key>` (never echoing a value). A URL
- * setting whose host is written as a private address is refused now (422), unless `allowPrivate`: the
- * sending would refuse it every time (a name is checked when sending, see assertPublicUrl).
- */
-function parseConfig(
-  type: ChannelType,
-  raw: Record<string, unknown>,
-  allowPrivate: boolean,
-): Record<string, unknown> {
-  const schema: z.ZodType<unknown> = alertChannels[type].configSchema;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw validationError(parsed.error, "body.config");
-  const config = parsed.data as Record<string, unknown>;
-  for (const [key, value] of Object.entries(config))
-    if (typeof value === "string" && /^https?:\/\//i.test(value))
-      assertPublicUrl(value, `body.config.${key}`, allowPrivate);
-  return config;
-}
-
-/**
- * The secret settings the type makes for a new channel whose config leaves them out (absent or null), made
- * now; empty when it makes none.
- */
-function generatedFor(type: ChannelType, raw: Record<string, unknown>): Record<string, string> {
-  const makers: Record<string, (() => string) | undefined> = alertChannels[type]?.generatedSecrets ?? {};
-  const out: Record<string, string> = {};
-  for (const [key, make] of Object.entries(makers)) {
-    if (make && (raw[key] === undefined || raw[key] === null)) out[key] = make();
-  }
-  return out;
-}
-
-/** A stored type this release does not know (a row written by hand, a type removed) has no secret fields. */
-const secretFieldsOf = (type: ChannelType): readonly string[] => alertChannels[type]?.secretFields ?? [];
-
-/** Settings split into what is stored in the clear and what is sealed. */
-function split(type: ChannelType, config: Record<string, unknown>) {
-  const secretKeys = new Set(secretFieldsOf(type));
-  const plain: Record<string, unknown> = {};
-  const secrets: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config)) {
-    if (v === undefined) continue;
-    if (secretKeys.has(k)) secrets[k] = String(v);
-    else plain[k] = v;
-  }
-  return { plain, secrets };
-}
-
-function masked(plain: Record<string, unknown>, secretKeys: Iterable<string>): Record<string, unknown> {
-  const out = { ...plain };
-  for (const k of secretKeys) out[k] = SECRET_MASK;
-  return out;
-}
 
 const toPolicy = ({ owner_id: _, ...p }: repo.PolicyRow): AlertPolicy => p;
 const toEvent = ({ owner_id: _, state_change_id: __, ...e }: repo.EventRow): AlertEvent => e;
