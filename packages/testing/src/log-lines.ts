@@ -46,9 +46,10 @@ export function logLines(child: ChildProcess) {
 }
 
 /**
- * Waits for a controller (ours) started with `PORT=0` at level info to say where it listens: its `listening` line
- * (or `controller running` when it serves no API: `serves: false`). Resolves with the URL and the log's
- * lines so far and to come; rejects when the process exits first or says nothing in `timeoutMs`.
+ * Waits for a controller (ours) started with `PORT=0` at level info to say where it listens: its
+ * `listening` line (or `controller running` when it serves no API: `serves: false`). Resolves with the URL
+ * and the log's lines so far and to come; rejects when the process exits first or says nothing in
+ * `timeoutMs`.
  *
  * The port is the controller's own pick: a port chosen by the test and freed for the controller to bind
  * could be taken by another file's server first (a controller on a taken port exits with EADDRINUSE, and a
