@@ -14,7 +14,7 @@ import { useLab } from "./lab-fixture.js";
  * The whole path: a controller on the host, NATS on the host, one agent per client namespace. One Form B
  * traceroute from three nodes must come back as three different hop lists, each the path of its region.
  */
-const fx = useLab({ services: false });
+const fx = useLab();
 const nodeIds = ["lab-c1", "lab-c2", "lab-c3"];
 let nats: NatsServer | undefined;
 let agents: LabAgents | undefined;

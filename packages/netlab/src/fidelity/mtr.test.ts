@@ -15,7 +15,8 @@ import { referenceMtr } from "./reference-runs.js";
  * Counters (`numgen inc`) rather than `numgen random`: the two runs see the same loss, so the comparison
  * (hop lists identical, per-hop loss within ±10 points) measures the probe, not the dice.
  */
-const fx = useLab({ services: true, lossPercent: 0 });
+// Destroyed after this file: its worker runs the serial project's end-to-end files next (vitest.config.ts).
+const fx = useLab({ services: true, lossPercent: 0 }, { keep: false });
 const ROUNDS = 50;
 
 async function nft(node: string, rules: string): Promise<void> {

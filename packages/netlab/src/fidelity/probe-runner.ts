@@ -13,6 +13,8 @@ export type ProbeSpecInput<T extends ProbeType> = {
 export interface ProbeRunner {
   run<T extends ProbeType>(spec: ProbeSpecInput<T>): Promise<ProbeOutcome<T>>;
   stop(): void;
+  /** Settles when the runner's process has exited (stopped, or died). */
+  readonly exited: Promise<void>;
 }
 
 const script = new URL("./probe-runner-main.ts", import.meta.url).pathname;
@@ -36,6 +38,7 @@ export async function startProbeRunner(lab: Lab, client: string): Promise<ProbeR
     else if (msg.fatal) failed(new Error(`probe runner in ${lab.ns(client)}: ${msg.fatal}`));
     else if (msg.id !== undefined) waiting.get(msg.id)?.(msg.outcome);
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.once("exit", (code) => {
     const err = new Error(`probe runner in ${lab.ns(client)} exited with ${code}: ${stderr.trim()}`);
     failed(err);
@@ -43,6 +46,7 @@ export async function startProbeRunner(lab: Lab, client: string): Promise<ProbeR
   await started;
   let next = 0;
   return {
+    exited,
     run<T extends ProbeType>(spec: ProbeSpecInput<T>): Promise<ProbeOutcome<T>> {
       const id = next++;
       return new Promise((resolve, reject) => {

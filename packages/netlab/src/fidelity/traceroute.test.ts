@@ -10,7 +10,7 @@ import { referenceTraceroute } from "./reference-runs.js";
  * traceroute vs `traceroute -n` (UDP) and `traceroute -n -I` (ICMP) on the same path: the same hop
  * address list, `*` (null) exactly where the reference has `*`, IPv4 and IPv6.
  */
-const fx = useLab({ services: false });
+const fx = useLab();
 const ourHops = (d: TracerouteResult | null): (string | null)[] => (d?.hops ?? []).map((h) => h.ip);
 
 describe("traceroute fidelity", () => {
