@@ -29,6 +29,8 @@ status=0
 # The type-check runs beside the tests (its output printed after them): one process on one core for about
 # half a minute, while the first test files, which hold no wall-clock bounds (vitest.config.ts: the serial,
 # alone and fidelity files come after them), share the cores with it. It used to run before them, alone.
+# It is incremental (node_modules/.cache/vantage-tsc): a second run on the same sources, such as CI's
+# Node 24 leg, re-checks what changed, about 11 s instead of 36.
 typecheck_log=$(mktemp /tmp/vantage-typecheck.XXXXXX.log)
 typecheck_start=$SECONDS
 ( pnpm -s typecheck > "$typecheck_log" 2>&1; echo "$? $((SECONDS - typecheck_start))" >> "$typecheck_log.rc" ) &
