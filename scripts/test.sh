@@ -26,15 +26,13 @@ trap cleanup EXIT
 export PATH="$PATH:/usr/sbin:/sbin"
 
 status=0
-# The type-check runs beside the tests (its output printed after them): one process on one core for about
-# half a minute, while the first test files, which hold no wall-clock bounds (vitest.config.ts: the serial,
-# alone and fidelity files come after them), share the cores with it. It used to run before them, alone.
-# It is incremental (node_modules/.cache/vantage-tsc): a second run on the same sources, such as CI's
-# Node 24 leg, re-checks what changed, about 11 s instead of 36.
-typecheck_log=$(mktemp /tmp/vantage-typecheck.XXXXXX.log)
-typecheck_start=$SECONDS
-( pnpm -s typecheck > "$typecheck_log" 2>&1; echo "$? $((SECONDS - typecheck_start))" >> "$typecheck_log.rc" ) &
-typecheck_pid=$!
+# The type-check first, so that a type error shows in the first minute. It is incremental
+# (node_modules/.cache/vantage-tsc): a second run on the same sources, such as CI's Node 24 leg, re-checks
+# what changed, about 11 s instead of 36. (Run beside the tests instead, it gained nothing on two cores:
+# the main project keeps both busy and took as much longer; docs/benchmarks.md, twenty-fourth session.)
+echo "==> type-check"
+pnpm -s typecheck || { status=1; echo "FAILED: type-check"; }
+phase_done "type-check"
 echo "==> lint"
 pnpm -s lint || status=1
 phase_done "lint"
@@ -46,13 +44,6 @@ VITEST_JSON_OUT="$json" pnpm -s exec vitest run "$@"
 vitest_status=$?
 [ $vitest_status -ne 0 ] && status=1
 phase_done "tests (vitest)"
-echo "==> type-check (ran beside the tests)"
-wait $typecheck_pid
-cat "$typecheck_log"
-read -r typecheck_status typecheck_seconds < "$typecheck_log.rc" || typecheck_status=1
-[ "${typecheck_status:-1}" -ne 0 ] && { status=1; echo "FAILED: type-check (exit $typecheck_status)"; }
-phases="$phases$(printf '%6d s  %s' "${typecheck_seconds:-0}" "type-check (beside the tests)")\n"
-rm -f "$typecheck_log" "$typecheck_log.rc"
 echo "==> time per phase"
 printf "$phases"
 
